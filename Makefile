@@ -1,0 +1,128 @@
+# gpubench — build, test, install, bundle.
+#
+#   make            build ./gpubench (and the CUDA plugin when nvcc is found)
+#   make run        install missing packages, build, run suites/default.json
+#   make test       build and run the tests (no GPU needed)
+#   make test-gpu   GPU verification over every op and dtype (needs a GPU)
+#   make bundle     relocatable tarball for hosts without our CPU libraries
+#   make install PREFIX=/usr/local DESTDIR=
+#   make CUDA=0     build without the CUDA plugin; make WERROR=1 as in CI
+
+VERSION   := $(shell sed -n 's/^\#define GB_VERSION "\(.*\)"/\1/p' src/gb.h)
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BUILD     ?= build
+CC        ?= cc
+PKG_CONFIG ?= pkg-config
+
+# CPU libraries: pkg-config where the Debian package ships a .pc file, the
+# standard names otherwise (GraphBLAS and the FFTW thread libraries have none).
+PKGS      := openblas lapacke fftw3 fftw3f libcjson
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+ifeq ($(strip $(PKG_LIBS)),)
+  PKG_CFLAGS := -I/usr/include/x86_64-linux-gnu/openblas-pthread -I/usr/include/cjson
+  PKG_LIBS   := -lopenblas -llapacke -lfftw3 -lfftw3f -lcjson
+endif
+CPU_LIBS  := $(PKG_LIBS) -lfftw3_threads -lfftw3f_threads -lgraphblas -lm -ldl -lpthread
+
+WARN      := -Wall -Wextra -Wshadow -Wno-unused-parameter
+ifeq ($(WERROR),1)
+  WARN += -Werror
+endif
+# -fno-math-errno lets GCC call glibc's vector math (libmvec) for sin/cos in
+# `#pragma omp simd` loops; it changes no results, only errno reporting.
+OPT       ?= -O3 -fno-math-errno
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+DEFS      := -D_GNU_SOURCE -DGB_GIT_COMMIT='"$(GIT_COMMIT)"' \
+             -DGB_BUILD_FLAGS='"$(OPT) $(WARN)"' -DGB_COMPILER='"$(shell $(CC) --version | head -n1)"'
+CFLAGS    += -std=c11 $(OPT) $(WARN) -fopenmp -Isrc -Icpu_backends $(PKG_CFLAGS) $(DEFS)
+LDFLAGS   += -fopenmp -Wl,-rpath,'$$ORIGIN/../lib'
+
+SRC_MAIN  := src/main.c
+SRC_CORE  := $(filter-out $(SRC_MAIN),$(wildcard src/*.c src/ops/*.c)) $(wildcard cpu_backends/*.c)
+OBJ_CORE  := $(SRC_CORE:%.c=$(BUILD)/%.o)
+OBJ_MAIN  := $(SRC_MAIN:%.c=$(BUILD)/%.o)
+SRC_TEST  := $(wildcard tests/test_*.c) tests/testlib.c
+OBJ_TEST  := $(SRC_TEST:%.c=$(BUILD)/%.o)
+TOOLS     := $(patsubst tests/standalone/%.c,$(BUILD)/standalone/%,$(wildcard tests/standalone/*.c))
+
+# ---- CUDA plugin ------------------------------------------------------------
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || (test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc))
+ifeq ($(CUDA),0)
+  NVCC :=
+endif
+PLUGIN    := gpubench-cuda.so
+ifneq ($(strip $(NVCC)),)
+  CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+                -gencode arch=compute_90,code=compute_90
+  CU_FLAGS  := -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hidden \
+               -Isrc -Igpu_backends $(PKG_CFLAGS) -D_GNU_SOURCE $(if $(filter 1,$(WERROR)),-Werror all-warnings)
+  GPU_CFLAGS := -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -Isrc -Igpu_backends \
+               -I$(CUDA_HOME)/include $(PKG_CFLAGS) $(DEFS)
+  GPU_SRC_C := $(wildcard gpu_backends/*.c) src/gb.c
+  GPU_SRC_CU := $(wildcard gpu_backends/*.cu)
+  GPU_OBJ   := $(GPU_SRC_C:%.c=$(BUILD)/plugin/%.o) $(GPU_SRC_CU:%.cu=$(BUILD)/plugin/%.o)
+  GPU_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart -lcublas -lcublasLt -lcufft -lcusolver -lcusparse -lcjson -ldl -lm \
+               -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN/../..' -Wl,-rpath,$(CUDA_HOME)/lib64
+  ALL_PLUGIN := $(PLUGIN)
+endif
+
+.PHONY: all run test test-gpu check-gpu bundle install clean deps tools
+all: gpubench $(ALL_PLUGIN)
+
+gpubench: $(OBJ_MAIN) $(OBJ_CORE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
+
+$(BUILD)/%.o: %.c $(wildcard src/*.h src/ops/*.h cpu_backends/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(PLUGIN): $(GPU_OBJ)
+	$(NVCC) -shared -o $@ $^ $(CU_FLAGS) -Xlinker --exclude-libs,ALL $(GPU_LIBS)
+
+$(BUILD)/plugin/%.o: %.c $(wildcard src/*.h gpu_backends/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+
+$(BUILD)/plugin/%.o: %.cu $(wildcard src/*.h gpu_backends/*.h)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(CU_FLAGS) -c -o $@ $<
+
+$(BUILD)/tests/run_tests: $(OBJ_TEST) $(OBJ_CORE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
+
+$(BUILD)/standalone/%: tests/standalone/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CPU_LIBS)
+
+tools: $(TOOLS)
+
+deps:
+	scripts/install-deps.sh
+
+# The README's first command: install what is missing, build, run the default suite.
+run:
+	scripts/install-deps.sh --if-missing
+	$(MAKE) all
+	./gpubench run suites/default.json
+
+test: gpubench $(BUILD)/tests/run_tests $(ALL_PLUGIN)
+	GPUBENCH=./gpubench $(BUILD)/tests/run_tests
+
+test-gpu: gpubench $(ALL_PLUGIN)
+	scripts/test-gpu.sh ./gpubench
+
+bundle: all
+	scripts/bundle.sh $(VERSION)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpubench $(DESTDIR)$(PREFIX)/share/gpubench/suites $(DESTDIR)$(PREFIX)/share/gpubench/scripts
+	install -m 755 gpubench $(DESTDIR)$(PREFIX)/bin/gpubench
+	$(if $(ALL_PLUGIN),install -m 755 $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/gpubench/$(PLUGIN))
+	install -m 644 suites/*.json $(DESTDIR)$(PREFIX)/share/gpubench/suites/
+	install -m 755 scripts/*.py $(DESTDIR)$(PREFIX)/share/gpubench/scripts/ 2>/dev/null || true
+
+clean:
+	rm -rf $(BUILD) gpubench $(PLUGIN) dist

@@ -1,0 +1,113 @@
+/* cpu_backend.c — the CPU backend's registration: thread count, library
+ * descriptions, and dispatch of each case to its op file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <omp.h>
+#include <cblas.h>
+#include <fftw3.h>
+#include <GraphBLAS.h>
+#include <cjson/cJSON.h>
+
+#include "cpu_backend.h"
+
+static int cpu_threads = 1;
+
+int gb_cpu_threads(void) { return cpu_threads; }
+
+static const gb_op_impl *const impls[GB_OP_COUNT] = {
+    [GB_OP_MATMUL] = &gb_cpu_matmul,
+    [GB_OP_ELEMENTWISE] = &gb_cpu_elementwise,
+    [GB_OP_REDUCTION] = &gb_cpu_reduction,
+    [GB_OP_FFT] = &gb_cpu_fft,
+    [GB_OP_SOLVE] = &gb_cpu_solve,
+    [GB_OP_SPGEMM] = &gb_cpu_spgemm,
+    [GB_OP_SVD] = &gb_cpu_svd,
+};
+
+/* Prepared state: which op implementation it belongs to, and its own state. */
+typedef struct {
+    const gb_op_impl *impl;
+    void *inner;
+} cpu_state;
+
+static int cpu_init(const gb_backend_options *opt, gb_err *why) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_threads = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
+    omp_set_num_threads(cpu_threads);
+    openblas_set_num_threads(cpu_threads);
+    return GB_OK;
+}
+
+static void cpu_describe(cJSON *ctx) {
+    cJSON *libs = cJSON_GetObjectItemCaseSensitive(ctx, "libraries");
+    if (!libs) libs = cJSON_AddObjectToObject(ctx, "libraries");
+    cJSON *ob = cJSON_AddObjectToObject(libs, "openblas");
+    cJSON_AddStringToObject(ob, "config", openblas_get_config());
+    cJSON_AddStringToObject(ob, "core", openblas_get_corename());
+    cJSON_AddNumberToObject(ob, "threads", openblas_get_num_threads());
+    cJSON_AddStringToObject(libs, "fftw", fftw_version);
+    char gbv[64];
+    snprintf(gbv, sizeof gbv, "%d.%d.%d", GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR,
+             GxB_IMPLEMENTATION_SUB);
+    cJSON_AddStringToObject(libs, "graphblas", gbv);
+    cJSON_AddNumberToObject(ctx, "cpu_threads_used", cpu_threads);
+}
+
+static int cpu_supports(const gb_case *c, gb_err *why) {
+    const gb_op_impl *impl = impls[c->op_id];
+    if (!impl) return gb_errf(why, GB_SKIP, "op not implemented on the CPU backend");
+    return impl->supports ? impl->supports(c, why) : GB_OK;
+}
+
+static int cpu_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
+    cpu_state *s = calloc(1, sizeof *s);
+    if (!s) return gb_errf(e, GB_SKIP, "out of host memory");
+    s->impl = impls[c->op_id];
+    int status = s->impl->prepare(c, in, &s->inner, e);
+    if (status != GB_OK) {
+        free(s);
+        return status;
+    }
+    *state = s;
+    return GB_OK;
+}
+
+static int cpu_run(void *state, int timing, double *seconds, gb_err *e) {
+    cpu_state *s = state;
+    return s->impl->run(s->inner, timing, seconds, e);
+}
+
+static int cpu_fetch(void *state, gb_arrays *out, gb_err *e) {
+    cpu_state *s = state;
+    return s->impl->fetch(s->inner, out, e);
+}
+
+static void cpu_annotate(void *state, cJSON *extra) {
+    cpu_state *s = state;
+    if (s->impl->annotate) s->impl->annotate(s->inner, extra);
+}
+
+static void cpu_release(void *state) {
+    cpu_state *s = state;
+    if (!s) return;
+    s->impl->release(s->inner);
+    free(s);
+}
+
+static const gb_backend cpu_backend = {
+    .abi_version = GB_ABI_VERSION,
+    .name = "cpu",
+    .ntimings = 1,
+    .timings = {"host"},
+    .init = cpu_init,
+    .describe = cpu_describe,
+    .supports = cpu_supports,
+    .prepare = cpu_prepare,
+    .run = cpu_run,
+    .fetch = cpu_fetch,
+    .annotate = cpu_annotate,
+    .release = cpu_release,
+};
+
+const gb_backend *gb_cpu_backend(void) { return &cpu_backend; }

@@ -1,0 +1,14 @@
+/* cpu_backend.h — shared by the CPU backend's op files. */
+#ifndef GB_CPU_BACKEND_H
+#define GB_CPU_BACKEND_H
+#include "backend.h"
+
+/* Threads the CPU backend uses (from --threads; default all cores). Ops set
+ * their library's thread count from this (OpenBLAS, FFTW, GraphBLAS, OpenMP). */
+int gb_cpu_threads(void);
+
+/* The per-op implementations (one file each). Each op times one repetition
+ * with the host monotonic clock (gb_now() in src/timer.h). */
+extern const gb_op_impl gb_cpu_matmul, gb_cpu_elementwise, gb_cpu_reduction,
+    gb_cpu_fft, gb_cpu_solve, gb_cpu_spgemm, gb_cpu_svd;
+#endif

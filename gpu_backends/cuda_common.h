@@ -1,0 +1,107 @@
+/* cuda_common.h — what every op file of the CUDA backend shares: the one
+ * device context (stream and library handles bound to it), error checking
+ * that names the call and the library's status string, and the two timings.
+ *
+ * Every op follows the same shape (see cuda_matmul.c for the simplest one):
+ *   prepare: gb_cuda_io_input() for each input (device buffer + pinned host
+ *            mirror, uploaded once), gb_cuda_io_output() for each output
+ *            (poisoned with NaN), plans/workspaces; nothing timed.
+ *   run:     gb_cuda_time(io, timing, issue, state, &seconds, e) where
+ *            issue() enqueues the operation on gb_cuda.stream only.
+ *   fetch:   gb_cuda_io_fetch() copies the outputs back into host arrays.
+ */
+#ifndef GB_CUDA_COMMON_H
+#define GB_CUDA_COMMON_H
+
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <cufft.h>
+#include <cusolverDn.h>
+#include <cusparse.h>
+#include "gb.h"
+#include "backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int device;
+    cudaDeviceProp prop;
+    cudaStream_t stream;          /* the backend's own non-default stream */
+    cudaEvent_t ev_start, ev_stop;
+    cublasHandle_t cublas;        /* all handles bound to stream */
+    cusolverDnHandle_t cusolver;
+    cusparseHandle_t cusparse;
+    cudaMemPool_t pool;           /* device's default pool, release threshold raised */
+    int lost;                     /* a sticky error happened: backend disabled */
+    char lost_reason[GB_MSG_LEN];
+} gb_cuda_context;
+
+extern gb_cuda_context gb_cuda;
+
+/* Each returns GB_OK, or fills e with "<call>: <status name>: <description>"
+ * and returns GB_FAIL (GB_FATAL for sticky CUDA errors that lose the
+ * context, after which the backend refuses further work). */
+int gb_cuda_check(cudaError_t rc, const char *call, gb_err *e);
+int gb_cublas_check(cublasStatus_t rc, const char *call, gb_err *e);
+int gb_cufft_check(cufftResult rc, const char *call, gb_err *e);
+int gb_cusolver_check(cusolverStatus_t rc, const char *call, gb_err *e);
+int gb_cusparse_check(cusparseStatus_t rc, const char *call, gb_err *e);
+/* After a kernel launch: cudaGetLastError, checked. */
+int gb_cuda_check_launch(const char *kernel, gb_err *e);
+
+/* Evaluate a checked call inside a function that has `gb_err *e` and a
+ * `fail:` label with an `int status` variable. */
+#define GB_TRY(checker, call) \
+    do { status = checker((call), #call, e); if (status != GB_OK) goto fail; } while (0)
+#define CUDA_TRY(call)     GB_TRY(gb_cuda_check, call)
+#define CUBLAS_TRY(call)   GB_TRY(gb_cublas_check, call)
+#define CUFFT_TRY(call)    GB_TRY(gb_cufft_check, call)
+#define CUSOLVER_TRY(call) GB_TRY(gb_cusolver_check, call)
+#define CUSPARSE_TRY(call) GB_TRY(gb_cusparse_check, call)
+
+/* Device buffers with pinned host mirrors, for both timings. */
+typedef struct {
+    void *dev;
+    void *pinned;      /* page-locked host copy: source of H2D / target of D2H */
+    size_t bytes;
+    gb_elem elem;
+    size_t count;
+    char name[24];
+} gb_cuda_buffer;
+
+typedef struct {
+    int n_in, n_out;
+    gb_cuda_buffer in[GB_MAX_ARRAYS], out[GB_MAX_ARRAYS];
+} gb_cuda_io;
+
+/* Device copy + pinned mirror of a host input, uploaded once (outside timers). */
+int gb_cuda_io_input(gb_cuda_io *io, const gb_array *host, void **dev, gb_err *e);
+/* Device output of count elements + pinned mirror; device side poisoned (NaN). */
+int gb_cuda_io_output(gb_cuda_io *io, const char *name, gb_elem elem, size_t count, void **dev, gb_err *e);
+/* Time one repetition.
+ *   timing 0 "device":     event on stream, issue(), event, sync, elapsed.
+ *   timing 1 "end_to_end": sync, host clock, H2D of every input from its
+ *                          pinned mirror, issue(), D2H of every output into
+ *                          its pinned mirror, stream sync, host clock.
+ * issue() must enqueue on gb_cuda.stream only and not synchronize, unless
+ * the library forces it (then say so in a comment). */
+typedef int (*gb_cuda_issue_fn)(void *state, gb_err *e);
+int gb_cuda_time(gb_cuda_io *io, int timing, gb_cuda_issue_fn issue, void *state,
+                 double *seconds, gb_err *e);
+/* Copy every device output into host arrays named like the buffers. */
+int gb_cuda_io_fetch(gb_cuda_io *io, gb_arrays *out, gb_err *e);
+void gb_cuda_io_free(gb_cuda_io *io);
+
+/* Free device memory now, for the memory estimate in supports(). */
+int gb_cuda_fits(double bytes_needed, gb_err *why);
+
+/* The per-op implementations (one file each). */
+extern const gb_op_impl gb_cuda_matmul, gb_cuda_elementwise, gb_cuda_reduction,
+    gb_cuda_fft, gb_cuda_solve, gb_cuda_spgemm, gb_cuda_svd;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,90 @@
+/* backend.h — the backend contract: the one interface the runner calls.
+ *
+ * Implemented once per backend (cpu_backends/, gpu_backends/). The runner
+ * owns warm-up, the stopping rule, statistics and verification, so both
+ * backends are measured by the same rule; a backend only knows how to set a
+ * case up, run one repetition and time it, and hand the output back.
+ *
+ * The CUDA backend is a plugin: a shared object exporting
+ *     const gb_backend *gb_backend_plugin(void);
+ * which `gpubench` opens with dlopen at run time (src/plugin.c). Its
+ * abi_version must equal GB_ABI_VERSION. */
+#ifndef GB_BACKEND_H
+#define GB_BACKEND_H
+
+#include <cjson/cJSON.h>
+#include "gb.h"
+
+typedef struct {
+    int threads;       /* CPU threads to use (>= 1) */
+    int device;        /* GPU ordinal (--device) */
+    int cache_cold;    /* flush caches between reps (flush_caches is called) */
+} gb_backend_options;
+
+/* How a repetition is timed. A backend offers one or more timings; the
+ * runner measures each with the same stopping rule and records each. */
+#define GB_MAX_TIMINGS 2
+
+typedef struct gb_backend {
+    int abi_version;              /* GB_ABI_VERSION at build time */
+    const char *name;             /* "cpu", "cuda" */
+    int ntimings;
+    const char *timings[GB_MAX_TIMINGS]; /* cpu: {"host"}; cuda: {"device", "end_to_end"} */
+
+    /* Bring the backend up. GB_OK when usable; otherwise GB_SKIP with the
+     * reason ("no CUDA device", "driver too old") and it is listed as
+     * unavailable. Called once, before anything else. */
+    int (*init)(const gb_backend_options *opt, gb_err *why);
+    /* Add what identifies this backend's hardware and libraries to ctx
+     * (an object): e.g. "gpu": {...}, "libraries": {...}. */
+    void (*describe)(cJSON *ctx);
+    /* GB_OK or GB_SKIP with the reason. Includes the memory estimate: a case
+     * that does not fit the device is GB_SKIP, "needs 12.3 GiB, 8.1 free". */
+    int (*supports)(const gb_case *c, gb_err *why);
+    /* Allocate, upload, create plans/handles/workspaces. Not timed as
+     * compute: the runner records its wall time as setup time. Outputs are
+     * poisoned here. Returns GB_OK, GB_SKIP, GB_FAIL or GB_FATAL. */
+    int (*prepare)(const gb_case *c, const gb_arrays *in, void **state, gb_err *e);
+    /* One repetition, issued the way a user would issue it, timed by the
+     * backend's own clock for that timing: the host monotonic clock on the
+     * CPU; CUDA events on the backend's stream (synchronized before reading)
+     * for "device"; host clock around H2D → op → D2H after a stream sync for
+     * "end_to_end". Work that restores an overwritten input (e.g. a fresh
+     * copy of A before a factorization) is part of the repetition. */
+    int (*run)(void *state, int timing, double *seconds, gb_err *e);
+    /* Copy the output of the last repetition into out (host arrays, named
+     * as in src/op.h). Called after timing. */
+    int (*fetch)(void *state, gb_arrays *out, gb_err *e);
+    /* Facts about how the case ran, into extra (an object): routine names,
+     * output nnz, math mode. May be NULL. */
+    void (*annotate)(void *state, cJSON *extra);
+    void (*release)(void *state);
+    /* Evict this backend's caches (CPU last-level cache, GPU L2); called
+     * between repetitions, outside the timer, in cold-cache mode. May be NULL. */
+    void (*flush_caches)(void);
+    /* Measure this backend's ceilings into peaks (an object of numbers, e.g.
+     * "copy_gbs", "gemm_float32_gflops"). May be NULL. */
+    int (*measure_peaks)(cJSON *peaks, gb_err *e);
+    /* Read-only health facts (clocks, throttle reasons, governor) into
+     * health; the runner calls it before and after the run. May be NULL. */
+    void (*health)(cJSON *health);
+    void (*shutdown)(void);
+} gb_backend;
+
+/* Per-op part of a backend: each op file of a backend exports one of these,
+ * and the backend's registration file dispatches to it by c->op_id. */
+typedef struct gb_op_impl {
+    int (*supports)(const gb_case *c, gb_err *why);   /* may be NULL: supported */
+    int (*prepare)(const gb_case *c, const gb_arrays *in, void **state, gb_err *e);
+    int (*run)(void *state, int timing, double *seconds, gb_err *e);
+    int (*fetch)(void *state, gb_arrays *out, gb_err *e);
+    void (*annotate)(void *state, cJSON *extra);      /* may be NULL */
+    void (*release)(void *state);
+} gb_op_impl;
+
+/* The CPU backend is linked in; the CUDA one comes from the plugin. */
+const gb_backend *gb_cpu_backend(void);
+typedef const gb_backend *(*gb_backend_plugin_fn)(void);
+#define GB_PLUGIN_SYMBOL "gb_backend_plugin"
+
+#endif

@@ -1,0 +1,105 @@
+/* gb.c — error messages and host arrays (also compiled into the CUDA plugin). */
+#include "gb.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gb_errf(gb_err *e, int status, const char *fmt, ...) {
+    if (e) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+void *gb_alloc(size_t bytes) {
+    void *p = NULL;
+    size_t rounded = (bytes + 63) / 64 * 64;
+    if (rounded == 0) rounded = 64;
+    if (posix_memalign(&p, 64, rounded) != 0) return NULL;
+    return p;
+}
+
+void gb_free(void *p) { free(p); }
+
+size_t gb_elem_size(gb_elem e) {
+    switch (e) {
+    case GB_E_F32: return 4;
+    case GB_E_F64: return 8;
+    case GB_E_C64: return 8;
+    case GB_E_C128: return 16;
+    case GB_E_I32: return 4;
+    case GB_E_I64: return 8;
+    }
+    return 0;
+}
+
+const char *gb_dtype_name(gb_dtype d) {
+    return d == GB_FLOAT32 ? "float32" : d == GB_FLOAT64 ? "float64" : "?";
+}
+
+gb_elem gb_real_elem(gb_dtype d) { return d == GB_FLOAT32 ? GB_E_F32 : GB_E_F64; }
+gb_elem gb_complex_elem(gb_dtype d) { return d == GB_FLOAT32 ? GB_E_C64 : GB_E_C128; }
+
+gb_array *gb_arrays_adopt(gb_arrays *a, const char *name, gb_elem elem, size_t count,
+                          void *data, gb_err *e) {
+    if (a->count >= GB_MAX_ARRAYS) {
+        gb_errf(e, GB_FAIL, "too many arrays (more than %d) adding '%s'", GB_MAX_ARRAYS, name);
+        return NULL;
+    }
+    gb_array *x = &a->item[a->count++];
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->elem = elem;
+    x->count = count;
+    x->data = data;
+    return x;
+}
+
+gb_array *gb_arrays_add(gb_arrays *a, const char *name, gb_elem elem, size_t count, gb_err *e) {
+    size_t bytes = count * gb_elem_size(elem);
+    void *data = gb_alloc(bytes);
+    if (!data) {
+        gb_errf(e, GB_SKIP, "out of host memory allocating %s (%.3g GiB)", name,
+                (double)bytes / (1024.0 * 1024 * 1024));
+        return NULL;
+    }
+    gb_array *x = gb_arrays_adopt(a, name, elem, count, data, e);
+    if (!x) gb_free(data);
+    return x;
+}
+
+gb_array *gb_arrays_find(const gb_arrays *a, const char *name) {
+    for (int i = 0; i < a->count; i++)
+        if (strcmp(a->item[i].name, name) == 0) return (gb_array *)&a->item[i];
+    return NULL;
+}
+
+void gb_arrays_free(gb_arrays *a) {
+    for (int i = 0; i < a->count; i++) gb_free(a->item[i].data);
+    memset(a, 0, sizeof *a);
+}
+
+void gb_array_poison(gb_array *a) {
+    size_t n = a->count;
+    switch (a->elem) {
+    case GB_E_F32: case GB_E_C64: {
+        float *f = a->data;
+        size_t m = a->elem == GB_E_C64 ? 2 * n : n;
+        for (size_t i = 0; i < m; i++) f[i] = NAN;
+        break;
+    }
+    case GB_E_F64: case GB_E_C128: {
+        double *d = a->data;
+        size_t m = a->elem == GB_E_C128 ? 2 * n : n;
+        for (size_t i = 0; i < m; i++) d[i] = NAN;
+        break;
+    }
+    case GB_E_I32: memset(a->data, 0xff, n * 4); break;
+    case GB_E_I64: memset(a->data, 0xff, n * 8); break;
+    }
+}

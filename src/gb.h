@@ -1,0 +1,116 @@
+/* gb.h — types shared by the driver, the op catalogue and every backend.
+ *
+ * This header is part of the plugin ABI: the CUDA backend (a shared object
+ * loaded with dlopen) is compiled against it. Change a struct here and bump
+ * GB_ABI_VERSION so that a stale plugin is refused instead of misread. */
+#ifndef GB_H
+#define GB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GB_VERSION "0.1.0"
+#define GB_ABI_VERSION 1
+#define GB_MSG_LEN 512
+
+/* Status codes returned by every function that can fail. The order matters:
+ * a larger value is a worse outcome. */
+typedef enum {
+    GB_OK = 0,
+    GB_SKIP = 1,  /* cannot run here (unsupported, too big): recorded with its reason */
+    GB_FAIL = 2,  /* this case failed (library error, wrong answer); the run goes on */
+    GB_FATAL = 3  /* the backend is unusable from now on (lost CUDA context) */
+} gb_status;
+
+/* An error message that names what failed and why. */
+typedef struct {
+    char msg[GB_MSG_LEN];
+} gb_err;
+
+/* Fill e->msg printf-style and return status (so callers write
+ * `return gb_errf(e, GB_FAIL, "cublasSgemm: %s", ...)`). e may be NULL. */
+int gb_errf(gb_err *e, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+typedef enum { GB_FLOAT32 = 0, GB_FLOAT64 = 1, GB_DTYPE_COUNT } gb_dtype;
+
+/* Element types of arrays handed between driver and backends. Complex types
+ * are interleaved (re, im) pairs, the layout of fftw_complex and cuComplex. */
+typedef enum {
+    GB_E_F32, GB_E_F64, GB_E_C64, GB_E_C128, GB_E_I32, GB_E_I64
+} gb_elem;
+
+typedef enum {
+    GB_OP_MATMUL, GB_OP_ELEMENTWISE, GB_OP_REDUCTION, GB_OP_FFT,
+    GB_OP_SOLVE, GB_OP_SPGEMM, GB_OP_SVD, GB_OP_COUNT
+} gb_op_id;
+
+/* A named host array, 64-byte aligned, owned by the gb_arrays holding it. */
+typedef struct {
+    char name[24];
+    gb_elem elem;
+    size_t count; /* elements, not bytes */
+    void *data;
+} gb_array;
+
+#define GB_MAX_ARRAYS 10
+typedef struct {
+    int count;
+    gb_array item[GB_MAX_ARRAYS];
+} gb_arrays;
+
+/* Op parameters from the suite file. One struct for all ops: each op's
+ * parameter table (src/op.h) says which fields it reads; the rest keep their
+ * defaults. Enums are stored as their index in the spec's value list. */
+typedef enum { GB_MATH_DEFAULT = 0, GB_MATH_TF32 = 1 } gb_math;
+typedef enum { GB_FFT_R2C = 0, GB_FFT_C2C = 1 } gb_fft_kind;
+typedef enum { GB_PLAN_ESTIMATE = 0, GB_PLAN_MEASURE = 1, GB_PLAN_PATIENT = 2 } gb_fft_planner;
+typedef enum {
+    GB_SVD_AUTO = 0, GB_SVD_GESDD, GB_SVD_GESVD, GB_SVD_GESVDJ, GB_SVD_GESVDP,
+    GB_SVD_XGESVD, GB_SVD_XGESVDP
+} gb_svd_method;
+
+typedef struct {
+    int math;          /* matmul: gb_math */
+    int fast_math;     /* elementwise: 1 = fast sin/cos intrinsics on the GPU */
+    int fft_kind;      /* fft: gb_fft_kind */
+    int fft_planner;   /* fft: gb_fft_planner (FFTW planning rigour) */
+    int nrhs;          /* solve: right-hand sides */
+    double density;    /* spgemm: fraction of non-zeros in A and B */
+    int svd_method;    /* svd: gb_svd_method */
+} gb_params;
+
+/* One benchmark case: op × shape × dtype × params. Built by the suite
+ * parser, read-only for backends. */
+typedef struct gb_case {
+    gb_op_id op_id;
+    const struct gb_op *op;  /* driver side only: plugins must not call it */
+    gb_dtype dtype;
+    int64_t shape[3];        /* matmul: m,k,n; svd: m,n; others: rows,cols */
+    int rank;                /* how many entries of shape are used */
+    gb_params params;
+    uint64_t seed;
+    char label[64];          /* "512x512x512": the shape as printed */
+    double flops;            /* from the op catalogue; 0 where not meaningful */
+    double bytes;            /* minimum bytes moved (inputs read + outputs written) */
+} gb_case;
+
+/* Array helpers (src/arrays.c; the plugin compiles the same file in). */
+void *gb_alloc(size_t bytes);  /* 64-byte aligned; NULL on failure */
+void gb_free(void *p);
+size_t gb_elem_size(gb_elem e);
+const char *gb_dtype_name(gb_dtype d);
+/* Append a new array of count elements; returns it or NULL (message in e). */
+gb_array *gb_arrays_add(gb_arrays *a, const char *name, gb_elem elem, size_t count, gb_err *e);
+/* Append an array adopting an existing gb_alloc'd buffer. */
+gb_array *gb_arrays_adopt(gb_arrays *a, const char *name, gb_elem elem, size_t count, void *data, gb_err *e);
+gb_array *gb_arrays_find(const gb_arrays *a, const char *name);
+void gb_arrays_free(gb_arrays *a);
+/* Element type of a real array of this dtype (F32/F64), and its complex twin. */
+gb_elem gb_real_elem(gb_dtype d);
+gb_elem gb_complex_elem(gb_dtype d);
+/* Fill a float array with NaN (outputs are poisoned before runs, so an element
+ * a backend forgot to write fails verification). Integer arrays get -1. */
+void gb_array_poison(gb_array *a);
+
+#endif

@@ -1,0 +1,92 @@
+/* op.h — the op catalogue: what each operation is, independent of backend.
+ *
+ * An op knows how to read its sizes and params from a suite, how much work a
+ * case is (flops, minimum bytes), how to make its inputs (seeded,
+ * deterministic, never zeros), and how to check an answer. Backends only
+ * compute; they never decide whether an answer is right.
+ *
+ * Array names and layouts each op hands to / expects from backends:
+ *   matmul      in: A (m×k), B (k×n)             out: C (m×n)        row-major
+ *   elementwise in: a, b (rows·cols)             out: out            out = a*b + sin(a) + cos(b)
+ *   reduction   in: x (rows·cols)                out: stats (3 × F64: sum, mean, std)
+ *                                                     std is the population standard deviation
+ *   fft         in: x (n×n real, row-major)      out: X: r2c n×(n/2+1) complex, c2c n×n complex
+ *                                                     (unnormalised forward transform, FFTW sign -1)
+ *   solve       in: A (n×n SPD), B (n×nrhs)      out: X (n×nrhs)     column-major (LAPACK)
+ *   spgemm      in: A_rowptr, A_colind (I32), A_val, B_rowptr, B_colind, B_val   (CSR, n×n,
+ *                   column indices sorted within each row)
+ *               out: C_rowptr, C_colind (I32), C_val (CSR; column order within a row free)
+ *   svd         in: A (m×n, column-major)        out: S (min(m,n)), U (m×k), VT (k×n), k = min(m,n),
+ *                                                     column-major, singular values descending
+ */
+#ifndef GB_OP_H
+#define GB_OP_H
+
+#include <cjson/cJSON.h>
+#include "gb.h"
+
+/* One entry of an op's parameter table; the suite parser validates params
+ * against it generically (type, range, allowed values, unknown keys). */
+typedef enum { GB_PARAM_INT, GB_PARAM_DOUBLE, GB_PARAM_BOOL, GB_PARAM_ENUM } gb_param_type;
+typedef struct {
+    const char *key;
+    gb_param_type type;
+    size_t offset;              /* offsetof(gb_params, field): int for INT/BOOL/ENUM, double for DOUBLE */
+    double min, max;            /* INT and DOUBLE: inclusive range */
+    const char *const *values;  /* ENUM: NULL-terminated names; the index is stored */
+    const char *help;
+} gb_param_spec;
+
+/* The outcome of checking one backend's output. */
+typedef enum { GB_VERIFY_NOT_CHECKED = 0, GB_VERIFY_PASSED, GB_VERIFY_FAILED } gb_verify_status;
+typedef struct {
+    gb_verify_status status;
+    char against[16];    /* "cpu" (another backend's output) or "reference" (the op's own check) */
+    char metric[48];     /* e.g. "max_rel_err", "scaled_residual" */
+    double error;        /* the measured value of metric */
+    double tolerance;    /* the bound it was held to */
+    char detail[256];    /* what was compared, where it first went wrong */
+} gb_verdict;
+
+/* Facts a backend reports about how it ran a case, stored under "extra" in
+ * the results (e.g. {"routine": "dgesdd"}, {"output_nnz": 1234}). */
+
+typedef struct gb_op {
+    gb_op_id id;
+    const char *name;        /* as written in suites: "matmul" */
+    const char *summary;     /* one line for `gpubench list` */
+    const char *rate_kind;   /* "flops" (judged in GFLOP/s) or "bytes" (GB/s) */
+    const gb_param_spec *params;  /* terminated by an entry with key == NULL */
+    /* Read one entry of "sizes" (a positive integer n, or an explicit shape
+     * array) into c->shape / c->rank / c->label. Returns GB_OK or GB_FAIL
+     * with the reason (without the JSON path: the caller adds it). */
+    int (*parse_size)(const cJSON *size, gb_case *c, gb_err *e);
+    /* Work counts for rates; fill c->flops and c->bytes. */
+    void (*count)(gb_case *c);
+    /* Bytes of host memory the case needs (inputs + outputs + references),
+     * so the runner can skip what does not fit. */
+    double (*host_bytes)(const gb_case *c);
+    /* Make the inputs, deterministic from c->seed. */
+    int (*make_inputs)(const gb_case *c, gb_arrays *in, gb_err *e);
+    /* Check out. If ref is non-NULL it is another backend's output for the
+     * same inputs, already verified against the op's own check. */
+    void (*verify)(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
+                   const gb_arrays *ref, gb_verdict *v);
+} gb_op;
+
+/* The catalogue, in the order of `gpubench list`. */
+extern const gb_op *const gb_ops[GB_OP_COUNT];
+const gb_op *gb_op_find(const char *name);
+
+/* Shared helpers for ops (src/op_common.c). */
+/* Parse a size that is a positive integer n → rows = cols = n (rank 2). */
+int gb_parse_square_size(const cJSON *size, gb_case *c, gb_err *e);
+/* Parse a size that is n or an array of exactly `rank` positive integers. */
+int gb_parse_shape(const cJSON *size, int rank, gb_case *c, gb_err *e);
+/* max |out-ref| / max(|ref|) over two real or complex arrays, NaN-aware
+ * (any NaN in out gives +inf). Also reports the first bad index. */
+double gb_max_rel_err(const gb_array *out, const gb_array *ref, size_t *worst_index);
+/* Unit roundoff of the dtype (2^-24 or 2^-53): tolerances are multiples of it. */
+double gb_eps(gb_dtype d);
+
+#endif

@@ -1,0 +1,95 @@
+/* op_common.c — helpers the op files share: size parsing, error metrics. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "op.h"
+
+/* A JSON number that is a positive integer that fits comfortably in memory
+ * sizes; otherwise the reason. */
+static int positive_int(const cJSON *v, int64_t *out, gb_err *e) {
+    if (!cJSON_IsNumber(v))
+        return gb_errf(e, GB_FAIL, "expected a positive integer, got %s",
+                       cJSON_IsString(v) ? "a string" : cJSON_IsArray(v) ? "an array"
+                       : cJSON_IsObject(v) ? "an object" : cJSON_IsBool(v) ? "a boolean" : "null");
+    double d = v->valuedouble;
+    if (d != floor(d) || d < 1 || d > 1e9)
+        return gb_errf(e, GB_FAIL, "expected a positive integer, got %g", d);
+    *out = (int64_t)d;
+    return GB_OK;
+}
+
+int gb_parse_square_size(const cJSON *size, gb_case *c, gb_err *e) {
+    return gb_parse_shape(size, 0, c, e);
+}
+
+int gb_parse_shape(const cJSON *size, int rank, gb_case *c, gb_err *e) {
+    if (cJSON_IsArray(size)) {
+        int n = cJSON_GetArraySize(size);
+        if (rank == 0)
+            return gb_errf(e, GB_FAIL, "expected a positive integer n (meaning n×n), got an array");
+        if (n != rank)
+            return gb_errf(e, GB_FAIL, "expected a positive integer or an array of %d positive integers, got an array of %d",
+                           rank, n);
+        for (int i = 0; i < n; i++) {
+            gb_err inner;
+            if (positive_int(cJSON_GetArrayItem(size, i), &c->shape[i], &inner) != GB_OK)
+                return gb_errf(e, GB_FAIL, "[%d]: %s", i, inner.msg);
+        }
+        c->rank = n;
+    } else {
+        int64_t n;
+        int s = positive_int(size, &n, e);
+        if (s != GB_OK) return s;
+        int r = rank == 0 ? 2 : rank;
+        for (int i = 0; i < r; i++) c->shape[i] = n;
+        c->rank = r;
+    }
+    int len = 0;
+    c->label[0] = '\0';
+    for (int i = 0; i < c->rank; i++)
+        len += snprintf(c->label + len, sizeof c->label - (size_t)len, "%s%lld", i ? "x" : "",
+                        (long long)c->shape[i]);
+    return GB_OK;
+}
+
+/* Read element i of a real or complex array as (re, im). */
+static void element(const gb_array *a, size_t i, double *re, double *im) {
+    switch (a->elem) {
+    case GB_E_F32: *re = ((const float *)a->data)[i]; *im = 0; break;
+    case GB_E_F64: *re = ((const double *)a->data)[i]; *im = 0; break;
+    case GB_E_C64: *re = ((const float *)a->data)[2 * i]; *im = ((const float *)a->data)[2 * i + 1]; break;
+    case GB_E_C128: *re = ((const double *)a->data)[2 * i]; *im = ((const double *)a->data)[2 * i + 1]; break;
+    case GB_E_I32: *re = ((const int32_t *)a->data)[i]; *im = 0; break;
+    case GB_E_I64: *re = (double)((const int64_t *)a->data)[i]; *im = 0; break;
+    }
+}
+
+double gb_max_rel_err(const gb_array *out, const gb_array *ref, size_t *worst_index) {
+    size_t n = out->count < ref->count ? out->count : ref->count;
+    double scale = 0, worst = 0;
+    size_t where = 0;
+    if (out->count != ref->count) {
+        if (worst_index) *worst_index = n;
+        return INFINITY;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double re, im;
+        element(ref, i, &re, &im);
+        double m = hypot(re, im);
+        if (m > scale) scale = m;
+    }
+    if (scale == 0) scale = 1;
+    for (size_t i = 0; i < n; i++) {
+        double ore, oim, rre, rim;
+        element(out, i, &ore, &oim);
+        element(ref, i, &rre, &rim);
+        double d = hypot(ore - rre, oim - rim);
+        if (isnan(d)) d = INFINITY; /* an unwritten (poisoned) element */
+        if (d > worst) { worst = d; where = i; }
+        if (isinf(d)) break;
+    }
+    if (worst_index) *worst_index = where;
+    return worst / scale;
+}
+
+double gb_eps(gb_dtype d) { return d == GB_FLOAT32 ? 0x1.0p-24 : 0x1.0p-53; }
