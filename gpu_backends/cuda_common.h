@@ -97,6 +97,11 @@ void gb_cuda_io_free(gb_cuda_io *io);
 /* Free device memory now, for the memory estimate in supports(). */
 int gb_cuda_fits(double bytes_needed, gb_err *why);
 
+/* Ceilings, health and cold-cache support (cuda_peak.c, cuda_health.c). */
+int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e);  /* d2d copy, GEMMs, H2D/D2H */
+void gb_cuda_health(cJSON *health);                  /* clocks, throttle, ECC: read only */
+void gb_cuda_flush_l2(void);                         /* write a buffer larger than L2 */
+
 /* The per-op implementations (one file each). */
 extern const gb_op_impl gb_cuda_matmul, gb_cuda_elementwise, gb_cuda_reduction,
     gb_cuda_fft, gb_cuda_solve, gb_cuda_spgemm, gb_cuda_svd;
