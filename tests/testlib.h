@@ -1,0 +1,37 @@
+/* testlib.h — a minimal test registry. Each TEST registers itself; the runner
+ * (tests/testlib.c) runs them all (or those whose name contains argv[1]) and
+ * ends with the line "N passed, N failed, N skipped".
+ *
+ *   TEST(stats_median_of_odd_count) {
+ *       CHECK(x == 3);
+ *       CHECK_NEAR(y, 0.5, 1e-12);
+ *       if (no_gpu) { SKIP("no CUDA device"); return; }
+ *   }
+ * Tests run from the repository root; $GPUBENCH is the binary under test. */
+#ifndef GB_TESTLIB_H
+#define GB_TESTLIB_H
+#include <math.h>
+
+typedef void (*gb_test_fn)(void);
+void gb_test_register(const char *file, const char *name, gb_test_fn fn);
+int gb_test_check(int ok, const char *expr, const char *file, int line);
+int gb_test_check_near(double a, double b, double tol, const char *ea, const char *eb,
+                       const char *file, int line);
+void gb_test_skip(const char *reason);
+/* Run a shell command, capture up to cap-1 bytes of its stdout+stderr into
+ * out (may be NULL); returns its exit status (or -1). */
+int gb_test_sh(const char *cmd, char *out, unsigned long cap);
+/* Path of the gpubench binary ($GPUBENCH, default ./gpubench). */
+const char *gb_test_binary(void);
+
+#define TEST(fn)                                                              \
+    static void fn(void);                                                     \
+    __attribute__((constructor)) static void fn##_register(void) {            \
+        gb_test_register(__FILE__, #fn, fn);                                  \
+    }                                                                         \
+    static void fn(void)
+
+#define CHECK(cond) gb_test_check(!!(cond), #cond, __FILE__, __LINE__)
+#define CHECK_NEAR(a, b, tol) gb_test_check_near((a), (b), (tol), #a, #b, __FILE__, __LINE__)
+#define SKIP(reason) gb_test_skip(reason)
+#endif
