@@ -250,20 +250,23 @@ static void fft_verify(const gb_case *c, const gb_arrays *in, const gb_arrays *o
      * spectrum every column 0 < k2 < n - k2 stands for itself and its
      * conjugate mirror, so it counts twice; k2 = 0 and (n even) k2 = n/2 are
      * their own mirrors and count once. */
-    double ex = 0, eX = 0, maxX = 0;
+    /* Sums in long double: a double sum of N terms would itself carry an
+     * error of order sqrt(N)·eps, the size of the float64 tolerance. */
+    long double ex = 0, eX = 0;
+    double maxX = 0;
     int bad = 0;
 #pragma omp parallel for schedule(static) reduction(+ : ex)
-    for (size_t i = 0; i < n * n; i++) ex += x_at(x, i) * x_at(x, i);
+    for (size_t i = 0; i < n * n; i++) ex += (long double)x_at(x, i) * x_at(x, i);
 #pragma omp parallel for schedule(static) reduction(+ : eX, bad) reduction(max : maxX)
     for (size_t i = 0; i < n * kc; i++) {
         double re, im;
         X_at(X, i, &re, &im);
         size_t k2 = i % kc;
         double w = (c2c || k2 == 0 || 2 * k2 == n) ? 1 : 2;
-        double m2 = re * re + im * im;
-        if (!isfinite(m2)) bad++;
+        long double m2 = (long double)re * re + (long double)im * im;
+        if (!isfinite(re) || !isfinite(im)) bad++;
         eX += w * m2;
-        double m = sqrt(m2);
+        double m = hypot(re, im);
         if (m > maxX) maxX = m;
     }
     if (bad) {
@@ -271,8 +274,8 @@ static void fft_verify(const gb_case *c, const gb_arrays *in, const gb_arrays *o
         snprintf(v->detail, sizeof v->detail, "%d non-finite output entries", bad);
         return;
     }
-    double N = (double)n * (double)n;
-    double parseval = fabs(eX - N * ex) / (N * ex);
+    long double N = (long double)n * (long double)n;
+    double parseval = (double)(fabsl(eX - N * ex) / (N * ex));
     /* Spot checks: fixed positions that exercise the DC term, the Nyquist
      * column and row, plus seeded random ones. */
     long double *cs, *sn;
