@@ -63,6 +63,7 @@ typedef struct {
     const void *a, *b;
     gb_arrays out; /* "out", owned here */
     int threads;
+    int fast_math;
 } ew_state;
 
 static int ew_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
@@ -79,6 +80,7 @@ static int ew_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
     s->a = a->data;
     s->b = b->data;
     s->threads = gb_cpu_threads();
+    s->fast_math = c->params.fast_math;
     gb_array *o = gb_arrays_add(&s->out, "out", el, n, e);
     if (!o) {
         free(s);
@@ -126,6 +128,8 @@ static void ew_annotate(void *state, cJSON *extra) {
     cJSON_AddNumberToObject(extra, "threads", s->threads);
     cJSON_AddStringToObject(extra, "isa", ew_isa());
     cJSON_AddStringToObject(extra, "vector_math", "glibc libmvec");
+    if (s->fast_math) /* a GPU option: the CPU has no less accurate sin/cos to switch to */
+        cJSON_AddStringToObject(extra, "fast_math", "not applicable on the CPU (libmvec, <= 4 ulp)");
 }
 
 static void ew_release(void *state) {
