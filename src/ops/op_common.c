@@ -93,3 +93,13 @@ double gb_max_rel_err(const gb_array *out, const gb_array *ref, size_t *worst_in
 }
 
 double gb_eps(gb_dtype d) { return d == GB_FLOAT32 ? 0x1.0p-24 : 0x1.0p-53; }
+
+void gb_params_default(gb_params *p) {
+    p->math = GB_MATH_DEFAULT;
+    p->fast_math = 0;
+    p->fft_kind = GB_FFT_R2C;
+    p->fft_planner = GB_PLAN_MEASURE;
+    p->nrhs = 1;
+    p->density = 0.01;
+    p->svd_method = GB_SVD_AUTO;
+}
