@@ -80,6 +80,9 @@ extern const gb_op *const gb_ops[GB_OP_COUNT];
 const gb_op *gb_op_find(const char *name);
 
 /* Shared helpers for ops (src/op_common.c). */
+/* The defaults of every param, in one place: math default, fast_math off,
+ * fft r2c planned with FFTW_MEASURE, nrhs 1, density 0.01, svd auto. */
+void gb_params_default(gb_params *p);
 /* Parse a size that is a positive integer n → rows = cols = n (rank 2). */
 int gb_parse_square_size(const cJSON *size, gb_case *c, gb_err *e);
 /* Parse a size that is n or an array of exactly `rank` positive integers. */

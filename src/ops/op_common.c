@@ -54,6 +54,7 @@ int gb_parse_shape(const cJSON *size, int rank, gb_case *c, gb_err *e) {
 
 /* Read element i of a real or complex array as (re, im). */
 static void element(const gb_array *a, size_t i, double *re, double *im) {
+    *re = *im = 0;
     switch (a->elem) {
     case GB_E_F32: *re = ((const float *)a->data)[i]; *im = 0; break;
     case GB_E_F64: *re = ((const double *)a->data)[i]; *im = 0; break;
@@ -93,3 +94,13 @@ double gb_max_rel_err(const gb_array *out, const gb_array *ref, size_t *worst_in
 }
 
 double gb_eps(gb_dtype d) { return d == GB_FLOAT32 ? 0x1.0p-24 : 0x1.0p-53; }
+
+void gb_params_default(gb_params *p) {
+    p->math = GB_MATH_DEFAULT;
+    p->fast_math = 0;
+    p->fft_kind = GB_FFT_R2C;
+    p->fft_planner = GB_PLAN_MEASURE;
+    p->nrhs = 1;
+    p->density = 0.01;
+    p->svd_method = GB_SVD_AUTO;
+}

@@ -1,0 +1,82 @@
+/* stats.c — see stats.h. */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *s, size_t n) {
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+double gb_median(const double *x, size_t n) {
+    if (n == 0) return 0;
+    double *s = malloc(n * sizeof *s);
+    if (!s) return NAN;
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double m = median_sorted(s, n);
+    free(s);
+    return m;
+}
+
+/* P(X <= k) for X ~ Binomial(n, 1/2), summed in log space to stay finite. */
+static double binom_half_cdf(size_t n, size_t k) {
+    double total = 0;
+    for (size_t i = 0; i <= k; i++)
+        total += exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) -
+                     (double)n * log(2.0));
+    return total;
+}
+
+void gb_stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi) {
+    if (n == 0) { *lo = *hi = 0; return; }
+    size_t j;
+    if (n <= 20) {
+        /* Largest j with P(X < j) <= 2.5%: the interval [x_(j), x_(n-j+1)]
+         * then covers the median with probability >= 95%. For n < 6 no such
+         * j >= 1 exists and the interval is the whole range. */
+        j = 1;
+        while (j + 1 <= n / 2 && binom_half_cdf(n, j) <= 0.025) j++;
+        if (binom_half_cdf(n, j - 1) > 0.025) j = 1;
+    } else {
+        double half = 0.5 * 1.959964 * sqrt((double)n);
+        double r = floor(0.5 * (double)n - half);
+        j = r < 1 ? 1 : (size_t)r;
+    }
+    *lo = j;
+    *hi = n + 1 - j;
+}
+
+void gb_stats_compute(const double *samples, size_t n, gb_stats *out) {
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    if (n == 0) return;
+    double *s = malloc(n * sizeof *s);
+    if (!s) return;
+    memcpy(s, samples, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    out->min = s[0];
+    out->max = s[n - 1];
+    out->median = median_sorted(s, n);
+    /* Welford: one pass, no cancellation for samples far from zero. */
+    double mean = 0, m2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = s[i] - mean;
+        mean += d / (double)(i + 1);
+        m2 += d * (s[i] - mean);
+    }
+    out->mean = mean;
+    out->stddev = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0;
+    out->cv = mean > 0 ? out->stddev / mean : 0;
+    size_t lo, hi;
+    gb_stats_median_ci_ranks(n, &lo, &hi);
+    out->ci95_low = s[lo - 1];
+    out->ci95_high = s[hi - 1];
+    free(s);
+}

@@ -1,0 +1,23 @@
+/* stats.h — summary statistics of timing samples. */
+#ifndef GB_STATS_H
+#define GB_STATS_H
+#include <stddef.h>
+
+typedef struct {
+    size_t n;
+    double min, max, median, mean, stddev, cv;
+    /* 95% confidence interval of the median: distribution-free, from the
+     * order statistics whose ranks the binomial(n, 1/2) distribution gives
+     * (normal approximation for n > 20, exact binomial below). Timings are
+     * skewed and have outliers, so no normality is assumed. */
+    double ci95_low, ci95_high;
+} gb_stats;
+
+/* Summarise n samples (not modified; n may be 0: all fields 0). */
+void gb_stats_compute(const double *samples, size_t n, gb_stats *out);
+/* 1-based ranks (lo, hi) of the order statistics bounding the 95% CI of the
+ * median of n samples; exposed for the tests. */
+void gb_stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi);
+/* Median of n values (sorted copy). */
+double gb_median(const double *x, size_t n);
+#endif

@@ -1,0 +1,68 @@
+/* suite.h — suite files: parse, validate, expand into a plan of cases.
+ *
+ * Format (README "Suite files"):
+ *   { "name": "quick", "description": "...",
+ *     "defaults": { "dtypes": ["float32","float64"], "warmup": 2, "min_reps": 5,
+ *                   "min_time_s": 0.2, "max_time_s": 5, "seed": 42 },
+ *     "benchmarks": [ { "op": "matmul", "sizes": [256, [512,1024,256]],
+ *                       "dtypes": ["float32"], "params": {"math": "tf32"},
+ *                       "max_time_s": 10 }, ... ] }
+ * Every key is checked: an unknown key, an unknown op or param, a value of
+ * the wrong type or out of range is an error naming the file, the JSON path
+ * and the reason. Nothing runs until the whole suite is valid. */
+#ifndef GB_SUITE_H
+#define GB_SUITE_H
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "gb.h"
+#include "op.h"
+
+/* How long a case is measured: `warmup` untimed reps, then timed reps until
+ * at least min_reps AND min_time_s are reached, but never past max_time_s
+ * (warm-up included) once at least one rep is timed. */
+typedef struct {
+    int warmup;
+    int min_reps;
+    double min_time_s;
+    double max_time_s;
+} gb_budget;
+
+typedef struct {
+    gb_case c;
+    gb_budget budget;
+    int benchmark;      /* index in the suite's "benchmarks" */
+} gb_plan_item;
+
+typedef struct {
+    char path[1024];
+    char name[128];
+    char description[512];
+    gb_budget defaults;
+    uint64_t seed;
+    unsigned dtypes;    /* default dtype mask: bit GB_FLOAT32, GB_FLOAT64 */
+    cJSON *doc;         /* the parsed file, kept for the results' "suite" */
+    gb_plan_item *items;
+    size_t count;
+} gb_suite;
+
+/* Filters and overrides from the command line. */
+typedef struct {
+    const char *ops;     /* comma list or NULL */
+    const char *dtypes;  /* comma list or NULL */
+    int has_seed;
+    uint64_t seed;
+} gb_suite_filter;
+
+/* Load and validate path; on failure returns GB_FAIL with
+ * "path: json.path: reason" in e and leaves s empty. */
+int gb_suite_load(const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e);
+/* Same from a string (tests); path is used in messages only. */
+int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f, gb_suite *s,
+                   gb_err *e);
+void gb_suite_free(gb_suite *s);
+
+/* Every param of the case's op with its value (defaults filled in). */
+cJSON *gb_params_to_json(const gb_case *c);
+/* Parse a dtype name; -1 if unknown. */
+int gb_dtype_parse(const char *s);
+#endif
