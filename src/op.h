@@ -35,7 +35,6 @@ typedef struct {
     double min, max;            /* INT and DOUBLE: inclusive range */
     const char *const *values;  /* ENUM: NULL-terminated names; the index is stored */
     const char *help;
-    double def;                 /* value when the suite omits the key (ENUM: the index) */
 } gb_param_spec;
 
 /* The outcome of checking one backend's output. */
