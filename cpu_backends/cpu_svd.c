@@ -5,7 +5,7 @@
  * prepare: work copy of A, outputs, and the workspace sized by a workspace
  * query (lwork = -1), so the timed rep allocates nothing (the _work variants
  * also skip LAPACKE's NaN scan and layout handling).
- * run: restore A (the routine destroys it; threaded copy) + the routine. */
+ * run: restore A (the routine destroys it) + the routine. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,13 +103,11 @@ oom:
 
 static int svd_run(void *state, int timing, double *seconds, gb_err *e) {
     svd_state *s = state;
-    size_t bytes = s->m * s->n * s->sz, chunk = 1 << 20;
-    char *A = s->A;
-    const char *A0 = s->A0;
     double t0 = gb_now();
-#pragma omp parallel for schedule(static)
-    for (size_t off = 0; off < bytes; off += chunk)
-        memcpy(A + off, A0 + off, bytes - off < chunk ? bytes - off : chunk);
+    /* A plain copy, not an OpenMP loop: libgomp's spinning workers would
+     * compete with OpenBLAS's threads (see cpu_solve.c); O(mn) next to the
+     * O(mn·min(m,n)) factorization. */
+    memcpy(s->A, s->A0, s->m * s->n * s->sz);
     lapack_int info = call(s, s->work, s->lwork);
     *seconds = gb_now() - t0;
     if (info > 0) return gb_errf(e, GB_FAIL, "%s did not converge (info %d)", routine(s), (int)info);

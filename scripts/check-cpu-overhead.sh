@@ -9,8 +9,7 @@
 #   scripts/check-cpu-overhead.sh            largest default-suite sizes (run on the 16-core host)
 #   scripts/check-cpu-overhead.sh --small    small sizes (a quick run on a 2-core machine)
 #   options: --limit R, --gpubench PATH, --only OP
-#   env: GPUBENCH_RUN_FLAGS   extra flags for `gpubench run` (e.g. to select the cpu backend)
-#        GPUBENCH_OUTPUT_FLAG the flag naming the results file (default --output)
+#   env: GPUBENCH_RUN_FLAGS   extra flags for `gpubench run` (e.g. --threads N)
 #
 # The standalone times include neither input generation nor (for solve and
 # svd) the copy that restores the destroyed input; gpubench's do include that
@@ -79,7 +78,7 @@ for c in "${cases[@]}"; do
 JSON
     res=$tmp/$op-$dtype-results.json
     # shellcheck disable=SC2086
-    if ! "$gpubench" run "$suite" ${GPUBENCH_OUTPUT_FLAG:---output} "$res" ${GPUBENCH_RUN_FLAGS:-} >"$tmp/log" 2>&1; then
+    if ! "$gpubench" run "$suite" --out "$res" --backend cpu --no-peak --quiet ${GPUBENCH_RUN_FLAGS:-} >"$tmp/log" 2>&1; then
         echo "check-cpu-overhead: gpubench run failed for $op $dtype $size:" >&2
         tail -n 20 "$tmp/log" >&2
         status=1
