@@ -67,21 +67,16 @@ int gb_compare_samples(const double *base, size_t nb, const double *cur, size_t 
         if (i < nb) lb[i] = log(v);
         else lc[i - nb] = log(v);
     }
-    qsort(lb, nb, sizeof *lb, cmp_d);
-    qsort(lc, nc, sizeof *lc, cmp_d);
-    out->base_median = exp(sorted_median(lb, nb));
-    out->cur_median = exp(sorted_median(lc, nc));
-    /* medians of the raw samples (exp of the log median differs for even n) */
-    {
-        double *s = malloc((nb > nc ? nb : nc) * sizeof *s);
-        if (s) {
-            memcpy(s, base, nb * sizeof *s); qsort(s, nb, sizeof *s, cmp_d);
-            out->base_median = sorted_median(s, nb);
-            memcpy(s, cur, nc * sizeof *s); qsort(s, nc, sizeof *s, cmp_d);
-            out->cur_median = sorted_median(s, nc);
-            free(s);
-        }
-    }
+    /* medians of the raw samples, as the results file states them */
+    double *s = malloc((nb > nc ? nb : nc) * sizeof *s);
+    if (!s) { free(lb); free(lc); return -1; }
+    memcpy(s, base, nb * sizeof *s);
+    qsort(s, nb, sizeof *s, cmp_d);
+    out->base_median = sorted_median(s, nb);
+    memcpy(s, cur, nc * sizeof *s);
+    qsort(s, nc, sizeof *s, cmp_d);
+    out->cur_median = sorted_median(s, nc);
+    free(s);
     gb_mw_result mw;
     double est, lo, hi;
     if (gb_mannwhitney(lb, nb, lc, nc, &mw) != 0 ||
