@@ -87,14 +87,14 @@ static void add_cpu(cJSON *ctx) {
 }
 
 static void add_os(cJSON *ctx) {
-    char pretty[256] = "unknown", line[512];
+    char pretty[256] = "unknown", line[256];
     FILE *f = fopen("/etc/os-release", "r");
     while (f && fgets(line, sizeof line, f)) {
         if (strncmp(line, "PRETTY_NAME=", 12) == 0) {
             char *v = line + 12;
             v[strcspn(v, "\n")] = '\0';
             if (*v == '"') { v++; v[strcspn(v, "\"")] = '\0'; }
-            snprintf(pretty, sizeof pretty, "%s", v);
+            snprintf(pretty, sizeof pretty, "%.200s", v);
         }
     }
     if (f) fclose(f);
