@@ -60,12 +60,15 @@ ifneq ($(strip $(NVCC)),)
   CU_FLAGS  := -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hidden \
                -Isrc -Igpu_backends $(PKG_CFLAGS) -D_GNU_SOURCE $(if $(filter 1,$(WERROR)),-Werror all-warnings)
   GPU_CFLAGS := -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -Isrc -Igpu_backends \
-               -I$(CUDA_HOME)/include $(PKG_CFLAGS) $(DEFS)
+               -isystem $(CUDA_HOME)/include $(PKG_CFLAGS) $(DEFS)
   GPU_SRC_C := $(wildcard gpu_backends/*.c) src/gb.c
   GPU_SRC_CU := $(wildcard gpu_backends/*.cu)
   GPU_OBJ   := $(GPU_SRC_C:%.c=$(BUILD)/plugin/%.o) $(GPU_SRC_CU:%.cu=$(BUILD)/plugin/%.o)
-  GPU_LIBS  := -L$(CUDA_HOME)/lib64 -lcudart -lcublas -lcublasLt -lcufft -lcusolver -lcusparse -lcjson -ldl -lm \
-               -Wl,-rpath,'$$ORIGIN/..' -Wl,-rpath,'$$ORIGIN/../..' -Wl,-rpath,$(CUDA_HOME)/lib64
+  # nvcc drives the link: linker options go through -Xlinker (it rejects -Wl,).
+  # --cudart=shared: one CUDA runtime, libcudart.so, found like the libraries.
+  GPU_LIBS  := --cudart=shared -L$(CUDA_HOME)/lib64 -lcudart -lcublas -lcublasLt -lcufft -lcusolver -lcusparse \
+               -lcjson -ldl -lm -Xlinker --no-undefined \
+               -Xlinker -rpath,'$$ORIGIN/..' -Xlinker -rpath,'$$ORIGIN/../..' -Xlinker -rpath,$(CUDA_HOME)/lib64
   ALL_PLUGIN := $(PLUGIN)
 endif
 

@@ -18,16 +18,17 @@
 #include <cufft.h>
 #include <cusolverDn.h>
 #include <cusparse.h>
-#include "gb.h"
-#include "backend.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Inside the C block: gb.h and backend.h are C headers without their own
+ * guards, and the .cu files must see gb_errf & co. with C linkage. */
+#include "gb.h"
+#include "backend.h"
 
 typedef struct {
     int device;
-    cudaDeviceProp prop;
+    struct cudaDeviceProp prop;   /* "struct": the header is C as well as C++ */
     cudaStream_t stream;          /* the backend's own non-default stream */
     cudaEvent_t ev_start, ev_stop;
     cublasHandle_t cublas;        /* all handles bound to stream */
@@ -42,7 +43,9 @@ extern gb_cuda_context gb_cuda;
 
 /* Each returns GB_OK, or fills e with "<call>: <status name>: <description>"
  * and returns GB_FAIL (GB_FATAL for sticky CUDA errors that lose the
- * context, after which the backend refuses further work). */
+ * context, after which the backend refuses further work; GB_SKIP "out of
+ * device memory: ..." for allocation failures, as for host memory). A failed
+ * library call also asks the stream whether a sticky error lies behind it. */
 int gb_cuda_check(cudaError_t rc, const char *call, gb_err *e);
 int gb_cublas_check(cublasStatus_t rc, const char *call, gb_err *e);
 int gb_cufft_check(cufftResult rc, const char *call, gb_err *e);
@@ -50,6 +53,9 @@ int gb_cusolver_check(cusolverStatus_t rc, const char *call, gb_err *e);
 int gb_cusparse_check(cusparseStatus_t rc, const char *call, gb_err *e);
 /* After a kernel launch: cudaGetLastError, checked. */
 int gb_cuda_check_launch(const char *kernel, gb_err *e);
+/* GB_OK, or GB_FATAL "CUDA context lost earlier: <reason>" once a sticky
+ * error has happened. Every entry point of the backend starts with it. */
+int gb_cuda_lost_check(gb_err *e);
 
 /* Evaluate a checked call inside a function that has `gb_err *e` and a
  * `fail:` label with an `int status` variable. */
@@ -87,6 +93,7 @@ int gb_cuda_io_output(gb_cuda_io *io, const char *name, gb_elem elem, size_t cou
  *                          its pinned mirror, stream sync, host clock.
  * issue() must enqueue on gb_cuda.stream only and not synchronize, unless
  * the library forces it (then say so in a comment). */
+enum { GB_CUDA_TIMING_DEVICE = 0, GB_CUDA_TIMING_END_TO_END = 1 }; /* backend.timings order */
 typedef int (*gb_cuda_issue_fn)(void *state, gb_err *e);
 int gb_cuda_time(gb_cuda_io *io, int timing, gb_cuda_issue_fn issue, void *state,
                  double *seconds, gb_err *e);

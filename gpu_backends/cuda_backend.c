@@ -1,0 +1,309 @@
+/* cuda_backend.c — the CUDA backend's registration: bringing the device up
+ * (with the reason when it cannot be), describing it, dispatching each case
+ * to its op file, and the plugin's one exported symbol. */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_common.h"
+
+/* Ops and hooks written in files of their own. Declared weak so that a
+ * plugin built before one of them exists still loads and says which op is
+ * missing instead of failing dlopen with an undefined symbol; in a complete
+ * build they resolve like any other symbol. */
+#define GB_WEAK __attribute__((weak, visibility("hidden")))
+extern const gb_op_impl gb_cuda_solve GB_WEAK, gb_cuda_spgemm GB_WEAK, gb_cuda_svd GB_WEAK;
+int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e) GB_WEAK;
+void gb_cuda_health(cJSON *health) GB_WEAK;
+void gb_cuda_flush_l2(void) GB_WEAK;
+
+static const gb_op_impl *impl_for(gb_op_id id) {
+    switch (id) {
+    case GB_OP_MATMUL: return &gb_cuda_matmul;
+    case GB_OP_ELEMENTWISE: return &gb_cuda_elementwise;
+    case GB_OP_REDUCTION: return &gb_cuda_reduction;
+    case GB_OP_FFT: return &gb_cuda_fft;
+    case GB_OP_SOLVE: return &gb_cuda_solve;   /* NULL if not linked in */
+    case GB_OP_SPGEMM: return &gb_cuda_spgemm;
+    case GB_OP_SVD: return &gb_cuda_svd;
+    default: return NULL;
+    }
+}
+
+typedef struct {
+    const gb_op_impl *impl;
+    void *inner;
+} cuda_state;
+
+static int initialized;
+
+static void cuda_shutdown(void);
+
+/* "13.0" from 13000. */
+static void version_string(int v, char *out, size_t cap) {
+    snprintf(out, cap, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+/* cudart reports a missing driver as "insufficient driver" with driver
+ * version 0; say instead what the loader says about libcuda. */
+static void no_driver_reason(char *out, size_t cap) {
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (h) {
+        dlclose(h);
+        snprintf(out, cap, "the NVIDIA driver (libcuda.so.1) loads but reports no usable CUDA version");
+        return;
+    }
+    const char *err = dlerror();
+    snprintf(out, cap, "no NVIDIA driver: %s", err ? err : "libcuda.so.1 cannot be loaded");
+}
+
+static int cuda_init(const gb_backend_options *opt, gb_err *why) {
+    int status = GB_OK;
+    gb_err *e = why;
+    int rt = 0, drv = 0, n = 0;
+    memset(&gb_cuda, 0, sizeof gb_cuda);
+    (void)cudaRuntimeGetVersion(&rt);
+    (void)cudaDriverGetVersion(&drv);
+    cudaError_t rc = cudaGetDeviceCount(&n);
+    char rts[16], drvs[16];
+    version_string(rt, rts, sizeof rts);
+    version_string(drv, drvs, sizeof drvs);
+    if (rc == cudaErrorNoDevice || (rc == cudaSuccess && n == 0))
+        return gb_errf(why, GB_SKIP, "no CUDA device");
+    if (rc == cudaErrorInsufficientDriver) {
+        if (drv == 0) {
+            char reason[GB_MSG_LEN - 32];
+            no_driver_reason(reason, sizeof reason);
+            return gb_errf(why, GB_SKIP, "%s", reason);
+        }
+        return gb_errf(why, GB_SKIP, "driver too old: driver supports CUDA %s, runtime is %s", drvs, rts);
+    }
+    if (rc != cudaSuccess)
+        return gb_errf(why, GB_SKIP, "cudaGetDeviceCount: %s: %s (driver CUDA %s, runtime %s)",
+                       cudaGetErrorName(rc), cudaGetErrorString(rc), drvs, rts);
+    if (opt->device < 0 || opt->device >= n)
+        return gb_errf(why, GB_SKIP, "device %d does not exist (%d device%s)", opt->device, n,
+                       n == 1 ? "" : "s");
+
+    gb_cuda.device = opt->device;
+    CUDA_TRY(cudaSetDevice(gb_cuda.device));
+    CUDA_TRY(cudaGetDeviceProperties(&gb_cuda.prop, gb_cuda.device));
+    /* The plugin carries sm_80 and sm_90 code and compute_90 PTX: anything
+     * older than 8.0 has no image for our own kernels. */
+    if (gb_cuda.prop.major < 8) {
+        status = gb_errf(why, GB_SKIP,
+                         "device %d (%s) has compute capability %d.%d; this build has code for 8.0 and newer",
+                         gb_cuda.device, gb_cuda.prop.name, gb_cuda.prop.major, gb_cuda.prop.minor);
+        goto fail;
+    }
+    CUDA_TRY(cudaStreamCreateWithFlags(&gb_cuda.stream, cudaStreamNonBlocking));
+    CUDA_TRY(cudaEventCreate(&gb_cuda.ev_start));
+    CUDA_TRY(cudaEventCreate(&gb_cuda.ev_stop));
+    CUBLAS_TRY(cublasCreate(&gb_cuda.cublas));
+    CUBLAS_TRY(cublasSetStream(gb_cuda.cublas, gb_cuda.stream));
+    CUSOLVER_TRY(cusolverDnCreate(&gb_cuda.cusolver));
+    CUSOLVER_TRY(cusolverDnSetStream(gb_cuda.cusolver, gb_cuda.stream));
+    CUSPARSE_TRY(cusparseCreate(&gb_cuda.cusparse));
+    CUSPARSE_TRY(cusparseSetStream(gb_cuda.cusparse, gb_cuda.stream));
+    /* cudaMallocAsync (spgemm's output) draws from the default pool; with
+     * the default threshold of 0 the pool hands memory back to the driver at
+     * every synchronization and each repetition pays for a fresh map. */
+    CUDA_TRY(cudaDeviceGetDefaultMemPool(&gb_cuda.pool, gb_cuda.device));
+    uint64_t threshold = UINT64_MAX;
+    CUDA_TRY(cudaMemPoolSetAttribute(gb_cuda.pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    initialized = 1;
+    return GB_OK;
+fail:
+    cuda_shutdown();
+    /* init reports "cannot run here", whatever the call: the backend is
+     * listed as unavailable with this reason. */
+    return status == GB_OK ? GB_OK : GB_SKIP;
+}
+
+static void add_version(cJSON *libs, const char *key, int major, int minor, int patch) {
+    char v[48];
+    snprintf(v, sizeof v, "%d.%d.%d", major, minor, patch);
+    cJSON_DeleteItemFromObjectCaseSensitive(libs, key);
+    cJSON_AddStringToObject(libs, key, v);
+}
+
+static void cuda_describe(cJSON *ctx) {
+    if (!initialized) return;
+    const struct cudaDeviceProp *p = &gb_cuda.prop;
+    cJSON *gpu = cJSON_AddObjectToObject(ctx, "gpu");
+    char buf[64];
+    cJSON_AddStringToObject(gpu, "name", p->name);
+    cJSON_AddNumberToObject(gpu, "device", gb_cuda.device);
+    snprintf(buf, sizeof buf, "%d.%d", p->major, p->minor);
+    cJSON_AddStringToObject(gpu, "compute_capability", buf);
+    cJSON_AddNumberToObject(gpu, "sm_count", p->multiProcessorCount);
+    cJSON_AddNumberToObject(gpu, "memory_bytes", (double)p->totalGlobalMem);
+    cJSON_AddNumberToObject(gpu, "l2_bytes", p->l2CacheSize);
+    cJSON_AddNumberToObject(gpu, "memory_bus_width_bits", p->memoryBusWidth);
+    /* Clock rates left cudaDeviceProp in CUDA 13; the attributes remain. */
+    int clk = 0, memclk = 0;
+    if (cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, gb_cuda.device) == cudaSuccess)
+        cJSON_AddNumberToObject(gpu, "sm_clock_max_mhz", clk / 1000.0);
+    if (cudaDeviceGetAttribute(&memclk, cudaDevAttrMemoryClockRate, gb_cuda.device) == cudaSuccess) {
+        cJSON_AddNumberToObject(gpu, "memory_clock_max_mhz", memclk / 1000.0);
+        /* Double data rate: two transfers per clock over the bus. */
+        cJSON_AddNumberToObject(gpu, "memory_bandwidth_theoretical_gbs",
+                                2.0 * memclk * 1e3 * (p->memoryBusWidth / 8.0) / 1e9);
+    }
+    (void)cudaGetLastError();
+    cJSON_AddBoolToObject(gpu, "ecc_enabled", p->ECCEnabled != 0);
+    if (cudaDeviceGetPCIBusId(buf, (int)sizeof buf, gb_cuda.device) == cudaSuccess)
+        cJSON_AddStringToObject(gpu, "pci_bus_id", buf);
+    (void)cudaGetLastError();
+    const unsigned char *u = (const unsigned char *)p->uuid.bytes;
+    snprintf(buf, sizeof buf,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    cJSON_AddStringToObject(gpu, "uuid", buf);
+    int rt = 0, drv = 0;
+    (void)cudaRuntimeGetVersion(&rt);
+    (void)cudaDriverGetVersion(&drv);
+    version_string(drv, buf, sizeof buf);
+    cJSON_AddStringToObject(gpu, "driver_version", buf); /* the CUDA version the driver supports */
+    version_string(rt, buf, sizeof buf);
+    cJSON_AddStringToObject(gpu, "runtime_version", buf);
+
+    cJSON *libs = cJSON_GetObjectItemCaseSensitive(ctx, "libraries");
+    if (!libs) libs = cJSON_AddObjectToObject(ctx, "libraries");
+    int ma = 0, mi = 0, pa = 0;
+    add_version(libs, "cuda_runtime", rt / 1000, (rt % 1000) / 10, rt % 10);
+    if (cublasGetProperty(MAJOR_VERSION, &ma) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(MINOR_VERSION, &mi) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(PATCH_LEVEL, &pa) == CUBLAS_STATUS_SUCCESS)
+        add_version(libs, "cublas", ma, mi, pa);
+    if (cufftGetProperty(MAJOR_VERSION, &ma) == CUFFT_SUCCESS &&
+        cufftGetProperty(MINOR_VERSION, &mi) == CUFFT_SUCCESS &&
+        cufftGetProperty(PATCH_LEVEL, &pa) == CUFFT_SUCCESS)
+        add_version(libs, "cufft", ma, mi, pa);
+    if (cusolverGetProperty(MAJOR_VERSION, &ma) == CUSOLVER_STATUS_SUCCESS &&
+        cusolverGetProperty(MINOR_VERSION, &mi) == CUSOLVER_STATUS_SUCCESS &&
+        cusolverGetProperty(PATCH_LEVEL, &pa) == CUSOLVER_STATUS_SUCCESS)
+        add_version(libs, "cusolver", ma, mi, pa);
+    if (cusparseGetProperty(MAJOR_VERSION, &ma) == CUSPARSE_STATUS_SUCCESS &&
+        cusparseGetProperty(MINOR_VERSION, &mi) == CUSPARSE_STATUS_SUCCESS &&
+        cusparseGetProperty(PATCH_LEVEL, &pa) == CUSPARSE_STATUS_SUCCESS)
+        add_version(libs, "cusparse", ma, mi, pa);
+}
+
+static int cuda_supports(const gb_case *c, gb_err *why) {
+    int status = gb_cuda_lost_check(why);
+    if (status != GB_OK) return status;
+    const gb_op_impl *impl = impl_for(c->op_id);
+    if (!impl) return gb_errf(why, GB_SKIP, "op not built into this CUDA plugin");
+    return impl->supports ? impl->supports(c, why) : GB_OK;
+}
+
+static int cuda_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
+    int status = gb_cuda_lost_check(e);
+    if (status != GB_OK) return status;
+    const gb_op_impl *impl = impl_for(c->op_id);
+    if (!impl) return gb_errf(e, GB_SKIP, "op not built into this CUDA plugin");
+    /* The current device is per host thread: set it for whichever thread
+     * the runner prepares on. */
+    CUDA_TRY(cudaSetDevice(gb_cuda.device));
+    cuda_state *s = calloc(1, sizeof *s);
+    if (!s) return gb_errf(e, GB_SKIP, "out of host memory");
+    s->impl = impl;
+    status = impl->prepare(c, in, &s->inner, e);
+    if (status != GB_OK) {
+        free(s);
+        return status;
+    }
+    *state = s;
+    return GB_OK;
+fail:
+    return status;
+}
+
+static int cuda_run(void *state, int timing, double *seconds, gb_err *e) {
+    int status = gb_cuda_lost_check(e);
+    if (status != GB_OK) return status;
+    cuda_state *s = state;
+    return s->impl->run(s->inner, timing, seconds, e);
+}
+
+static int cuda_fetch(void *state, gb_arrays *out, gb_err *e) {
+    int status = gb_cuda_lost_check(e);
+    if (status != GB_OK) return status;
+    cuda_state *s = state;
+    return s->impl->fetch(s->inner, out, e);
+}
+
+static void cuda_annotate(void *state, cJSON *extra) {
+    cuda_state *s = state;
+    if (s && s->impl->annotate) s->impl->annotate(s->inner, extra);
+}
+
+static void cuda_release(void *state) {
+    cuda_state *s = state;
+    if (!s) return;
+    s->impl->release(s->inner);
+    free(s);
+}
+
+static void cuda_flush_caches(void) {
+    if (gb_cuda_flush_l2 && !gb_cuda.lost) gb_cuda_flush_l2();
+}
+
+static int cuda_measure_peaks(cJSON *peaks, gb_err *e) {
+    int status = gb_cuda_lost_check(e);
+    if (status != GB_OK) return status;
+    if (!gb_cuda_measure_peaks) return gb_errf(e, GB_SKIP, "peak measurement not built into this CUDA plugin");
+    return gb_cuda_measure_peaks(peaks, e);
+}
+
+static void cuda_health(cJSON *health) {
+    if (gb_cuda.lost) {
+        cJSON_AddStringToObject(health, "cuda_context_lost", gb_cuda.lost_reason);
+        return;
+    }
+    if (gb_cuda_health) gb_cuda_health(health);
+}
+
+static void cuda_shutdown(void) {
+    /* Each destroy is attempted; after a lost context they fail and there
+     * is nothing left to release anyway. */
+    if (gb_cuda.cusparse) (void)cusparseDestroy(gb_cuda.cusparse);
+    if (gb_cuda.cusolver) (void)cusolverDnDestroy(gb_cuda.cusolver);
+    if (gb_cuda.cublas) (void)cublasDestroy(gb_cuda.cublas);
+    if (gb_cuda.ev_start) (void)cudaEventDestroy(gb_cuda.ev_start);
+    if (gb_cuda.ev_stop) (void)cudaEventDestroy(gb_cuda.ev_stop);
+    if (gb_cuda.stream) (void)cudaStreamDestroy(gb_cuda.stream);
+    gb_cuda.cusparse = NULL;
+    gb_cuda.cusolver = NULL;
+    gb_cuda.cublas = NULL;
+    gb_cuda.ev_start = gb_cuda.ev_stop = NULL;
+    gb_cuda.stream = NULL;
+    initialized = 0;
+}
+
+static const gb_backend cuda_backend = {
+    .abi_version = GB_ABI_VERSION,
+    .name = "cuda",
+    .ntimings = 2,
+    .timings = {"device", "end_to_end"},
+    .init = cuda_init,
+    .describe = cuda_describe,
+    .supports = cuda_supports,
+    .prepare = cuda_prepare,
+    .run = cuda_run,
+    .fetch = cuda_fetch,
+    .annotate = cuda_annotate,
+    .release = cuda_release,
+    .flush_caches = cuda_flush_caches,
+    .measure_peaks = cuda_measure_peaks,
+    .health = cuda_health,
+    .shutdown = cuda_shutdown,
+};
+
+/* The plugin's only exported symbol (everything else is hidden). */
+__attribute__((visibility("default"))) const gb_backend *gb_backend_plugin(void) {
+    return &cuda_backend;
+}

@@ -1,0 +1,360 @@
+/* cuda_common.c — the CUDA backend's shared machinery: status checking with
+ * named errors, the lost-context rule, device buffers with pinned mirrors,
+ * and the two timings (gb_cuda_time), implemented once for every op. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_common.h"
+#include "timer.h"
+
+gb_cuda_context gb_cuda;
+
+/* Errors after which the CUDA context is unusable: every later runtime call
+ * returns the same error until the process exits. Anything else fails only
+ * the case that hit it. */
+static int is_sticky(cudaError_t rc) {
+    switch (rc) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorExternalDevice:
+    case cudaErrorContained:
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorUnknown:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* "cudaMalloc(&b->dev, bytes)" → "cudaMalloc": the stringized call is the
+ * whole expression; the message only needs the function's name. */
+static void call_name(const char *call, char *out, size_t cap) {
+    size_t n = strcspn(call, "(");
+    if (n >= cap) n = cap - 1;
+    memcpy(out, call, n);
+    out[n] = '\0';
+}
+
+static int mark_lost(const char *what, gb_err *e) {
+    if (!gb_cuda.lost) {
+        gb_cuda.lost = 1;
+        snprintf(gb_cuda.lost_reason, sizeof gb_cuda.lost_reason, "%s", what);
+    }
+    return gb_errf(e, GB_FATAL, "%s (sticky error: the CUDA context is lost, no further CUDA cases run)",
+                   what);
+}
+
+int gb_cuda_check(cudaError_t rc, const char *call, gb_err *e) {
+    if (rc == cudaSuccess) return GB_OK;
+    char name[64], msg[GB_MSG_LEN];
+    call_name(call, name, sizeof name);
+    snprintf(msg, sizeof msg, "%s: %s: %s", name, cudaGetErrorName(rc), cudaGetErrorString(rc));
+    if (is_sticky(rc)) return mark_lost(msg, e);
+    /* Clear the non-sticky error so that the next launch check does not
+     * report it a second time. */
+    (void)cudaGetLastError();
+    /* Running out of device memory means the case does not fit here, which
+     * is a skip (like a case too big for host memory), not a wrong answer. */
+    if (rc == cudaErrorMemoryAllocation)
+        return gb_errf(e, GB_SKIP, "out of device memory: %s", msg);
+    return gb_errf(e, GB_FAIL, "%s", msg);
+}
+
+/* A library call failed. Its status alone cannot tell a bad argument from a
+ * kernel that faulted inside the library; a sticky CUDA error shows up on
+ * the next runtime call, so ask the stream. */
+static int library_failure(const char *msg, int alloc_failed, gb_err *e) {
+    cudaError_t s = cudaStreamQuery(gb_cuda.stream);
+    if (is_sticky(s)) {
+        char both[GB_MSG_LEN];
+        snprintf(both, sizeof both, "%.300s (then %s: %s)", msg, cudaGetErrorName(s),
+                 cudaGetErrorString(s));
+        return mark_lost(both, e);
+    }
+    if (alloc_failed) return gb_errf(e, GB_SKIP, "out of device memory: %s", msg);
+    return gb_errf(e, GB_FAIL, "%s", msg);
+}
+
+int gb_cublas_check(cublasStatus_t rc, const char *call, gb_err *e) {
+    if (rc == CUBLAS_STATUS_SUCCESS) return GB_OK;
+    char name[64], msg[GB_MSG_LEN];
+    call_name(call, name, sizeof name);
+    snprintf(msg, sizeof msg, "%s: %s: %s", name, cublasGetStatusName(rc), cublasGetStatusString(rc));
+    return library_failure(msg, rc == CUBLAS_STATUS_ALLOC_FAILED, e);
+}
+
+/* cuFFT has no status-to-string function: a table of the codes cufft.h
+ * defines (numeric, so that it compiles against older and newer headers). */
+static const char *cufft_name(cufftResult rc) {
+    switch ((int)rc) {
+    case 0x0: return "CUFFT_SUCCESS";
+    case 0x1: return "CUFFT_INVALID_PLAN";
+    case 0x2: return "CUFFT_ALLOC_FAILED";
+    case 0x3: return "CUFFT_INVALID_TYPE";
+    case 0x4: return "CUFFT_INVALID_VALUE";
+    case 0x5: return "CUFFT_INTERNAL_ERROR";
+    case 0x6: return "CUFFT_EXEC_FAILED";
+    case 0x7: return "CUFFT_SETUP_FAILED";
+    case 0x8: return "CUFFT_INVALID_SIZE";
+    case 0x9: return "CUFFT_UNALIGNED_DATA";
+    case 0xA: return "CUFFT_INCOMPLETE_PARAMETER_LIST";
+    case 0xB: return "CUFFT_INVALID_DEVICE";
+    case 0xC: return "CUFFT_PARSE_ERROR";
+    case 0xD: return "CUFFT_NO_WORKSPACE";
+    case 0xE: return "CUFFT_NOT_IMPLEMENTED";
+    case 0xF: return "CUFFT_LICENSE_ERROR";
+    case 0x10: return "CUFFT_NOT_SUPPORTED";
+    case 0x11: return "CUFFT_MISSING_DEPENDENCY";
+    case 0x12: return "CUFFT_NVRTC_FAILURE";
+    case 0x13: return "CUFFT_NVJITLINK_FAILURE";
+    case 0x14: return "CUFFT_NVSHMEM_FAILURE";
+    default: return "CUFFT_UNKNOWN_STATUS";
+    }
+}
+
+int gb_cufft_check(cufftResult rc, const char *call, gb_err *e) {
+    if (rc == CUFFT_SUCCESS) return GB_OK;
+    char name[64], msg[GB_MSG_LEN];
+    call_name(call, name, sizeof name);
+    snprintf(msg, sizeof msg, "%s: %s (%d)", name, cufft_name(rc), (int)rc);
+    return library_failure(msg, rc == CUFFT_ALLOC_FAILED, e);
+}
+
+/* cuSOLVER has no status-to-string function either. */
+static const char *cusolver_name(cusolverStatus_t rc) {
+    switch ((int)rc) {
+    case 0: return "CUSOLVER_STATUS_SUCCESS";
+    case 1: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case 2: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case 3: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case 4: return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case 5: return "CUSOLVER_STATUS_MAPPING_ERROR";
+    case 6: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case 7: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case 8: return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case 9: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    case 10: return "CUSOLVER_STATUS_ZERO_PIVOT";
+    case 11: return "CUSOLVER_STATUS_INVALID_LICENSE";
+    case 12: return "CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED";
+    case 13: return "CUSOLVER_STATUS_IRS_PARAMS_INVALID";
+    case 14: return "CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC";
+    case 15: return "CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE";
+    case 16: return "CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER";
+    case 20: return "CUSOLVER_STATUS_IRS_INTERNAL_ERROR";
+    case 21: return "CUSOLVER_STATUS_IRS_NOT_SUPPORTED";
+    case 22: return "CUSOLVER_STATUS_IRS_OUT_OF_RANGE";
+    case 23: return "CUSOLVER_STATUS_IRS_NRHS_NOT_SUPPORTED_FOR_REFINE_GMRES";
+    case 25: return "CUSOLVER_STATUS_IRS_INFOS_NOT_INITIALIZED";
+    case 26: return "CUSOLVER_STATUS_IRS_INFOS_NOT_DESTROYED";
+    case 30: return "CUSOLVER_STATUS_IRS_MATRIX_SINGULAR";
+    case 31: return "CUSOLVER_STATUS_INVALID_WORKSPACE";
+    default: return "CUSOLVER_STATUS_UNKNOWN";
+    }
+}
+
+int gb_cusolver_check(cusolverStatus_t rc, const char *call, gb_err *e) {
+    if (rc == CUSOLVER_STATUS_SUCCESS) return GB_OK;
+    char name[64], msg[GB_MSG_LEN];
+    call_name(call, name, sizeof name);
+    snprintf(msg, sizeof msg, "%s: %s (%d)", name, cusolver_name(rc), (int)rc);
+    return library_failure(msg, rc == CUSOLVER_STATUS_ALLOC_FAILED, e);
+}
+
+int gb_cusparse_check(cusparseStatus_t rc, const char *call, gb_err *e) {
+    if (rc == CUSPARSE_STATUS_SUCCESS) return GB_OK;
+    char name[64], msg[GB_MSG_LEN];
+    call_name(call, name, sizeof name);
+    snprintf(msg, sizeof msg, "%s: %s: %s", name, cusparseGetErrorName(rc), cusparseGetErrorString(rc));
+    return library_failure(msg, rc == CUSPARSE_STATUS_ALLOC_FAILED, e);
+}
+
+int gb_cuda_check_launch(const char *kernel, gb_err *e) {
+    cudaError_t rc = cudaGetLastError();
+    if (rc == cudaSuccess) return GB_OK;
+    char what[128];
+    snprintf(what, sizeof what, "launch of %s", kernel);
+    return gb_cuda_check(rc, what, e);
+}
+
+int gb_cuda_lost_check(gb_err *e) {
+    if (!gb_cuda.lost) return GB_OK;
+    return gb_errf(e, GB_FATAL, "CUDA context lost earlier: %s", gb_cuda.lost_reason);
+}
+
+/* ---- device buffers with pinned mirrors ---------------------------------- */
+
+static gb_cuda_buffer *new_buffer(gb_cuda_buffer *slots, int *n, const char *name, gb_elem elem,
+                                  size_t count, gb_err *e) {
+    if (*n >= GB_MAX_ARRAYS) {
+        gb_errf(e, GB_FAIL, "too many device buffers (more than %d) adding '%s'", GB_MAX_ARRAYS, name);
+        return NULL;
+    }
+    gb_cuda_buffer *b = &slots[(*n)++]; /* counted now so gb_cuda_io_free frees partial work */
+    memset(b, 0, sizeof *b);
+    snprintf(b->name, sizeof b->name, "%s", name);
+    b->elem = elem;
+    b->count = count;
+    b->bytes = count * gb_elem_size(elem);
+    return b;
+}
+
+int gb_cuda_io_input(gb_cuda_io *io, const gb_array *host, void **dev, gb_err *e) {
+    int status = GB_OK;
+    gb_cuda_buffer *b = new_buffer(io->in, &io->n_in, host->name, host->elem, host->count, e);
+    if (!b) return GB_FAIL;
+    size_t alloc = b->bytes ? b->bytes : 1; /* a zero-size array still gets a valid pointer */
+    CUDA_TRY(cudaMalloc(&b->dev, alloc));
+    CUDA_TRY(cudaMallocHost(&b->pinned, alloc));
+    if (b->bytes) memcpy(b->pinned, host->data, b->bytes);
+    CUDA_TRY(cudaMemcpyAsync(b->dev, b->pinned, b->bytes, cudaMemcpyHostToDevice, gb_cuda.stream));
+    CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
+    *dev = b->dev;
+    return GB_OK;
+fail:
+    return status;
+}
+
+int gb_cuda_io_output(gb_cuda_io *io, const char *name, gb_elem elem, size_t count, void **dev,
+                      gb_err *e) {
+    int status = GB_OK;
+    gb_cuda_buffer *b = new_buffer(io->out, &io->n_out, name, elem, count, e);
+    if (!b) return GB_FAIL;
+    size_t alloc = b->bytes ? b->bytes : 1;
+    CUDA_TRY(cudaMalloc(&b->dev, alloc));
+    CUDA_TRY(cudaMallocHost(&b->pinned, alloc));
+    /* All-ones bytes are a NaN in float and double (and -1 in integers):
+     * an element the op never writes fails verification. */
+    memset(b->pinned, 0xff, alloc);
+    CUDA_TRY(cudaMemsetAsync(b->dev, 0xff, alloc, gb_cuda.stream));
+    CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
+    *dev = b->dev;
+    return GB_OK;
+fail:
+    return status;
+}
+
+static int device_time(gb_cuda_issue_fn issue, void *state, double *seconds, gb_err *e) {
+    int status = GB_OK;
+    float ms = 0;
+    CUDA_TRY(cudaEventRecord(gb_cuda.ev_start, gb_cuda.stream));
+    status = issue(state, e);
+    if (status != GB_OK) {
+        /* Drain what was enqueued so the next case starts clean; a sticky
+         * error surfacing here outranks the issue's own message. */
+        gb_err sync_err;
+        if (gb_cuda_check(cudaStreamSynchronize(gb_cuda.stream), "cudaStreamSynchronize", &sync_err) ==
+            GB_FATAL)
+            *e = sync_err;
+        return gb_cuda.lost ? GB_FATAL : status;
+    }
+    CUDA_TRY(cudaEventRecord(gb_cuda.ev_stop, gb_cuda.stream));
+    CUDA_TRY(cudaEventSynchronize(gb_cuda.ev_stop));
+    CUDA_TRY(cudaEventElapsedTime(&ms, gb_cuda.ev_start, gb_cuda.ev_stop));
+    *seconds = 1e-3 * (double)ms;
+    return GB_OK;
+fail:
+    return status;
+}
+
+static int end_to_end_time(gb_cuda_io *io, gb_cuda_issue_fn issue, void *state, double *seconds,
+                           gb_err *e) {
+    int status = GB_OK;
+    CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
+    double t0 = gb_now();
+    for (int i = 0; i < io->n_in; i++) {
+        gb_cuda_buffer *b = &io->in[i];
+        CUDA_TRY(cudaMemcpyAsync(b->dev, b->pinned, b->bytes, cudaMemcpyHostToDevice, gb_cuda.stream));
+    }
+    status = issue(state, e);
+    if (status != GB_OK) {
+        gb_err sync_err;
+        if (gb_cuda_check(cudaStreamSynchronize(gb_cuda.stream), "cudaStreamSynchronize", &sync_err) ==
+            GB_FATAL)
+            *e = sync_err;
+        return gb_cuda.lost ? GB_FATAL : status;
+    }
+    for (int i = 0; i < io->n_out; i++) {
+        gb_cuda_buffer *b = &io->out[i];
+        CUDA_TRY(cudaMemcpyAsync(b->pinned, b->dev, b->bytes, cudaMemcpyDeviceToHost, gb_cuda.stream));
+    }
+    CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
+    *seconds = gb_now() - t0;
+    return GB_OK;
+fail:
+    return status;
+}
+
+int gb_cuda_time(gb_cuda_io *io, int timing, gb_cuda_issue_fn issue, void *state, double *seconds,
+                 gb_err *e) {
+    int status = gb_cuda_lost_check(e);
+    if (status != GB_OK) return status;
+    switch (timing) {
+    case GB_CUDA_TIMING_DEVICE: return device_time(issue, state, seconds, e);
+    case GB_CUDA_TIMING_END_TO_END: return end_to_end_time(io, issue, state, seconds, e);
+    default: return gb_errf(e, GB_FAIL, "unknown CUDA timing index %d", timing);
+    }
+}
+
+int gb_cuda_io_fetch(gb_cuda_io *io, gb_arrays *out, gb_err *e) {
+    int status = gb_cuda_lost_check(e);
+    if (status != GB_OK) return status;
+    for (int i = 0; i < io->n_out; i++) {
+        gb_cuda_buffer *b = &io->out[i];
+        CUDA_TRY(cudaMemcpyAsync(b->pinned, b->dev, b->bytes, cudaMemcpyDeviceToHost, gb_cuda.stream));
+    }
+    CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
+    for (int i = 0; i < io->n_out; i++) {
+        gb_cuda_buffer *b = &io->out[i];
+        gb_array *a = gb_arrays_add(out, b->name, b->elem, b->count, e);
+        if (!a) return GB_FAIL;
+        if (b->bytes) memcpy(a->data, b->pinned, b->bytes);
+    }
+    return GB_OK;
+fail:
+    return status;
+}
+
+static void free_buffers(gb_cuda_buffer *slots, int n) {
+    for (int i = 0; i < n; i++) {
+        /* Errors are ignored: after a lost context the frees fail too, and
+         * there is nothing better to do with the memory. */
+        if (slots[i].dev) (void)cudaFree(slots[i].dev);
+        if (slots[i].pinned) (void)cudaFreeHost(slots[i].pinned);
+    }
+}
+
+void gb_cuda_io_free(gb_cuda_io *io) {
+    if (!io) return;
+    free_buffers(io->in, io->n_in);
+    free_buffers(io->out, io->n_out);
+    memset(io, 0, sizeof *io);
+    (void)cudaGetLastError();
+}
+
+/* Headroom kept free beyond the estimate: library workspaces (cuBLAS keeps
+ * its own), allocation granularity, and what other processes may take. */
+#define GB_CUDA_HEADROOM ((double)(256u << 20))
+
+int gb_cuda_fits(double bytes_needed, gb_err *why) {
+    int status = gb_cuda_lost_check(why);
+    if (status != GB_OK) return status;
+    size_t free_b = 0, total_b = 0;
+    cudaError_t rc = cudaMemGetInfo(&free_b, &total_b);
+    if (rc != cudaSuccess) return gb_cuda_check(rc, "cudaMemGetInfo", why);
+    if (bytes_needed + GB_CUDA_HEADROOM > (double)free_b) {
+        const double gib = 1024.0 * 1024 * 1024;
+        return gb_errf(why, GB_SKIP, "needs %.2f GiB of device memory, %.2f GiB free (of %.2f GiB)",
+                       bytes_needed / gib, (double)free_b / gib, (double)total_b / gib);
+    }
+    return GB_OK;
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Install the Debian/Ubuntu packages gpubench builds against.
+#   scripts/install-deps.sh               install (apt-get), saying what
+#   scripts/install-deps.sh --if-missing  only when something is missing
+#   scripts/install-deps.sh --list        print the package names
+# CUDA is not installed here: the CUDA backend is built when nvcc is found
+# (/usr/local/cuda or PATH) and skipped otherwise.
+set -eu
+
+PACKAGES="build-essential pkg-config libopenblas-dev liblapacke-dev libfftw3-dev \
+libsuitesparse-dev libgraphblas-dev libcjson-dev python3 python3-matplotlib xz-utils"
+
+if [ "${1:-}" = "--list" ]; then
+    echo $PACKAGES
+    exit 0
+fi
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+
+if [ -z "$missing" ]; then
+    [ "${1:-}" = "--if-missing" ] || echo "install-deps: all packages present:$(echo " $PACKAGES" | tr -s ' ')"
+    exit 0
+fi
+
+echo "install-deps: installing:$missing"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,81 @@
+/* backends.c — see backends.h. */
+#include "backends.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "plugin.h"
+
+static int in_list(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+int gb_backends_init(gb_backend_set *set, const char *requested, const gb_backend_options *opt,
+                     gb_err *e) {
+    memset(set, 0, sizeof *set);
+    gb_backend_slot *cpu = &set->slot[set->count++];
+    cpu->b = gb_cpu_backend();
+    cpu->name = "cpu";
+    gb_backend_slot *cuda = &set->slot[set->count++];
+    cuda->name = "cuda";
+    cuda->b = gb_plugin_load_cuda(cuda->reason, sizeof cuda->reason);
+
+    for (int i = 0; i < set->count; i++) {
+        gb_backend_slot *s = &set->slot[i];
+        if (!s->b) continue;
+        gb_err why = {{0}};
+        if (s->b->init(opt, &why) == GB_OK) s->available = 1;
+        else snprintf(s->reason, sizeof s->reason, "%s", why.msg);
+    }
+
+    if (requested) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", requested);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            gb_backend_slot *s = NULL;
+            for (int i = 0; i < set->count; i++)
+                if (strcmp(set->slot[i].name, tok) == 0) s = &set->slot[i];
+            if (!s) return gb_errf(e, GB_FAIL, "--backend: unknown backend \"%s\" (known: cpu, cuda)", tok);
+            if (!s->available)
+                return gb_errf(e, GB_FAIL, "--backend %s: unavailable: %s", tok, s->reason);
+        }
+    }
+    for (int i = 0; i < set->count; i++) {
+        gb_backend_slot *s = &set->slot[i];
+        s->selected = s->available && (!requested || in_list(requested, s->name));
+    }
+    return GB_OK;
+}
+
+void gb_backends_describe(const gb_backend_set *set, cJSON *ctx) {
+    cJSON *list = cJSON_AddObjectToObject(ctx, "backends");
+    for (int i = 0; i < set->count; i++) {
+        const gb_backend_slot *s = &set->slot[i];
+        if (s->available && s->b->describe) s->b->describe(ctx);
+        cJSON *o = cJSON_AddObjectToObject(list, s->name);
+        cJSON_AddBoolToObject(o, "available", s->available);
+        cJSON_AddBoolToObject(o, "selected", s->selected);
+        if (!s->available) cJSON_AddStringToObject(o, "reason", s->reason);
+    }
+}
+
+void gb_backends_disable(gb_backend_slot *slot, const char *reason) {
+    slot->disabled = 1;
+    snprintf(slot->reason, sizeof slot->reason, "%s", reason);
+}
+
+void gb_backends_shutdown(gb_backend_set *set) {
+    for (int i = 0; i < set->count; i++) {
+        gb_backend_slot *s = &set->slot[i];
+        if (s->available && s->b->shutdown) s->b->shutdown();
+    }
+    gb_plugin_unload();
+}

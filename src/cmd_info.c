@@ -1,0 +1,100 @@
+/* cmd_info.c — `gpubench info`: the provenance a run records, printed. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"
+#include "commands.h"
+#include "sanity.h"
+#include "sysinfo.h"
+
+/* Print an object as indented "key: value" lines. */
+static void print_tree(const cJSON *o, int depth) {
+    const cJSON *it;
+    cJSON_ArrayForEach(it, o) {
+        printf("%*s%s:", 2 * depth, "", it->string ? it->string : "-");
+        if (cJSON_IsObject(it)) {
+            printf("\n");
+            print_tree(it, depth + 1);
+        } else if (cJSON_IsArray(it)) {
+            const cJSON *x;
+            cJSON_ArrayForEach(x, it) {
+                if (cJSON_IsString(x)) printf(" %s", x->valuestring);
+                else if (cJSON_IsNumber(x)) printf(" %g", x->valuedouble);
+            }
+            printf("\n");
+        } else if (cJSON_IsString(it)) {
+            printf(" %s\n", it->valuestring);
+        } else if (cJSON_IsNumber(it)) {
+            printf(" %.15g\n", it->valuedouble);
+        } else if (cJSON_IsBool(it)) {
+            printf(" %s\n", cJSON_IsTrue(it) ? "true" : "false");
+        } else {
+            printf(" null\n");
+        }
+    }
+}
+
+int gb_cmd_info(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"format", required_argument, 0, 'f'}, {"threads", required_argument, 0, 't'},
+        {"device", required_argument, 0, 'D'}, {"openblas-core", required_argument, 0, 'C'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int ch, json = 0;
+    const char *core = NULL;
+    gb_backend_options opt = {0};
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'f':
+            if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
+                fprintf(stderr, "gpubench info: --format: expected text or json, got \"%s\"\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            json = strcmp(optarg, "json") == 0;
+            break;
+        case 't': opt.threads = atoi(optarg); break;
+        case 'D': opt.device = atoi(optarg); break;
+        case 'C': core = optarg; break;
+        case 'h':
+            printf("usage: gpubench info [--format text|json] [--threads N] [--device N]\n"
+                   "                     [--openblas-core auto|NAME]\n\n"
+                   "The system as a run records it: CPU model, sockets, cores, ISA extensions,\n"
+                   "memory, OS, GPU, library versions (OpenBLAS with its detected core and\n"
+                   "threads, FFTW, GraphBLAS, cJSON, CUDA libraries), compiler and build flags,\n"
+                   "and warnings about anything that would make CPU numbers unfair.\n");
+            return GB_EXIT_OK;
+        default:
+            fprintf(stderr, "usage: gpubench info [--format text|json]\n");
+            return GB_EXIT_USAGE;
+        }
+    }
+    char why[GB_MSG_LEN];
+    if (gb_apply_openblas_core(core, why, sizeof why)) {
+        fprintf(stderr, "gpubench info: %s\n", why);
+        return GB_EXIT_USAGE;
+    }
+    gb_backend_set set;
+    gb_err e;
+    gb_backends_init(&set, NULL, &opt, &e);
+    cJSON *ctx = gb_sysinfo_context(gb_full_argc, gb_full_argv);
+    gb_backends_describe(&set, ctx);
+    cJSON *warnings = cJSON_CreateArray();
+    gb_sanity_check(ctx, warnings);
+    if (json) {
+        cJSON_AddItemToObject(ctx, "warnings", warnings);
+        char *text = cJSON_Print(ctx);
+        printf("%s\n", text);
+        free(text);
+    } else {
+        printf("gpubench %s\n", GB_VERSION);
+        print_tree(ctx, 0);
+        const cJSON *w;
+        cJSON_ArrayForEach(w, warnings) printf("WARNING: %s\n", w->valuestring);
+        cJSON_Delete(warnings);
+    }
+    cJSON_Delete(ctx);
+    gb_backends_shutdown(&set);
+    return GB_EXIT_OK;
+}

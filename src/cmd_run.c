@@ -1,0 +1,293 @@
+/* cmd_run.c — `gpubench run SUITE [options]`. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends.h"
+#include "commands.h"
+#include "export.h"
+#include "plot.h"
+#include "report.h"
+#include "results_io.h"
+#include "runner.h"
+#include "sanity.h"
+#include "suite.h"
+#include "sysinfo.h"
+
+static void run_usage(FILE *out) {
+    fprintf(out,
+        "usage: gpubench run SUITE.json [options]\n\n"
+        "Run every case of the suite on each backend, verify the answers agree, print a line per\n"
+        "case and a summary table, and write the results JSON.\n\n"
+        "  --backend LIST      backends to run: cpu,cuda (default: every available one)\n"
+        "  --op LIST           only these ops (e.g. matmul,fft)\n"
+        "  --dtype LIST        only these dtypes: float32,float64\n"
+        "  --out PATH          results file (default results/<suite>-<host>-<UTC time>.json)\n"
+        "  --format FMT        stdout table format: table (default), md, csv\n"
+        "  --threads N         CPU threads (default: all %d logical CPUs)\n"
+        "  --device N          CUDA device ordinal (default 0)\n"
+        "  --seed N            input seed (default: the suite's, else 42)\n"
+        "  --cache MODE        hot (default) or cold: flush CPU LLC / GPU L2 between repetitions\n"
+        "  --no-peak           do not measure the ceilings (no %% of peak in the results)\n"
+        "  --openblas-core C   auto, or an OpenBLAS core name: set OPENBLAS_CORETYPE and re-run\n"
+        "  --plot DIR          render plots with scripts/plot.py (needs Python 3 + matplotlib)\n"
+        "  --export-gbench F   also write Google Benchmark JSON to F\n"
+        "  --quiet             no per-case lines and no progress\n"
+        "  -h, --help          this help\n\n"
+        "Exit status: 0 all ran and verified; 1 a verification failed or a case errored;\n"
+        "2 usage or input error (bad suite, unknown backend). Ctrl-C stops after the current\n"
+        "repetition and still writes the results measured so far.\n",
+        gb_sysinfo_logical_cpus());
+}
+
+static void on_sigint(int sig) {
+    (void)sig;
+    if (gb_interrupted) _exit(130); /* a second Ctrl-C: stop now */
+    gb_interrupted = 1;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+/* results/<suite>-<host>-<UTC timestamp>.json, creating results/ if needed. */
+static void default_out_path(const char *suite, char *out, size_t len) {
+    char host[128], stamp[32];
+    gb_sysinfo_hostname(host, sizeof host);
+    time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
+    mkdir("results", 0777);
+    snprintf(out, len, "results/%s-%s-%s.json", suite, host, stamp);
+}
+
+static cJSON *new_results_doc(const gb_suite *s, cJSON *context, const char *cache) {
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema", "gpubench-results");
+    cJSON_AddNumberToObject(doc, "schema_version", 1);
+    cJSON_AddStringToObject(doc, "gpubench_version", GB_VERSION);
+    cJSON_AddBoolToObject(doc, "complete", 0);
+    cJSON_AddBoolToObject(doc, "interrupted", 0);
+    cJSON *suite = cJSON_Duplicate(s->doc, 1);
+    cJSON_AddStringToObject(suite, "path", s->path);
+    cJSON_AddItemToObject(doc, "suite", suite);
+    cJSON_AddStringToObject(context, "cache_mode", cache);
+    cJSON_AddNumberToObject(context, "seed", (double)s->seed);
+    cJSON_AddItemToObject(doc, "context", context);
+    cJSON_AddItemToObject(doc, "peaks", cJSON_CreateObject());
+    cJSON_AddItemToObject(doc, "warnings", cJSON_CreateArray());
+    cJSON_AddItemToObject(doc, "health", cJSON_CreateObject());
+    cJSON_AddItemToObject(doc, "cases", cJSON_CreateArray());
+    return doc;
+}
+
+static void measure_peaks(gb_backend_set *set, cJSON *doc, int quiet) {
+    cJSON *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
+    for (int i = 0; i < set->count; i++) {
+        gb_backend_slot *s = &set->slot[i];
+        if (!s->selected || !s->b->measure_peaks) continue;
+        if (!quiet) fprintf(stderr, "measuring %s ceilings...\n", s->name);
+        cJSON *p = cJSON_CreateObject();
+        gb_err e = {{0}};
+        int status = s->b->measure_peaks(p, &e);
+        if (status != GB_OK) {
+            cJSON_AddStringToObject(p, "error", e.msg);
+            fprintf(stderr, "warning: %s ceilings not measured: %s\n", s->name, e.msg);
+            if (status == GB_FATAL) gb_backends_disable(s, e.msg);
+        }
+        cJSON_AddItemToObject(peaks, s->name, p);
+    }
+}
+
+static void record_health(gb_backend_set *set, cJSON *doc, const char *when) {
+    cJSON *health = cJSON_GetObjectItemCaseSensitive(doc, "health");
+    cJSON *h = cJSON_AddObjectToObject(health, when);
+    for (int i = 0; i < set->count; i++) {
+        gb_backend_slot *s = &set->slot[i];
+        if (!s->selected || s->disabled || !s->b->health) continue;
+        s->b->health(cJSON_AddObjectToObject(h, s->name));
+    }
+}
+
+int gb_cmd_run(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"backend", required_argument, 0, 'b'}, {"op", required_argument, 0, 'o'},
+        {"dtype", required_argument, 0, 'd'},   {"out", required_argument, 0, 'O'},
+        {"format", required_argument, 0, 'f'},  {"threads", required_argument, 0, 't'},
+        {"device", required_argument, 0, 'D'},  {"seed", required_argument, 0, 's'},
+        {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'},
+        {"openblas-core", required_argument, 0, 'C'}, {"plot", required_argument, 0, 'p'},
+        {"export-gbench", required_argument, 0, 'g'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL, *core = NULL;
+    gb_suite_filter filter = {0};
+    gb_backend_options bopt = {.threads = 0, .device = 0, .cache_cold = 0};
+    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, ch;
+    long v;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'b': backends = optarg; break;
+        case 'o': filter.ops = optarg; break;
+        case 'd': filter.dtypes = optarg; break;
+        case 'O': out_path = optarg; break;
+        case 'f':
+            format = gb_format_parse(optarg);
+            if (format < 0 || format == GB_FMT_HTML) {
+                fprintf(stderr, "gpubench run: --format: expected table, md or csv, got \"%s\"\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            break;
+        case 't':
+            if (parse_int(optarg, 1, 4096, &v)) {
+                fprintf(stderr, "gpubench run: --threads: expected a positive integer, got \"%s\"\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            bopt.threads = (int)v;
+            break;
+        case 'D':
+            if (parse_int(optarg, 0, 1024, &v)) {
+                fprintf(stderr, "gpubench run: --device: expected a device ordinal, got \"%s\"\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            bopt.device = (int)v;
+            break;
+        case 's': {
+            char *end;
+            errno = 0;
+            unsigned long long sv = strtoull(optarg, &end, 10);
+            if (errno || *end || end == optarg || optarg[0] == '-') {
+                fprintf(stderr, "gpubench run: --seed: expected a non-negative integer, got \"%s\"\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            filter.has_seed = 1;
+            filter.seed = sv;
+            break;
+        }
+        case 'c':
+            if (strcmp(optarg, "hot") && strcmp(optarg, "cold")) {
+                fprintf(stderr, "gpubench run: --cache: expected hot or cold, got \"%s\"\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            bopt.cache_cold = strcmp(optarg, "cold") == 0;
+            break;
+        case 'P': peaks = 0; break;
+        case 'C': core = optarg; break;
+        case 'p': plot_dir = optarg; break;
+        case 'g': gbench = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': run_usage(stdout); return GB_EXIT_OK;
+        default: run_usage(stderr); return GB_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "gpubench run: expected exactly one suite file\n\n");
+        run_usage(stderr);
+        return GB_EXIT_USAGE;
+    }
+    char why[GB_MSG_LEN];
+    if (gb_apply_openblas_core(core, why, sizeof why)) {
+        fprintf(stderr, "gpubench run: %s\n", why);
+        return GB_EXIT_USAGE;
+    }
+
+    gb_suite suite;
+    gb_err e = {{0}};
+    if (gb_suite_load(argv[optind], &filter, &suite, &e) != GB_OK) {
+        fprintf(stderr, "gpubench run: %s\n", e.msg);
+        return GB_EXIT_USAGE;
+    }
+    if (suite.count == 0) {
+        fprintf(stderr, "gpubench run: %s: no case left after --op/--dtype filters\n", suite.path);
+        gb_suite_free(&suite);
+        return GB_EXIT_USAGE;
+    }
+    gb_backend_set set;
+    if (gb_backends_init(&set, backends, &bopt, &e) != GB_OK) {
+        fprintf(stderr, "gpubench run: %s\n", e.msg);
+        gb_backends_shutdown(&set);
+        gb_suite_free(&suite);
+        return GB_EXIT_USAGE;
+    }
+    for (int i = 0; i < set.count; i++)
+        if (!set.slot[i].available && !quiet)
+            fprintf(stderr, "note: backend %s unavailable: %s\n", set.slot[i].name, set.slot[i].reason);
+
+    char path[1024];
+    if (out_path) snprintf(path, sizeof path, "%s", out_path);
+    else default_out_path(suite.name, path, sizeof path);
+
+    cJSON *context = gb_sysinfo_context(gb_full_argc, gb_full_argv);
+    gb_backends_describe(&set, context);
+    cJSON *doc = new_results_doc(&suite, context, bopt.cache_cold ? "cold" : "hot");
+    cJSON *warnings = cJSON_GetObjectItemCaseSensitive(doc, "warnings");
+    gb_sanity_check(context, warnings);
+    const cJSON *w;
+    cJSON_ArrayForEach(w, warnings) fprintf(stderr, "WARNING: %s\n", w->valuestring);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+
+    if (peaks) measure_peaks(&set, doc, quiet);
+    record_health(&set, doc, "before");
+
+    FILE *lines = format == GB_FMT_TABLE ? stdout : stderr; /* keep md/csv stdout clean */
+    gb_run_config cfg = {.backends = &set, .quiet = quiet, .progress = !quiet && isatty(2),
+                         .cache_cold = bopt.cache_cold, .results = doc, .out_path = path,
+                         .lines = lines};
+    int status = gb_runner_run(&suite, &cfg, &e);
+    record_health(&set, doc, "after");
+    for (int i = 0; i < set.count; i++)
+        if (set.slot[i].disabled) {
+            char msg[GB_MSG_LEN + 64];
+            snprintf(msg, sizeof msg, "backend %s was disabled during the run: %s", set.slot[i].name,
+                     set.slot[i].reason);
+            cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+            fprintf(stderr, "WARNING: %s\n", msg);
+        }
+
+    cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateBool(!gb_interrupted && status == GB_OK));
+    cJSON_ReplaceItemInObjectCaseSensitive(doc, "interrupted", cJSON_CreateBool(gb_interrupted != 0));
+    int bad = gb_runner_summarize(doc);
+    gb_report_crossover(doc);
+    int exit_code = bad ? GB_EXIT_CHECK : GB_EXIT_OK;
+    if (gb_results_write_atomic(doc, path, why, sizeof why) != 0) {
+        fprintf(stderr, "gpubench run: %s\n", why);
+        exit_code = GB_EXIT_USAGE;
+    } else if (status != GB_OK) {
+        fprintf(stderr, "gpubench run: %s\n", e.msg);
+        exit_code = GB_EXIT_USAGE;
+    }
+
+    gb_report_options ro = {.format = (gb_format)format, .ops = NULL,
+                            .color = format == GB_FMT_TABLE && isatty(1) && !getenv("NO_COLOR")};
+    if (format == GB_FMT_TABLE) printf("\n");
+    gb_report_render(doc, &ro, stdout);
+    fflush(stdout);
+    fprintf(stderr, "results: %s%s\n", path, gb_interrupted ? " (interrupted: partial results)" : "");
+    if (bad) fprintf(stderr, "%d result(s) failed verification or errored: exit 1\n", bad);
+
+    if (gbench && gb_export_gbench(doc, gbench, why, sizeof why) != 0) {
+        fprintf(stderr, "gpubench run: --export-gbench: %s\n", why);
+        if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
+    }
+    if (plot_dir && gb_plot_run(path, plot_dir, "png", why, sizeof why) != 0)
+        fprintf(stderr, "gpubench run: --plot: %s\n", why);
+
+    cJSON_Delete(doc);
+    gb_backends_shutdown(&set);
+    gb_suite_free(&suite);
+    return exit_code;
+}

@@ -1,0 +1,59 @@
+/* main.c — dispatch to a subcommand (src/cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "gb.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"run", gb_cmd_run, "run a suite on the CPU and GPU backends, print tables, write results JSON"},
+    {"list", gb_cmd_list, "list the ops and the backends of this build (available or why not)"},
+    {"info", gb_cmd_info, "describe this system: CPU, ISA, memory, GPU, library versions, build"},
+    {"validate", gb_cmd_validate, "check a suite file without running it"},
+    {"peak", gb_cmd_peak, "measure this machine's ceilings (memory bandwidth, GEMM, transfers)"},
+    {"report", gb_cmd_report, "re-render a saved results file (table, md, csv, html)"},
+    {"compare", gb_cmd_compare, "compare two results files and flag regressions (for CI)"},
+    {"merge", gb_cmd_merge, "merge several results files into one"},
+    {"export", gb_cmd_export, "export results to Google Benchmark or benchmark-action JSON"},
+};
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "gpubench %s — honest CPU-vs-GPU benchmarks\n\n"
+            "usage: gpubench COMMAND [options]    (gpubench COMMAND --help for its options)\n\n"
+            "commands:\n",
+            GB_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nexit codes: 0 success, 1 a check failed (verification, regression), "
+                 "2 usage or input error\n");
+}
+
+int gb_full_argc;
+char **gb_full_argv;
+
+int main(int argc, char **argv) {
+    gb_full_argc = argc;
+    gb_full_argv = argv;
+    if (argc < 2) {
+        usage(stderr);
+        return GB_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return GB_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("gpubench %s\n", GB_VERSION);
+        return GB_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "gpubench: unknown command \"%s\"\n\n", argv[1]);
+    usage(stderr);
+    return GB_EXIT_USAGE;
+}

@@ -1,0 +1,442 @@
+/* suite.c — parse and validate suite files into a plan (see suite.h).
+ *
+ * Validation is strict on purpose: a typo'd key must never silently run the
+ * defaults. Every error names the file, the JSON path and the reason. */
+#include "suite.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Error with "file: path: reason". */
+#define FAIL_AT(e, s, where, ...)                                                   \
+    do {                                                                            \
+        char reason_[GB_MSG_LEN];                                                   \
+        snprintf(reason_, sizeof reason_, __VA_ARGS__);                             \
+        return gb_errf(e, GB_FAIL, "%s: %s: %s", (s)->path, where, reason_);        \
+    } while (0)
+
+int gb_dtype_parse(const char *s) {
+    if (strcmp(s, "float32") == 0) return GB_FLOAT32;
+    if (strcmp(s, "float64") == 0) return GB_FLOAT64;
+    return -1;
+}
+
+static const char *json_type_name(const cJSON *v) {
+    if (!v) return "nothing";
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsArray(v)) return "an array";
+    if (cJSON_IsObject(v)) return "an object";
+    if (cJSON_IsBool(v)) return "a boolean";
+    return "null";
+}
+
+/* Reject keys of obj not in allowed (NULL-terminated). */
+static int check_keys(const gb_suite *s, const cJSON *obj, const char *where,
+                      const char *const *allowed, gb_err *e) {
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        int ok = 0;
+        for (const char *const *k = allowed; *k; k++)
+            if (strcmp(it->string, *k) == 0) ok = 1;
+        if (!ok) {
+            char list[256] = "";
+            size_t len = 0;
+            for (const char *const *k = allowed; *k; k++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k == allowed ? "" : ", ", *k);
+            FAIL_AT(e, s, where, "unknown key \"%s\" (allowed: %s)", it->string, list);
+        }
+    }
+    return GB_OK;
+}
+
+static int read_dtypes(const gb_suite *s, const cJSON *v, const char *where, unsigned *mask,
+                       gb_err *e) {
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0)
+        FAIL_AT(e, s, where, "expected a non-empty array of \"float32\"/\"float64\", got %s",
+                json_type_name(v));
+    *mask = 0;
+    int i = 0;
+    for (const cJSON *it = v->child; it; it = it->next, i++) {
+        int d = cJSON_IsString(it) ? gb_dtype_parse(it->valuestring) : -1;
+        if (d < 0) {
+            char w[128];
+            snprintf(w, sizeof w, "%s[%d]", where, i);
+            if (cJSON_IsString(it))
+                FAIL_AT(e, s, w, "unknown dtype \"%s\" (allowed: float32, float64)", it->valuestring);
+            FAIL_AT(e, s, w, "expected \"float32\" or \"float64\", got %s", json_type_name(it));
+        }
+        *mask |= 1u << d;
+    }
+    return GB_OK;
+}
+
+static int read_number(const gb_suite *s, const cJSON *v, const char *where, double lo, double hi,
+                       int integer, double *out, gb_err *e) {
+    if (!cJSON_IsNumber(v))
+        FAIL_AT(e, s, where, "expected %s, got %s", integer ? "an integer" : "a number",
+                json_type_name(v));
+    double d = v->valuedouble;
+    if (integer && d != floor(d)) FAIL_AT(e, s, where, "expected an integer, got %g", d);
+    if (!(d >= lo && d <= hi)) FAIL_AT(e, s, where, "expected a value in [%g, %g], got %g", lo, hi, d);
+    *out = d;
+    return GB_OK;
+}
+
+/* The timing keys shared by "defaults" and each benchmark. */
+static int read_budget_keys(const gb_suite *s, const cJSON *obj, const char *where, gb_budget *b,
+                            gb_err *e) {
+    char w[192];
+    double d;
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(obj, "warmup"))) {
+        snprintf(w, sizeof w, "%s.warmup", where);
+        if (read_number(s, v, w, 0, 1000, 1, &d, e)) return GB_FAIL;
+        b->warmup = (int)d;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(obj, "min_reps"))) {
+        snprintf(w, sizeof w, "%s.min_reps", where);
+        if (read_number(s, v, w, 1, 1e6, 1, &d, e)) return GB_FAIL;
+        b->min_reps = (int)d;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(obj, "min_time_s"))) {
+        snprintf(w, sizeof w, "%s.min_time_s", where);
+        if (read_number(s, v, w, 0, 3600, 0, &d, e)) return GB_FAIL;
+        b->min_time_s = d;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(obj, "max_time_s"))) {
+        snprintf(w, sizeof w, "%s.max_time_s", where);
+        if (read_number(s, v, w, 1e-3, 86400, 0, &d, e)) return GB_FAIL;
+        b->max_time_s = d;
+    }
+    if (b->max_time_s < b->min_time_s)
+        FAIL_AT(e, s, where, "max_time_s (%g) is smaller than min_time_s (%g)", b->max_time_s,
+                b->min_time_s);
+    return GB_OK;
+}
+
+static int read_params(const gb_suite *s, const gb_op *op, const cJSON *obj, const char *where,
+                       gb_params *p, gb_err *e) {
+    if (!cJSON_IsObject(obj)) FAIL_AT(e, s, where, "expected an object, got %s", json_type_name(obj));
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        const gb_param_spec *spec = NULL;
+        for (const gb_param_spec *ps = op->params; ps && ps->key; ps++)
+            if (strcmp(ps->key, it->string) == 0) spec = ps;
+        char w[192];
+        snprintf(w, sizeof w, "%s.%s", where, it->string);
+        if (!spec) {
+            char list[256] = "";
+            size_t len = 0;
+            for (const gb_param_spec *ps = op->params; ps && ps->key; ps++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", ps->key);
+            FAIL_AT(e, s, w, "unknown param for op %s (allowed: %s)", op->name, len ? list : "none");
+        }
+        char *field = (char *)p + spec->offset;
+        double d;
+        switch (spec->type) {
+        case GB_PARAM_INT:
+            if (read_number(s, it, w, spec->min, spec->max, 1, &d, e)) return GB_FAIL;
+            *(int *)field = (int)d;
+            break;
+        case GB_PARAM_DOUBLE:
+            if (read_number(s, it, w, spec->min, spec->max, 0, &d, e)) return GB_FAIL;
+            *(double *)field = d;
+            break;
+        case GB_PARAM_BOOL:
+            if (!cJSON_IsBool(it)) FAIL_AT(e, s, w, "expected true or false, got %s", json_type_name(it));
+            *(int *)field = cJSON_IsTrue(it);
+            break;
+        case GB_PARAM_ENUM: {
+            int found = -1;
+            char list[256] = "";
+            size_t len = 0;
+            for (int k = 0; spec->values[k]; k++) {
+                if (cJSON_IsString(it) && strcmp(spec->values[k], it->valuestring) == 0) found = k;
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", spec->values[k]);
+            }
+            if (found < 0) {
+                if (cJSON_IsString(it))
+                    FAIL_AT(e, s, w, "unknown value \"%s\" (allowed: %s)", it->valuestring, list);
+                FAIL_AT(e, s, w, "expected one of %s, got %s", list, json_type_name(it));
+            }
+            *(int *)field = found;
+            break;
+        }
+        }
+    }
+    return GB_OK;
+}
+
+cJSON *gb_params_to_json(const gb_case *c) {
+    cJSON *o = cJSON_CreateObject();
+    for (const gb_param_spec *ps = c->op->params; ps && ps->key; ps++) {
+        const char *field = (const char *)&c->params + ps->offset;
+        switch (ps->type) {
+        case GB_PARAM_INT: cJSON_AddNumberToObject(o, ps->key, *(const int *)field); break;
+        case GB_PARAM_DOUBLE: cJSON_AddNumberToObject(o, ps->key, *(const double *)field); break;
+        case GB_PARAM_BOOL: cJSON_AddBoolToObject(o, ps->key, *(const int *)field); break;
+        case GB_PARAM_ENUM: cJSON_AddStringToObject(o, ps->key, ps->values[*(const int *)field]); break;
+        }
+    }
+    return o;
+}
+
+/* Is name in the comma-separated list (NULL list: everything is)? */
+static int in_list(const char *list, const char *name) {
+    if (!list) return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+static int check_filter(const char *list, const char *what, int (*known)(const char *),
+                        const char *allowed, gb_err *e) {
+    if (!list) return GB_OK;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+        if (!known(tok))
+            return gb_errf(e, GB_FAIL, "--%s: unknown %s \"%s\" (known: %s)", what, what, tok, allowed);
+    return GB_OK;
+}
+
+static int known_op(const char *n) { return gb_op_find(n) != NULL; }
+static int known_dtype(const char *n) { return gb_dtype_parse(n) >= 0; }
+
+static int add_item(gb_suite *s, size_t *cap, const gb_plan_item *it, gb_err *e) {
+    if (s->count == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 64;
+        gb_plan_item *n = realloc(s->items, ncap * sizeof *n);
+        if (!n) return gb_errf(e, GB_FAIL, "out of memory building the plan");
+        s->items = n;
+        *cap = ncap;
+    }
+    s->items[s->count++] = *it;
+    return GB_OK;
+}
+
+static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suite_filter *f,
+                           size_t *cap, gb_err *e) {
+    static const char *const keys[] = {"op", "sizes", "dtypes", "params", "warmup", "min_reps",
+                                       "min_time_s", "max_time_s", NULL};
+    char where[64], w[128];
+    snprintf(where, sizeof where, "benchmarks[%d]", index);
+    if (!cJSON_IsObject(b)) FAIL_AT(e, s, where, "expected an object, got %s", json_type_name(b));
+    if (check_keys(s, b, where, keys, e)) return GB_FAIL;
+
+    const cJSON *opv = cJSON_GetObjectItemCaseSensitive(b, "op");
+    snprintf(w, sizeof w, "%s.op", where);
+    if (!opv) FAIL_AT(e, s, where, "missing required key \"op\"");
+    if (!cJSON_IsString(opv)) FAIL_AT(e, s, w, "expected a string, got %s", json_type_name(opv));
+    const gb_op *op = gb_op_find(opv->valuestring);
+    if (!op) {
+        char list[256] = "";
+        size_t len = 0;
+        for (int i = 0; i < GB_OP_COUNT; i++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", gb_ops[i]->name);
+        FAIL_AT(e, s, w, "unknown op \"%s\" (known: %s)", opv->valuestring, list);
+    }
+
+    gb_budget budget = s->defaults;
+    if (read_budget_keys(s, b, where, &budget, e)) return GB_FAIL;
+
+    unsigned dtypes = s->dtypes;
+    const cJSON *dv = cJSON_GetObjectItemCaseSensitive(b, "dtypes");
+    if (dv) {
+        snprintf(w, sizeof w, "%s.dtypes", where);
+        if (read_dtypes(s, dv, w, &dtypes, e)) return GB_FAIL;
+    }
+
+    gb_params params;
+    gb_params_default(&params);
+    const cJSON *pv = cJSON_GetObjectItemCaseSensitive(b, "params");
+    if (pv) {
+        snprintf(w, sizeof w, "%s.params", where);
+        if (read_params(s, op, pv, w, &params, e)) return GB_FAIL;
+    }
+
+    const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(b, "sizes");
+    snprintf(w, sizeof w, "%s.sizes", where);
+    if (!sizes) FAIL_AT(e, s, where, "missing required key \"sizes\"");
+    if (!cJSON_IsArray(sizes) || cJSON_GetArraySize(sizes) == 0)
+        FAIL_AT(e, s, w, "expected a non-empty array of sizes, got %s", json_type_name(sizes));
+
+    /* Parse every size even if filtered out: a bad suite is bad whatever
+     * the command line selects. */
+    int k = 0;
+    for (const cJSON *sz = sizes->child; sz; sz = sz->next, k++) {
+        gb_case c;
+        memset(&c, 0, sizeof c);
+        c.op = op;
+        c.op_id = op->id;
+        c.params = params;
+        c.seed = s->seed;
+        gb_err why;
+        if (op->parse_size(sz, &c, &why) != GB_OK) {
+            char ws[160];
+            snprintf(ws, sizeof ws, "%s[%d]", w, k);
+            /* op messages may start with "[i]: " for a shape element */
+            if (why.msg[0] == '[') {
+                char *colon = strchr(why.msg, ':');
+                if (colon) {
+                    size_t n = (size_t)(colon - why.msg);
+                    snprintf(ws + strlen(ws), sizeof ws - strlen(ws), "%.*s", (int)n, why.msg);
+                    FAIL_AT(e, s, ws, "%s", colon + 2);
+                }
+            }
+            FAIL_AT(e, s, ws, "%s", why.msg);
+        }
+        for (int d = 0; d < GB_DTYPE_COUNT; d++) {
+            if (!(dtypes & (1u << d))) continue;
+            c.dtype = (gb_dtype)d;
+            if (!in_list(f ? f->ops : NULL, op->name)) continue;
+            if (!in_list(f ? f->dtypes : NULL, gb_dtype_name(c.dtype))) continue;
+            op->count(&c);
+            gb_plan_item item = {.c = c, .budget = budget, .benchmark = index};
+            if (add_item(s, cap, &item, e)) return GB_FAIL;
+        }
+    }
+    return GB_OK;
+}
+
+/* Line and column of a byte offset, for malformed-JSON messages. */
+static void line_col(const char *text, const char *at, int *line, int *col) {
+    *line = 1;
+    *col = 1;
+    for (const char *p = text; p < at && *p; p++) {
+        if (*p == '\n') { (*line)++; *col = 1; }
+        else (*col)++;
+    }
+}
+
+int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f, gb_suite *s,
+                   gb_err *e) {
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    if (f && check_filter(f->ops, "op", known_op,
+                          "matmul, elementwise, reduction, fft, solve, spgemm, svd", e))
+        return GB_FAIL;
+    if (f && check_filter(f->dtypes, "dtype", known_dtype, "float32, float64", e)) return GB_FAIL;
+
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithOpts(text, &end, 1);
+    if (!doc) {
+        int line, col;
+        const char *at = end ? end : cJSON_GetErrorPtr();
+        if (!at) at = text;
+        line_col(text, at, &line, &col);
+        char near[24];
+        snprintf(near, sizeof near, "%.16s", at);
+        for (char *p = near; *p; p++)
+            if (*p == '\n' || *p == '\r') *p = ' ';
+        return gb_errf(e, GB_FAIL, "%s: line %d, column %d: malformed JSON near \"%s\"", path, line,
+                       col, near);
+    }
+    s->doc = doc;
+    int status = GB_FAIL;
+    static const char *const top_keys[] = {"name", "description", "defaults", "benchmarks", NULL};
+    static const char *const default_keys[] = {"dtypes", "warmup", "min_reps", "min_time_s",
+                                               "max_time_s", "seed", NULL};
+    if (!cJSON_IsObject(doc)) {
+        gb_errf(e, GB_FAIL, "%s: top level: expected an object, got %s", path, json_type_name(doc));
+        goto out;
+    }
+    if (check_keys(s, doc, "top level", top_keys, e)) goto out;
+
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
+    if (!name) { gb_errf(e, GB_FAIL, "%s: top level: missing required key \"name\"", path); goto out; }
+    if (!cJSON_IsString(name) || !name->valuestring[0]) {
+        gb_errf(e, GB_FAIL, "%s: name: expected a non-empty string, got %s", path, json_type_name(name));
+        goto out;
+    }
+    snprintf(s->name, sizeof s->name, "%s", name->valuestring);
+    const cJSON *desc = cJSON_GetObjectItemCaseSensitive(doc, "description");
+    if (desc) {
+        if (!cJSON_IsString(desc)) {
+            gb_errf(e, GB_FAIL, "%s: description: expected a string, got %s", path, json_type_name(desc));
+            goto out;
+        }
+        snprintf(s->description, sizeof s->description, "%s", desc->valuestring);
+    }
+
+    /* Built-in defaults, overridden by the suite's "defaults". */
+    s->defaults = (gb_budget){.warmup = 2, .min_reps = 5, .min_time_s = 0.2, .max_time_s = 5};
+    s->dtypes = 1u << GB_FLOAT32 | 1u << GB_FLOAT64;
+    s->seed = 42;
+    const cJSON *defs = cJSON_GetObjectItemCaseSensitive(doc, "defaults");
+    if (defs) {
+        if (!cJSON_IsObject(defs)) {
+            gb_errf(e, GB_FAIL, "%s: defaults: expected an object, got %s", path, json_type_name(defs));
+            goto out;
+        }
+        if (check_keys(s, defs, "defaults", default_keys, e)) goto out;
+        if (read_budget_keys(s, defs, "defaults", &s->defaults, e)) goto out;
+        const cJSON *dv = cJSON_GetObjectItemCaseSensitive(defs, "dtypes");
+        if (dv && read_dtypes(s, dv, "defaults.dtypes", &s->dtypes, e)) goto out;
+        const cJSON *sv = cJSON_GetObjectItemCaseSensitive(defs, "seed");
+        double d;
+        if (sv) {
+            if (read_number(s, sv, "defaults.seed", 0, 9007199254740991.0, 1, &d, e)) goto out;
+            s->seed = (uint64_t)d;
+        }
+    }
+    if (f && f->has_seed) s->seed = f->seed;
+
+    const cJSON *benches = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
+    if (!benches) { gb_errf(e, GB_FAIL, "%s: top level: missing required key \"benchmarks\"", path); goto out; }
+    if (!cJSON_IsArray(benches) || cJSON_GetArraySize(benches) == 0) {
+        gb_errf(e, GB_FAIL, "%s: benchmarks: expected a non-empty array, got %s", path,
+                json_type_name(benches));
+        goto out;
+    }
+    size_t cap = 0;
+    int i = 0;
+    for (const cJSON *b = benches->child; b; b = b->next, i++)
+        if (parse_benchmark(s, b, i, f, &cap, e)) goto out;
+    status = GB_OK;
+out:
+    if (status != GB_OK) gb_suite_free(s);
+    return status;
+}
+
+int gb_suite_load(const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e) {
+    memset(s, 0, sizeof *s);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    size_t got;
+    while (text && (got = fread(text + len, 1, cap - len - 1, fp)) > 0) {
+        len += got;
+        if (len + 1 == cap) {
+            char *n = realloc(text, cap *= 2);
+            if (!n) { free(text); text = NULL; }
+            else text = n;
+        }
+    }
+    int rd_err = ferror(fp);
+    fclose(fp);
+    if (!text) return gb_errf(e, GB_FAIL, "%s: out of memory reading the file", path);
+    if (rd_err) {
+        free(text);
+        return gb_errf(e, GB_FAIL, "%s: read error", path);
+    }
+    text[len] = '\0';
+    int status = gb_suite_parse(text, path, f, s, e);
+    free(text);
+    return status;
+}
+
+void gb_suite_free(gb_suite *s) {
+    cJSON_Delete(s->doc);
+    free(s->items);
+    memset(s, 0, sizeof *s);
+}

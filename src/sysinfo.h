@@ -1,0 +1,16 @@
+/* sysinfo.h — provenance: what machine, system, build and command produced
+ * a run. Stored as the results' "context" and printed by `gpubench info`. */
+#ifndef GB_SYSINFO_H
+#define GB_SYSINFO_H
+#include <cjson/cJSON.h>
+
+/* A new context object: date, hostname, os, kernel, cpu {model, sockets,
+ * cores, logical_cpus, isa[], memory_bytes}, build {version, git_commit,
+ * compiler, flags}, libraries {cjson}, command_line (argv joined). Backends
+ * add their own parts through describe(). */
+cJSON *gb_sysinfo_context(int argc, char **argv);
+/* Hostname with characters unsafe in file names replaced. */
+void gb_sysinfo_hostname(char *out, unsigned long len);
+/* Logical CPUs online. */
+int gb_sysinfo_logical_cpus(void);
+#endif

@@ -1,0 +1,189 @@
+/* test_cli.c — the gpubench binary end to end: exit codes, messages, and a
+ * run of suites/quick.json on the CPU whose results JSON is checked field by
+ * field. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "testlib.h"
+
+static char out[1 << 16];
+
+static int sh(const char *fmt, const char *arg) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, fmt, gb_test_binary(), arg);
+    return gb_test_sh(cmd, out, sizeof out);
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+TEST(cli_version_help_and_unknown_command) {
+    CHECK(sh("%s --version", "") == 0);
+    CHECK(strstr(out, "gpubench 0.") != NULL);
+    CHECK(sh("%s --help", "") == 0);
+    CHECK(strstr(out, "run") && strstr(out, "compare"));
+    CHECK(sh("%s frobnicate", "") == 2);
+    CHECK(strstr(out, "unknown command"));
+    static const char *const cmds[] = {"run", "list", "info", "validate", "peak", "report",
+                                       "compare", "merge", "export"};
+    for (int i = 0; i < 9; i++) {
+        char c[256];
+        snprintf(c, sizeof c, "%s %s --help", gb_test_binary(), cmds[i]);
+        CHECK(gb_test_sh(c, out, sizeof out) == 0);
+        CHECK(strstr(out, "usage: gpubench") != NULL);
+    }
+}
+
+TEST(cli_bad_suites_exit_2_naming_the_place) {
+    static const struct { const char *text, *expect; } cases[] = {
+        {"{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizez\":[8]}]}", "benchmarks[0]: unknown key \"sizez\""},
+        {"{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8, -4]}]}", "benchmarks[0].sizes[1]: expected a positive integer, got -4"},
+        {"{\"name\":\"t\",\"benchmarks\":[{\"op\":\"qr\",\"sizes\":[8]}]}", "benchmarks[0].op: unknown op \"qr\""},
+        {"{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}", "malformed JSON"},
+    };
+    for (int i = 0; i < 4; i++) {
+        write_file("build/bad-suite.json", cases[i].text);
+        CHECK(sh("%s validate %s", "build/bad-suite.json") == 2);
+        CHECK(strstr(out, "build/bad-suite.json: ") && strstr(out, cases[i].expect));
+        CHECK(sh("%s run %s --backend cpu --out build/never.json", "build/bad-suite.json") == 2);
+        CHECK(strstr(out, cases[i].expect) != NULL);
+    }
+    CHECK(sh("%s validate %s", "build/does-not-exist.json") == 2);
+    CHECK(strstr(out, "cannot open"));
+    CHECK(sh("%s validate %s", "suites/quick.json suites/default.json") == 0);
+}
+
+TEST(cli_bad_flags_exit_2) {
+    CHECK(sh("%s run suites/quick.json --backend %s", "gpu") == 2);
+    CHECK(strstr(out, "unknown backend \"gpu\""));
+    CHECK(sh("%s run suites/quick.json --threads %s", "zero") == 2);
+    CHECK(sh("%s run suites/quick.json --format %s", "xml") == 2);
+    CHECK(sh("%s run suites/quick.json --op %s --backend cpu", "qr") == 2);
+    CHECK(strstr(out, "--op"));
+    CHECK(sh("%s run %s", "") == 2);
+}
+
+TEST(cli_list_shows_ops_and_backends) {
+    CHECK(sh("%s list", "") == 0);
+    static const char *const ops[] = {"matmul", "elementwise", "reduction", "fft", "solve", "spgemm", "svd"};
+    for (int i = 0; i < 7; i++) CHECK(strstr(out, ops[i]) != NULL);
+    CHECK(strstr(out, "cpu          available") != NULL);
+    /* no GPU here: cuda is listed, unavailable, with a reason after the colon */
+    char *cuda = strstr(out, "cuda");
+    CHECK(cuda != NULL);
+    if (cuda && strstr(cuda, "unavailable")) CHECK(strstr(cuda, "unavailable: ") != NULL);
+}
+
+TEST(cli_info_reports_cpu_and_libraries) {
+    CHECK(sh("%s info", "") == 0);
+    CHECK(strstr(out, "model:") && strstr(out, "cores:") && strstr(out, "isa:"));
+    CHECK(strstr(out, "openblas:") && strstr(out, "core:") && strstr(out, "fftw"));
+    CHECK(strstr(out, "graphblas") && strstr(out, "cjson") && strstr(out, "compiler"));
+    CHECK(sh("%s info --format json > build/info.json", "") == 0);
+    FILE *f = fopen("build/info.json", "r");
+    CHECK(f != NULL);
+    if (!f) return;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    CHECK(j != NULL);
+    CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "cpu"), "logical_cpus") != NULL);
+    cJSON_Delete(j);
+}
+
+/* ---- the end-to-end run ---------------------------------------------------- */
+
+static cJSON *load(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = 0;
+    fclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    free(buf);
+    return j;
+}
+
+static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+
+TEST(cli_quick_suite_cpu_end_to_end) {
+    remove("build/quick-cpu.json");
+    int rc = sh("%s run suites/quick.json --backend cpu --out %s", "build/quick-cpu.json");
+    CHECK(rc == 0);
+    if (rc != 0) fprintf(stderr, "%s\n", out);
+    CHECK(strstr(out, "results: build/quick-cpu.json") != NULL);
+    cJSON *doc = load("build/quick-cpu.json");
+    CHECK(doc != NULL);
+    if (!doc) return;
+    CHECK(strcmp(get(doc, "schema")->valuestring, "gpubench-results") == 0);
+    CHECK(get(doc, "schema_version")->valueint == 1);
+    CHECK(cJSON_IsTrue(get(doc, "complete")));
+    CHECK(cJSON_IsFalse(get(doc, "interrupted")));
+    CHECK(strcmp(get(get(doc, "suite"), "name")->valuestring, "quick") == 0);
+    const cJSON *ctx = get(doc, "context");
+    CHECK(cJSON_IsString(get(ctx, "hostname")) && cJSON_IsString(get(ctx, "date")));
+    CHECK(cJSON_IsNumber(get(ctx, "cpu_threads_used")) && get(ctx, "cpu_threads_used")->valueint >= 1);
+    CHECK(cJSON_IsString(get(get(get(ctx, "libraries"), "openblas"), "core")));
+    CHECK(strstr(get(ctx, "command_line")->valuestring, "run suites/quick.json") != NULL);
+    CHECK(get(ctx, "seed")->valueint == 42);
+    const cJSON *cpu_peaks = get(get(doc, "peaks"), "cpu");
+    CHECK(cJSON_IsNumber(get(cpu_peaks, "triad_gbs")) && get(cpu_peaks, "triad_gbs")->valuedouble > 0);
+    CHECK(cJSON_IsNumber(get(cpu_peaks, "gemm_float64_gflops")));
+
+    const cJSON *cases = get(doc, "cases");
+    CHECK(cJSON_GetArraySize(cases) == 32); /* 16 sizes in suites/quick.json × 2 dtypes */
+    unsigned ops_seen = 0;
+    int ok = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases) {
+        const char *op = get(c, "op")->valuestring;
+        static const char *const names[] = {"matmul", "elementwise", "reduction", "fft", "solve", "spgemm", "svd"};
+        for (int i = 0; i < 7; i++)
+            if (!strcmp(op, names[i])) ops_seen |= 1u << i;
+        CHECK(cJSON_IsArray(get(c, "shape")) && cJSON_IsString(get(c, "label")));
+        CHECK(cJSON_IsObject(get(c, "params")));
+        CHECK(get(c, "bytes")->valuedouble > 0);
+        const cJSON *results = get(c, "results");
+        CHECK(cJSON_GetArraySize(results) == 1);
+        const cJSON *r = cJSON_GetArrayItem(results, 0);
+        CHECK(strcmp(get(r, "backend")->valuestring, "cpu") == 0);
+        CHECK(strcmp(get(r, "timing")->valuestring, "host") == 0);
+        if (strcmp(get(r, "status")->valuestring, "ok") != 0) {
+            fprintf(stderr, "    %s %s: %s: %s\n", op, get(c, "label")->valuestring,
+                    get(r, "status")->valuestring, get(r, "reason")->valuestring);
+            continue;
+        }
+        ok++;
+        const cJSON *st = get(r, "stats");
+        int n = get(st, "n")->valueint;
+        CHECK(n >= 5 || get(st, "median")->valuedouble * n > 0.5); /* min_reps, unless max_time hit */
+        CHECK(cJSON_GetArraySize(get(r, "samples_s")) == n);
+        double med = get(st, "median")->valuedouble;
+        CHECK(med > 0 && get(st, "min")->valuedouble <= med);
+        CHECK(get(st, "ci95_low")->valuedouble <= med && med <= get(st, "ci95_high")->valuedouble);
+        CHECK(get(r, "setup_s")->valuedouble >= 0);
+        CHECK(strcmp(get(get(r, "verification"), "status")->valuestring, "passed") == 0);
+        CHECK(cJSON_IsNumber(get(r, "gbs")));
+        CHECK(cJSON_IsNumber(get(r, "pct_of_peak")));
+        CHECK(cJSON_IsObject(get(r, "extra")));
+        CHECK(get(c, "speedup") == NULL); /* one backend: no speedup */
+    }
+    CHECK(ops_seen == 0x7f);
+    CHECK(ok == cJSON_GetArraySize(cases));
+    const cJSON *sum = get(doc, "summary");
+    CHECK(get(sum, "ok")->valueint == ok && get(sum, "failed")->valueint == 0);
+    cJSON_Delete(doc);
+}

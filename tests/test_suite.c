@@ -1,0 +1,141 @@
+/* test_suite.c — suite parsing and validation: one valid suite, and one test
+ * per kind of bad input, each checking the message names file, path, reason. */
+#include <string.h>
+#include "suite.h"
+#include "testlib.h"
+
+static int parse(const char *text, gb_suite *s, gb_err *e) {
+    return gb_suite_parse(text, "suites/x.json", NULL, s, e);
+}
+
+/* Expect a parse failure whose message contains every given fragment. */
+static void expect_error(const char *text, const char *frag1, const char *frag2) {
+    gb_suite s;
+    gb_err e = {{0}};
+    int status = parse(text, &s, &e);
+    CHECK(status == GB_FAIL);
+    CHECK(strstr(e.msg, "suites/x.json: ") == e.msg);
+    if (!strstr(e.msg, frag1) || (frag2 && !strstr(e.msg, frag2)))
+        CHECK(!"message lacks the expected place or reason" || !e.msg[0]);
+    if (status == GB_OK) gb_suite_free(&s);
+}
+
+TEST(suite_valid_expands_sizes_and_dtypes) {
+    const char *text =
+        "{\"name\":\"t\",\"description\":\"d\",\"defaults\":{\"dtypes\":[\"float32\",\"float64\"],"
+        "\"warmup\":3,\"min_reps\":4,\"min_time_s\":0.1,\"max_time_s\":2,\"seed\":7},"
+        "\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8,[2,3,4]],\"params\":{\"math\":\"tf32\"}},"
+        "{\"op\":\"svd\",\"sizes\":[[30,10]],\"dtypes\":[\"float64\"],\"max_time_s\":9}]}";
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(parse(text, &s, &e) == GB_OK);
+    CHECK(s.count == 5);
+    CHECK(strcmp(s.name, "t") == 0);
+    CHECK(s.seed == 7);
+    CHECK(s.items[0].c.op_id == GB_OP_MATMUL && s.items[0].c.shape[0] == 8 && s.items[0].c.shape[2] == 8);
+    CHECK(s.items[0].c.dtype == GB_FLOAT32 && s.items[1].c.dtype == GB_FLOAT64);
+    CHECK(s.items[2].c.shape[0] == 2 && s.items[2].c.shape[1] == 3 && s.items[2].c.shape[2] == 4);
+    CHECK(strcmp(s.items[2].c.label, "2x3x4") == 0);
+    CHECK(s.items[0].c.params.math == GB_MATH_TF32);
+    CHECK(s.items[0].budget.warmup == 3 && s.items[0].budget.min_reps == 4);
+    CHECK(s.items[4].c.op_id == GB_OP_SVD && s.items[4].c.dtype == GB_FLOAT64);
+    CHECK(s.items[4].budget.max_time_s == 9 && s.items[4].c.shape[0] == 30 && s.items[4].c.shape[1] == 10);
+    CHECK(s.items[0].c.flops == 2.0 * 8 * 8 * 8);
+    gb_suite_free(&s);
+}
+
+TEST(suite_filters_select_ops_and_dtypes) {
+    const char *text = "{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8,16]},"
+                       "{\"op\":\"reduction\",\"sizes\":[8]}]}";
+    gb_suite s;
+    gb_err e;
+    gb_suite_filter f = {.ops = "reduction", .dtypes = "float64", .has_seed = 1, .seed = 99};
+    CHECK(gb_suite_parse(text, "x.json", &f, &s, &e) == GB_OK);
+    CHECK(s.count == 1);
+    CHECK(s.items[0].c.op_id == GB_OP_REDUCTION && s.items[0].c.dtype == GB_FLOAT64);
+    CHECK(s.items[0].c.seed == 99);
+    gb_suite_free(&s);
+    gb_suite_filter bad = {.ops = "matmull"};
+    CHECK(gb_suite_parse(text, "x.json", &bad, &s, &e) == GB_FAIL);
+    CHECK(strstr(e.msg, "--op") && strstr(e.msg, "matmull"));
+}
+
+TEST(suite_negative_size_names_the_place) {
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]},{\"op\":\"fft\",\"sizes\":[8]},"
+                 "{\"op\":\"solve\",\"sizes\":[16,-4]}]}",
+                 "benchmarks[2].sizes[1]: expected a positive integer, got -4", NULL);
+}
+
+TEST(suite_bad_shape_element_names_the_place) {
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[[4,0,4]]}]}",
+                 "benchmarks[0].sizes[0][1]", "positive integer");
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[[4,4]]}]}",
+                 "benchmarks[0].sizes[0]", "array of 3");
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[2.5]}]}",
+                 "benchmarks[0].sizes[0]", "2.5");
+}
+
+TEST(suite_typo_key_is_an_error) {
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"size\":[8]}]}",
+                 "benchmarks[0]: unknown key \"size\"", NULL);
+    expect_error("{\"name\":\"t\",\"defualts\":{},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                 "top level: unknown key \"defualts\"", NULL);
+    expect_error("{\"name\":\"t\",\"defaults\":{\"min_rep\":3},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                 "defaults: unknown key \"min_rep\"", NULL);
+}
+
+TEST(suite_unknown_op_is_an_error) {
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmull\",\"sizes\":[8]}]}",
+                 "benchmarks[0].op: unknown op \"matmull\"", "known: matmul");
+}
+
+TEST(suite_unknown_or_bad_param_is_an_error) {
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"spgemm\",\"sizes\":[8],\"params\":{\"densty\":0.1}}]}",
+                 "benchmarks[0].params.densty: unknown param", "density");
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"spgemm\",\"sizes\":[8],\"params\":{\"density\":2}}]}",
+                 "benchmarks[0].params.density", "got 2");
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8],\"params\":{\"math\":\"fp8\"}}]}",
+                 "benchmarks[0].params.math: unknown value \"fp8\"", "tf32");
+}
+
+TEST(suite_bad_dtype_and_budget_are_errors) {
+    expect_error("{\"name\":\"t\",\"defaults\":{\"dtypes\":[\"float16\"]},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                 "defaults.dtypes[0]: unknown dtype \"float16\"", NULL);
+    expect_error("{\"name\":\"t\",\"defaults\":{\"min_reps\":0},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                 "defaults.min_reps", "got 0");
+    expect_error("{\"name\":\"t\",\"defaults\":{\"min_time_s\":5,\"max_time_s\":1},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                 "defaults: max_time_s (1) is smaller than min_time_s (5)", NULL);
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8],\"warmup\":\"2\"}]}",
+                 "benchmarks[0].warmup: expected an integer, got a string", NULL);
+}
+
+TEST(suite_missing_required_keys) {
+    expect_error("{\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}", "missing required key \"name\"", NULL);
+    expect_error("{\"name\":\"t\"}", "missing required key \"benchmarks\"", NULL);
+    expect_error("{\"name\":\"t\",\"benchmarks\":[]}", "benchmarks: expected a non-empty array", NULL);
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"sizes\":[8]}]}", "benchmarks[0]: missing required key \"op\"", NULL);
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"fft\",\"sizes\":[]}]}", "benchmarks[0].sizes: expected a non-empty array", NULL);
+}
+
+TEST(suite_malformed_json_gives_line_and_column) {
+    expect_error("{\"name\":\"t\",\n\"benchmarks\":[{\"op\":\"matmul\" \"sizes\":[8]}]}", "line 2, column",
+                 "malformed JSON");
+    expect_error("", "malformed JSON", NULL);
+}
+
+TEST(suite_shipped_suites_are_valid) {
+    static const char *const files[] = {"suites/quick.json", "suites/default.json"};
+    for (int i = 0; i < 2; i++) {
+        gb_suite s;
+        gb_err e = {{0}};
+        int ok = gb_suite_load(files[i], NULL, &s, &e) == GB_OK;
+        if (!ok) CHECK(!e.msg[0]);
+        CHECK(ok);
+        if (!ok) continue;
+        /* every op of the catalogue is in both shipped suites */
+        unsigned seen = 0;
+        for (size_t k = 0; k < s.count; k++) seen |= 1u << s.items[k].c.op_id;
+        CHECK(seen == (1u << GB_OP_COUNT) - 1);
+        gb_suite_free(&s);
+    }
+}
