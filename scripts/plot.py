@@ -58,10 +58,11 @@ def params_label(params):
 
 
 def group_cases(cases):
-    """{(op, dtype): {params_label: [case, ...]}} in file order."""
+    """{(op, dtype, run): {params_label: [case, ...]}} in file order (run: index
+    in a merged file's "runs", 0 otherwise)."""
     groups = {}
     for c in cases:
-        key = (c.get("op", "?"), c.get("dtype", "?"))
+        key = (c.get("op", "?"), c.get("dtype", "?"), c.get("run", 0))
         groups.setdefault(key, {}).setdefault(params_label(c.get("params")), []).append(c)
     return groups
 
@@ -97,6 +98,19 @@ def speedups(cases, timing):
             pts.append((size, sp))
     pts.sort()
     return pts
+
+
+def run_of(results, run):
+    """The object holding a run's context and peaks (merged files: runs[run])."""
+    runs = results.get("runs")
+    if isinstance(runs, list) and 0 <= run < len(runs):
+        return runs[run]
+    return results
+
+
+def run_name(results, run):
+    r = run_of(results, run)
+    return r.get("name") or (r.get("context") or {}).get("hostname") or "run%d" % run
 
 
 def machine(results):
@@ -140,7 +154,9 @@ def empty(ax, text):
     ax.set_yticks([])
 
 
-def plot_group(results, op, dtype, by_params, out, fmt):
+def plot_group(doc, op, dtype, run, by_params, out, fmt):
+    results = run_of(doc, run)
+    merged = isinstance(doc.get("runs"), list)
     cpu, gpu = machine(results)
     all_cases = [c for cs in by_params.values() for c in cs]
     rate_unit = "GB/s" if all_cases and all_cases[0].get("rate_kind") == "bytes" else "GFLOP/s"
@@ -209,28 +225,30 @@ def plot_group(results, op, dtype, by_params, out, fmt):
         empty(ax_r, "no rates recorded")
     ax_r.set_title("achieved rate vs measured ceilings")
     fig.tight_layout(rect=(0, 0, 1, 0.94))
-    path = os.path.join(out, "%s_%s.%s" % (safe(op), safe(dtype), fmt))
+    stem = "%s_%s" % (safe(op), safe(dtype)) + ("_" + safe(run_name(doc, run)) if merged else "")
+    path = os.path.join(out, "%s.%s" % (stem, fmt))
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
 
 
-def plot_overview(results, groups, out, fmt):
-    cpu, gpu = machine(results)
-    dtypes = sorted({dt for (_, dt) in groups})
+def plot_overview(doc, groups, out, fmt):
+    merged = isinstance(doc.get("runs"), list)
+    cpu, gpu = machine(run_of(doc, 0)) if not merged else ("see each run", "see each run")
+    dtypes = sorted({dt for (_, dt, _) in groups})
     fig, axes = plt.subplots(1, 2, figsize=(14, 5.5), sharey=True)
     fig.suptitle("Speedup of every op (%s) — CPU: %s · GPU: %s" % (", ".join(dtypes), cpu, gpu), fontsize=11)
     cmap = plt.get_cmap("tab10")
-    ops = sorted({op for (op, _) in groups}, key=lambda o: list(k[0] for k in groups).index(o))
+    ops = sorted({op for (op, _, _) in groups}, key=lambda o: list(k[0] for k in groups).index(o))
     drawn = False
     for ax, timing, title in ((axes[0], "device", "GPU device-resident"), (axes[1], "end_to_end", "GPU end-to-end")):
-        for (op, dtype), by_params in groups.items():
+        for (op, dtype, run), by_params in groups.items():
             colour = cmap(ops.index(op) % 10)
             for i, (plabel, cases) in enumerate(by_params.items()):
                 pts = speedups(cases, timing)
                 if not pts:
                     continue
-                label = "%s %s" % (op, dtype) + (" [%s]" % plabel if len(by_params) > 1 and plabel else "")
+                label = "%s %s" % (op, dtype) + (" @%s" % run_name(doc, run) if merged else "") + (" [%s]" % plabel if len(by_params) > 1 and plabel else "")
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=colour,
                         linestyle=["-", "--", ":", "-."][(i + dtypes.index(dtype)) % 4], label=label)
                 drawn = True
@@ -273,8 +291,8 @@ def main(argv=None):
         return 2
     os.makedirs(args.out, exist_ok=True)
     groups = group_cases(results.get("cases") or [])
-    written = [plot_group(results, op, dtype, by_params, args.out, args.format)
-               for (op, dtype), by_params in groups.items()]
+    written = [plot_group(results, op, dtype, run, by_params, args.out, args.format)
+               for (op, dtype, run), by_params in groups.items()]
     written.append(plot_overview(results, groups, args.out, args.format))
     for p in written:
         print("wrote %s" % p)

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "plot.h"
 #include "report.h"
+#include "results_io.h"
 
 static void usage(FILE *out) {
     fprintf(out,

@@ -9,7 +9,6 @@
  *   crossover table, summary line.
  * CSV is one row per case (wide, the table's columns in SI units) plus one
  * row per crossover entry, told apart by the first column "record". */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -18,8 +17,7 @@
 
 #include "report.h"
 #include "report_table.h"
-
-cJSON *gb_crossover_compute(const cJSON *results);  /* report_crossover.c */
+#include "results_io.h"
 
 /* ---- reading the document ------------------------------------------------ */
 
@@ -47,7 +45,8 @@ typedef struct {
 
 typedef struct {
     const cJSON *c;
-    const char *op, *dtype, *label, *rate_kind;
+    const char *op, *dtype, *label, *rate_kind, *run_name;
+    int run;               /* index in a merged file's "runs"; 0 otherwise */
     double size;
     char params[256];      /* "k=v k=v", for sorting and CSV */
     side s[NSIDES];
@@ -85,6 +84,8 @@ static void param_value(const cJSON *v, char *buf, size_t len) {
 static void read_row(const cJSON *c, row *w) {
     memset(w, 0, sizeof *w);
     w->c = c;
+    w->run = gb_results_case_run(c);
+    w->run_name = "";
     w->op = str(c, "op");
     w->dtype = str(c, "dtype");
     w->label = str(c, "label");
@@ -146,6 +147,7 @@ static int row_cmp(const void *a, const void *b) {
     const row *x = a, *y = b;
     int d = op_rank(g_sort_rows, g_sort_n, x->op) - op_rank(g_sort_rows, g_sort_n, y->op);
     if (d) return d;
+    if (x->run != y->run) return x->run - y->run;
     if ((d = strcmp(x->dtype, y->dtype))) return d;
     if ((d = strcmp(x->params, y->params))) return d;
     if (x->size != y->size) return x->size < y->size ? -1 : 1;
@@ -158,6 +160,7 @@ typedef struct {
     const char *cpu_model, *gpu_name, *gpu_backend, *gpu_reason;
     int threads;
     int gpu_cols;      /* some GPU result was measured: show the GPU columns */
+    int merged;        /* a `gpubench merge` file: a run column, one machine line per run */
 } rdoc;
 
 static int read_doc(const cJSON *results, const char *ops, rdoc *d) {
@@ -167,9 +170,12 @@ static int read_doc(const cJSON *results, const char *ops, rdoc *d) {
     d->rows = calloc(n > 0 ? (size_t)n : 1, sizeof *d->rows);
     if (!d->rows) return -1;
     const cJSON *c;
+    d->merged = gb_results_is_merged(results);
     cJSON_ArrayForEach(c, cases) {
         if (!in_list(ops, str(c, "op"))) continue;
-        read_row(c, &d->rows[d->n++]);
+        row *w = &d->rows[d->n++];
+        read_row(c, w);
+        if (d->merged) w->run_name = gb_results_run_name(results, w->run);
     }
     row *unsorted = malloc((d->n ? d->n : 1) * sizeof *unsorted);
     if (!unsorted) return -1;
@@ -179,7 +185,8 @@ static int read_doc(const cJSON *results, const char *ops, rdoc *d) {
     qsort(d->rows, d->n, sizeof *d->rows, row_cmp);
     free(unsorted);
 
-    const cJSON *ctx = get(results, "context");
+    /* The machine of run 0; a merged file names every run's in the header. */
+    const cJSON *ctx = get(gb_results_run(results, 0), "context");
     d->cpu_model = str(get(ctx, "cpu"), "model");
     double th = num(ctx, "cpu_threads_used");
     d->threads = th > 0 ? (int)th : 0;
@@ -361,6 +368,7 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
     const char *unit = mixed ? "rate" : bytes ? "GB/s" : "GFLOP/s";
     char h[GB_CELL_LEN];
 
+    int run_col = d->merged ? gb_table_col(t, "run", GB_ALIGN_LEFT) : -1;
     L.size = gb_table_col(t, "size", GB_ALIGN_LEFT);
     L.dtype = gb_table_col(t, "dtype", GB_ALIGN_LEFT);
     const cJSON *p;
@@ -402,12 +410,13 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
         long r = gb_table_row(t);
         if (r < 0) return;
         char buf[GB_CELL_LEN];
+        if (run_col >= 0) gb_table_set(t, r, run_col, GB_CELL_PLAIN, "%s", w->run_name);
         gb_table_set(t, r, L.size, GB_CELL_PLAIN, "%s", w->label);
         gb_table_set(t, r, L.dtype, GB_CELL_PLAIN, "%s", w->dtype);
         for (int k = 0; k < nkeys; k++) {
             const cJSON *v = get(get(w->c, "params"), keys[k]);
             param_value(v, buf, sizeof buf);
-            gb_table_set(t, r, L.size + 2 + k, GB_CELL_PLAIN, "%s", v ? buf : "–");
+            gb_table_set(t, r, L.dtype + 1 + k, GB_CELL_PLAIN, "%s", v ? buf : "–");
         }
         for (int k = 0; k < NSIDES; k++)
             if (L.t[k] >= 0) add_side_cells(t, r, L.t[k], k, w, ns);
@@ -514,21 +523,30 @@ static const char html_head[] =
     "</style>\n</head>\n<body>\n";
 
 static void header(gb_format f, FILE *out, const cJSON *results, const rdoc *d, int color) {
-    const cJSON *suite = get(results, "suite"), *ctx = get(results, "context");
+    const cJSON *run0 = gb_results_run(results, 0);
+    const cJSON *suite = get(run0, "suite"), *ctx = get(run0, "context");
     char buf[1024];
     if (f == GB_FMT_HTML) fputs(html_head, out);
     snprintf(buf, sizeof buf, "gpubench results: %s", *str(suite, "name") ? str(suite, "name") : "(unnamed suite)");
     heading(f, out, f == GB_FMT_MD ? 2 : 1, buf, color);
     snprintf(buf, sizeof buf, "%s%s%s · gpubench %s", str(ctx, "date"), *str(ctx, "hostname") ? " · " : "",
              str(ctx, "hostname"), str(results, "gpubench_version"));
-    para(f, out, buf, 1);
-    if (d->threads)
-        snprintf(buf, sizeof buf, "CPU: %s, %d threads. GPU: %s.", *d->cpu_model ? d->cpu_model : "unknown",
-                 d->threads, *d->gpu_name ? d->gpu_name : *d->gpu_reason ? d->gpu_reason : "none");
-    else
-        snprintf(buf, sizeof buf, "CPU: %s. GPU: %s.", *d->cpu_model ? d->cpu_model : "unknown",
-                 *d->gpu_name ? d->gpu_name : *d->gpu_reason ? d->gpu_reason : "none");
-    para(f, out, buf, 0);
+    if (!d->merged) para(f, out, buf, 1);
+    /* One machine line per run (a merged file has several). */
+    int nruns = gb_results_run_count(results);
+    for (int i = 0; i < nruns; i++) {
+        const cJSON *c = get(gb_results_run(results, i), "context");
+        const char *cpu = str(get(c, "cpu"), "model"), *gpu = str(get(c, "gpu"), "name");
+        const char *reason = str(get(get(c, "backends"), "cuda"), "reason");
+        double th = num(c, "cpu_threads_used");
+        char threads[32] = "";
+        if (th > 0) snprintf(threads, sizeof threads, ", %d threads", (int)th);
+        char who[160] = "";
+        if (d->merged) snprintf(who, sizeof who, "Run %s (%s): ", gb_results_run_name(results, i), str(c, "date"));
+        snprintf(buf, sizeof buf, "%sCPU: %s%s. GPU: %s.", who, *cpu ? cpu : "unknown", threads,
+                 *gpu ? gpu : *reason ? reason : "none");
+        para(f, out, buf, 0);
+    }
     const cJSON *complete = get(results, "complete");
     if (cJSON_IsFalse(complete)) {
         snprintf(buf, sizeof buf, "Partial results: the run %s before every case finished.",
@@ -567,7 +585,13 @@ static void caption(const rdoc *d, size_t a, size_t b, const char *constant, cha
         if (!strstr(dtypes, dt))
             snprintf(dtypes + strlen(dtypes), sizeof dtypes - strlen(dtypes), "%s%s", *dtypes ? ", " : "", dt);
     }
-    size_t off = (size_t)snprintf(buf, len, "CPU: %s", *d->cpu_model ? d->cpu_model : "unknown");
+    size_t off;
+    if (d->merged) {
+        /* Several machines: each row's run column names it; the header lists them. */
+        snprintf(buf, len, "Runs as listed above · dtype: %s%s%s", dtypes, *constant ? " · " : "", constant);
+        return;
+    }
+    off = (size_t)snprintf(buf, len, "CPU: %s", *d->cpu_model ? d->cpu_model : "unknown");
     if (d->threads && off < len) off += (size_t)snprintf(buf + off, len - off, " (%d threads)", d->threads);
     if (off < len)
         off += (size_t)snprintf(buf + off, len - off, " · GPU: %s · dtype: %s",
@@ -581,7 +605,8 @@ static void fmt_size(char *buf, size_t len, double v) {
     else snprintf(buf, len, "%.3g", v);
 }
 
-static void crossover_section(gb_format f, FILE *out, const cJSON *xs, const char *ops, int color) {
+static void crossover_section(gb_format f, FILE *out, const cJSON *results, const cJSON *xs, const char *ops,
+                              int color) {
     gb_table t;
     gb_table_init(&t);
     int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT),
@@ -604,7 +629,11 @@ static void crossover_section(gb_format f, FILE *out, const cJSON *xs, const cha
         const char *st = str(x, "status");
         int is_geo = !strcmp(str(x, "size_measure"), "geometric_mean_of_shape");
         geo |= is_geo;
-        gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s", str(x, "op"));
+        if (get(x, "run"))
+            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s (%s)", str(x, "op"),
+                         gb_results_run_name(results, (int)num(x, "run")));
+        else
+            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s", str(x, "op"));
         gb_table_set(&t, r, c_dt, GB_CELL_PLAIN, "%s", str(x, "dtype"));
         gb_table_set(&t, r, c_p, GB_CELL_PLAIN, "%s", *params ? params : "–");
         gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", !strcmp(str(x, "timing"), "end_to_end") ? "end-to-end" : str(x, "timing"));
@@ -793,7 +822,7 @@ int gb_report_render(const cJSON *results, const gb_report_options *o, FILE *out
             a = b;
         }
         if (d.n == 0) para(f, out, "No cases.", 0);
-        crossover_section(f, out, xs, ops, color);
+        crossover_section(f, out, results, xs, ops, color);
         int ok = 0, skipped = 0, failed = 0, total = 0;
         for (size_t i = 0; i < d.n; i++)
             for (int k = 0; k < NSIDES; k++) {
@@ -853,60 +882,4 @@ void gb_report_case_line(const cJSON *case_obj, FILE *out) {
                  bad ? ": " : "", bad ? why : "");
     fprintf(out, "%s\n", line);
     fflush(out);
-}
-
-cJSON *gb_results_load(const char *path, char *why, unsigned long why_len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, why_len, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0, got;
-    char *buf = malloc(cap + 1);
-    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *nb = realloc(buf, 2 * cap + 1);
-            if (!nb) { free(buf); buf = NULL; break; }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (!buf || rerr) {
-        snprintf(why, why_len, "%s: cannot read%s", path, buf ? "" : " (out of memory)");
-        free(buf);
-        return NULL;
-    }
-    buf[len] = '\0';
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithOpts(buf, &end, 1);
-    if (!doc) {
-        size_t at = end && end >= buf ? (size_t)(end - buf) : 0, line = 1;
-        for (size_t i = 0; i < at && i < len; i++) line += buf[i] == '\n';
-        snprintf(why, why_len, "%s: not valid JSON (error near line %zu, byte %zu)", path, line, at);
-        free(buf);
-        return NULL;
-    }
-    free(buf);
-    const cJSON *schema = get(doc, "schema");
-    if (!cJSON_IsObject(doc) || !cJSON_IsString(schema) || strcmp(schema->valuestring, "gpubench-results")) {
-        snprintf(why, why_len, "%s: not a gpubench results file (expected \"schema\": \"gpubench-results\")",
-                 path);
-        cJSON_Delete(doc);
-        return NULL;
-    }
-    double v = num(doc, "schema_version");
-    if (v != 1) {
-        snprintf(why, why_len, "%s: schema_version %g is not supported (this gpubench reads version 1)", path, v);
-        cJSON_Delete(doc);
-        return NULL;
-    }
-    if (!cJSON_IsArray(get(doc, "cases"))) {
-        snprintf(why, why_len, "%s: no \"cases\" array", path);
-        cJSON_Delete(doc);
-        return NULL;
-    }
-    return doc;
 }

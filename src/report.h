@@ -57,10 +57,9 @@ const char *gb_crossover_status_name(gb_crossover_status s);
  * set to 1 when every dimension is equal. 0 when the case has no shape. */
 double gb_case_scalar_size(const cJSON *case_obj, int *square);
 
-/* Load a results file and check it is one (schema "gpubench-results",
- * schema_version 1, a "cases" array). NULL on failure with
- * "PATH: reason" in why. The caller cJSON_Deletes the document. */
-cJSON *gb_results_load(const char *path, char *why, unsigned long why_len);
+/* The crossover array of a results document, computed without changing it
+ * (gb_report_crossover stores the same array in the document). */
+cJSON *gb_crossover_compute(const cJSON *results);
 /* Whether the terminal table should be coloured on this stream: it is a
  * terminal and NO_COLOR (https://no-color.org) is unset or empty. */
 int gb_report_want_color(FILE *out);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "results_io.h"
 
 const char *gb_crossover_status_name(gb_crossover_status s) {
     switch (s) {
@@ -115,6 +116,7 @@ static double case_speedup(const cJSON *c, const char *timing) {
 }
 
 static int same_group(const cJSON *a, const cJSON *b) {
+    if (gb_results_case_run(a) != gb_results_case_run(b)) return 0;
     if (strcmp(str_of(a, "op"), str_of(b, "op")) || strcmp(str_of(a, "dtype"), str_of(b, "dtype")))
         return 0;
     const cJSON *pa = cJSON_GetObjectItemCaseSensitive(a, "params");
@@ -130,6 +132,7 @@ static cJSON *entry(const cJSON *first, const char *timing, const gb_crossover *
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(first, "params");
     cJSON_AddItemToObject(e, "params", params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject());
     cJSON_AddStringToObject(e, "timing", timing);
+    if (cJSON_GetObjectItemCaseSensitive(first, "run")) cJSON_AddNumberToObject(e, "run", gb_results_case_run(first));
     if (x->status == GB_CROSS_INTERPOLATED) {
         cJSON_AddNumberToObject(e, "size", x->size);
         cJSON *between = cJSON_AddArrayToObject(e, "between");
