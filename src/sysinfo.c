@@ -135,7 +135,11 @@ cJSON *gb_sysinfo_context(int argc, char **argv) {
     const char *core = getenv("OPENBLAS_CORETYPE");
     cJSON *env = cJSON_AddObjectToObject(ctx, "environment");
     cJSON_AddStringToObject(env, "OPENBLAS_CORETYPE", core ? core : "");
-    const char *omp = getenv("OMP_NUM_THREADS");
-    cJSON_AddStringToObject(env, "OMP_NUM_THREADS", omp ? omp : "");
+    static const char *const vars[] = {"OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS",
+                                       "CUDA_VISIBLE_DEVICES", NULL};
+    for (const char *const *v = vars; *v; v++) {
+        const char *val = getenv(*v);
+        cJSON_AddStringToObject(env, *v, val ? val : "");
+    }
     return ctx;
 }
