@@ -35,9 +35,6 @@ static void usage(FILE *out) {
                  "2 usage or input error\n");
 }
 
-int gb_full_argc;
-char **gb_full_argv;
-
 /* One process runs three thread pools: OpenMP (our fused loops, GraphBLAS),
  * OpenBLAS's pthreads and FFTW's. libgomp's default lets idle workers spin,
  * and a spinning worker starves the other pools on the same cores: measured
@@ -52,9 +49,13 @@ static void ensure_passive_openmp(char **argv) {
 }
 
 int main(int argc, char **argv) {
-    gb_full_argc = argc;
-    gb_full_argv = argv;
     ensure_passive_openmp(argv);
+    /* Keep the command line as typed: getopt_long permutes argv in place. */
+    static char *original[1024];
+    gb_full_argc = argc < 1023 ? argc : 1023;
+    for (int i = 0; i < gb_full_argc; i++) original[i] = argv[i];
+    original[gb_full_argc] = NULL;
+    gb_full_argv = original;
     if (argc < 2) {
         usage(stderr);
         return GB_EXIT_USAGE;
