@@ -222,8 +222,12 @@ static void fmt_sig(char *buf, size_t len, double v) {
 static void fmt_time(char *buf, size_t len, const side *s) {
     double ms = s->median * 1e3;
     int dec = decimals(ms);
-    if (!isnan(s->lo) && !isnan(s->hi))
-        snprintf(buf, len, "%.*f ± %.*f", dec, ms, dec, 0.5 * (s->hi - s->lo) * 1e3);
+    double hw = 0.5 * (s->hi - s->lo) * 1e3;
+    /* A spread below the last printed digit reads "± <0.001", not a false "± 0.000". */
+    if (!isnan(hw) && hw < 0.5 * pow(10, -dec))
+        snprintf(buf, len, "%.*f ± <%.*f", dec, ms, dec, pow(10, -dec));
+    else if (!isnan(hw))
+        snprintf(buf, len, "%.*f ± %.*f", dec, ms, dec, hw);
     else
         snprintf(buf, len, "%.*f", dec, ms);
 }
