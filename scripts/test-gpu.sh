@@ -1,0 +1,147 @@
+#!/bin/sh
+# test-gpu.sh — GPU correctness: run suites/gpu-verify.json on cpu and cuda
+# and fail on any verification failure, error, or CUDA case that did not run.
+#
+#   scripts/test-gpu.sh ./gpubench [--sanitize]
+#
+# --sanitize also runs the suite under compute-sanitizer: memcheck over every
+# op, racecheck and synccheck over our own kernels (elementwise, reduction).
+#
+# Without a GPU it prints a SKIP line and exits 0. With a GPU present (device
+# nodes or nvidia-smi) but the CUDA backend unavailable it fails: a GPU test
+# that could have run must not pass by not running.
+set -u
+
+BIN=""
+SANITIZE=0
+for arg in "$@"; do
+    case "$arg" in
+        --sanitize) SANITIZE=1 ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        *) BIN="$arg" ;;
+    esac
+done
+[ -n "$BIN" ] || BIN=./gpubench
+if [ ! -x "$BIN" ]; then
+    echo "test-gpu: $BIN is not an executable (build it with make)" >&2
+    exit 2
+fi
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+SUITE="$HERE/suites/gpu-verify.json"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-test-gpu.XXXXXX") || exit 2
+trap 'rm -rf "$WORK"' EXIT
+
+# ---- is there a GPU, and is the CUDA backend up? ---------------------------
+cuda_line=$("$BIN" list 2>&1 | grep -E '^ +cuda +' | head -n 1 | sed 's/^ *cuda *//')
+gpu_present=0
+if ls /dev/nvidia[0-9]* >/dev/null 2>&1; then gpu_present=1; fi
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then gpu_present=1; fi
+case "$cuda_line" in
+    available*) ;;
+    *)
+        reason=${cuda_line#unavailable: }
+        [ -n "$reason" ] || reason="no cuda line in '$BIN list'"
+        if [ "$gpu_present" = 1 ]; then
+            echo "test-gpu: FAIL: a GPU is present but the CUDA backend is unavailable: $reason" >&2
+            exit 1
+        fi
+        echo "SKIP: test-gpu: no GPU here (CUDA backend unavailable: $reason); nothing was tested"
+        exit 0
+        ;;
+esac
+
+# ---- judge a results file: every cuda result ok and verified ---------------
+PY=""
+for p in /usr/bin/python3 python3; do
+    if command -v "$p" >/dev/null 2>&1; then PY=$p; break; fi
+done
+
+judge() { # judge RESULTS.json LABEL
+    if [ -z "$PY" ]; then
+        echo "test-gpu: note: no python3, judging '$2' by gpubench's exit status only" >&2
+        return 0
+    fi
+    "$PY" - "$1" "$2" <<'EOF'
+import json, sys
+path, label = sys.argv[1], sys.argv[2]
+doc = json.load(open(path))
+bad, ran = [], 0
+for c in doc.get("cases", []):
+    name = "%s %s %s %s" % (c.get("op"), c.get("dtype"), c.get("label"),
+                            json.dumps(c.get("params", {}), sort_keys=True))
+    for r in c.get("results", []):
+        if r.get("backend") != "cuda":
+            if r.get("status") in ("failed", "error"):
+                bad.append("%s [%s %s]: %s: %s" % (name, r.get("backend"), r.get("timing"),
+                                                   r.get("status"), r.get("reason")))
+            continue
+        st = r.get("status")
+        ver = (r.get("verification") or {}).get("status")
+        if st == "ok" and ver == "passed":
+            ran += 1
+        else:
+            v = r.get("verification") or {}
+            bad.append("%s [cuda %s]: %s%s%s" % (
+                name, r.get("timing"), st,
+                (": " + r.get("reason")) if r.get("reason") else "",
+                "; verification %s (%s %s = %s, tolerance %s) %s" % (
+                    ver, v.get("metric"), v.get("against"), v.get("error"), v.get("tolerance"),
+                    v.get("detail", "")) if ver != "passed" else ""))
+for w in doc.get("warnings", []):
+    if "disabled" in w:
+        bad.append("warning: " + w)
+print("test-gpu [%s]: %d cuda results ok and verified, %d problems" % (label, ran, len(bad)))
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad or ran == 0 else 0)
+EOF
+}
+
+status=0
+run_suite() { # run_suite LABEL OUT.json [prefix command...] -- [extra gpubench args...]
+    label=$1; out=$2; shift 2
+    echo "== test-gpu [$label]: $*"
+    "$@"
+    rc=$?
+    if [ ! -s "$out" ]; then
+        echo "test-gpu [$label]: FAIL: no results written (exit $rc)" >&2
+        status=1
+        return
+    fi
+    if [ "$rc" -ne 0 ]; then
+        echo "test-gpu [$label]: FAIL: exit status $rc" >&2
+        status=1
+    fi
+    judge "$out" "$label" || status=1
+}
+
+run_suite verify "$WORK/verify.json" \
+    "$BIN" run "$SUITE" --backend cpu,cuda --no-peak --out "$WORK/verify.json"
+
+if [ "$SANITIZE" = 1 ]; then
+    CS=""
+    for c in /usr/local/cuda/bin/compute-sanitizer "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer"; do
+        if [ -x "$c" ]; then CS=$c; break; fi
+    done
+    [ -n "$CS" ] || CS=$(command -v compute-sanitizer 2>/dev/null || true)
+    if [ -z "$CS" ]; then
+        echo "SKIP: test-gpu --sanitize: compute-sanitizer not found (looked in /usr/local/cuda/bin, \$CUDA_HOME/bin and PATH); sanitizer checks NOT run"
+    else
+        # 86: the sanitizer found an error (distinct from gpubench's own 1 and 2).
+        SAN="$CS --error-exitcode 86 --target-processes all --print-limit 20"
+        run_suite memcheck "$WORK/memcheck.json" \
+            $SAN --tool memcheck "$BIN" run "$SUITE" --backend cpu,cuda --no-peak --out "$WORK/memcheck.json"
+        for tool in racecheck synccheck; do
+            run_suite "$tool" "$WORK/$tool.json" \
+                $SAN --tool "$tool" "$BIN" run "$SUITE" --backend cpu,cuda --op elementwise,reduction \
+                --no-peak --out "$WORK/$tool.json"
+        done
+    fi
+fi
+
+if [ "$status" -eq 0 ]; then
+    echo "test-gpu: PASS"
+else
+    echo "test-gpu: FAIL" >&2
+fi
+exit "$status"
