@@ -144,7 +144,7 @@ TEST(cli_quick_suite_cpu_end_to_end) {
     CHECK(cJSON_IsNumber(get(cpu_peaks, "gemm_float64_gflops")));
 
     const cJSON *cases = get(doc, "cases");
-    CHECK(cJSON_GetArraySize(cases) == 32); /* 16 sizes in suites/quick.json × 2 dtypes */
+    CHECK(cJSON_GetArraySize(cases) == 34); /* 17 sizes in suites/quick.json × 2 dtypes */
     unsigned ops_seen = 0;
     int ok = 0;
     const cJSON *c;
