@@ -57,6 +57,10 @@ static void no_driver_reason(char *out, size_t cap) {
     }
     const char *err = dlerror();
     snprintf(out, cap, "no NVIDIA driver: %s", err ? err : "libcuda.so.1 cannot be loaded");
+    /* errno's text after the loader's adds nothing. */
+    const char *tail = ": No such file or directory";
+    size_t len = strlen(out), tlen = strlen(tail);
+    if (len > tlen && strcmp(out + len - tlen, tail) == 0) out[len - tlen] = '\0';
 }
 
 static int cuda_init(const gb_backend_options *opt, gb_err *why) {
