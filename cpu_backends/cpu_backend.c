@@ -108,6 +108,9 @@ static const gb_backend cpu_backend = {
     .fetch = cpu_fetch,
     .annotate = cpu_annotate,
     .release = cpu_release,
+    .flush_caches = gb_cpu_flush_caches,
+    .measure_peaks = gb_cpu_measure_peaks,
+    .health = gb_cpu_health,
 };
 
 const gb_backend *gb_cpu_backend(void) { return &cpu_backend; }

@@ -7,6 +7,13 @@
  * their library's thread count from this (OpenBLAS, FFTW, GraphBLAS, OpenMP). */
 int gb_cpu_threads(void);
 
+/* Honest-numbers hooks (cpu_peak.c, cpu_flush.c, cpu_health.c): measured
+ * ceilings, cold-cache flush, read-only health; sum of all last-level caches. */
+int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e);
+void gb_cpu_flush_caches(void);
+void gb_cpu_health(cJSON *health);
+size_t gb_cpu_llc_bytes(void);
+
 /* The per-op implementations (one file each). Each op times one repetition
  * with the host monotonic clock (gb_now() in src/timer.h). */
 extern const gb_op_impl gb_cpu_matmul, gb_cpu_elementwise, gb_cpu_reduction,

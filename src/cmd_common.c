@@ -7,6 +7,9 @@
 #include "commands.h"
 #include "sanity.h"
 
+int gb_full_argc;
+char **gb_full_argv;
+
 int gb_apply_openblas_core(const char *value, char *why, unsigned long why_len) {
     if (!value) return 0;
     if (strcmp(value, "auto") == 0) return gb_openblas_core_auto(gb_full_argv, why, why_len);

@@ -25,4 +25,42 @@ void gb_report_case_line(const cJSON *case_obj, FILE *out);
 /* Compute the crossover sizes of a results document and store them in its
  * "crossover" array (replacing any). */
 void gb_report_crossover(cJSON *results);
+
+/* ---- Extensions (report branch) ------------------------------------------ */
+
+/* Where the GPU starts to win over a size sweep (src/report_crossover.c).
+ * Points are (scalar size, speedup = CPU median / GPU median), in any order;
+ * points with a non-positive or non-finite size or speedup are ignored and
+ * points at the same size are merged (geometric mean of their speedups).
+ * After sorting by size: if the GPU wins (speedup >= 1) at the smallest size
+ * the status is BELOW_SMALLEST; otherwise the first size where it wins and
+ * the one before it bracket the crossover, which is interpolated linearly in
+ * log(size) against log(speedup) (INTERPOLATED); if it never wins,
+ * NOT_REACHED. sign_changes counts every change of winner along the sweep
+ * (more than one means the GPU loses again at a larger size, or noise). */
+typedef enum {
+    GB_CROSS_NO_DATA = -1, GB_CROSS_INTERPOLATED = 0, GB_CROSS_BELOW_SMALLEST, GB_CROSS_NOT_REACHED
+} gb_crossover_status;
+typedef struct {
+    gb_crossover_status status;
+    double size;          /* INTERPOLATED: the crossover; otherwise NAN */
+    double lo, hi;        /* INTERPOLATED: the bracketing sizes */
+    double tested_min, tested_max;
+    int points;           /* distinct sizes used */
+    int sign_changes;
+} gb_crossover;
+gb_crossover_status gb_crossover_find(const double *size, const double *speedup, size_t n,
+                                      gb_crossover *x);
+const char *gb_crossover_status_name(gb_crossover_status s);
+/* The scalar size of a case for crossover and plots: the geometric mean of
+ * its "shape" (= n for a square n×n or n×n×n case). *square (may be NULL) is
+ * set to 1 when every dimension is equal. 0 when the case has no shape. */
+double gb_case_scalar_size(const cJSON *case_obj, int *square);
+
+/* The crossover array of a results document, computed without changing it
+ * (gb_report_crossover stores the same array in the document). */
+cJSON *gb_crossover_compute(const cJSON *results);
+/* Whether the terminal table should be coloured on this stream: it is a
+ * terminal and NO_COLOR (https://no-color.org) is unset or empty. */
+int gb_report_want_color(FILE *out);
 #endif

@@ -115,7 +115,16 @@ cJSON *gb_results_load(const char *path, char *why, unsigned long why_len) {
         return NULL;
     }
     const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1); /* len + 1: the NUL, which require_null_terminated looks for */
+    cJSON *doc = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+    if (doc && end) { /* only white space may follow the document */
+        const char *p = end;
+        while (p < buf + len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+        if (p < buf + len) {
+            cJSON_Delete(doc);
+            doc = NULL;
+            end = p;
+        }
+    }
     if (!doc) {
         parse_error(name, buf, len, end ? end : cJSON_GetErrorPtr(), why, why_len);
         free(buf);

@@ -322,7 +322,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         status = b->fetch(state, &out, &e);
         if (status != GB_OK) {
             v.status = GB_VERIFY_FAILED;
-            snprintf(v.detail, sizeof v.detail, "fetching the output failed: %s", e.msg);
+            snprintf(v.detail, sizeof v.detail, "fetching the output failed: %.200s", e.msg);
             if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         } else {
             c->op->verify(c, in, &out, ref->have ? &ref->out : NULL, &v);

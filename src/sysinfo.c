@@ -87,14 +87,14 @@ static void add_cpu(cJSON *ctx) {
 }
 
 static void add_os(cJSON *ctx) {
-    char pretty[256] = "unknown", line[512];
+    char pretty[256] = "unknown", line[256];
     FILE *f = fopen("/etc/os-release", "r");
     while (f && fgets(line, sizeof line, f)) {
         if (strncmp(line, "PRETTY_NAME=", 12) == 0) {
             char *v = line + 12;
             v[strcspn(v, "\n")] = '\0';
             if (*v == '"') { v++; v[strcspn(v, "\"")] = '\0'; }
-            snprintf(pretty, sizeof pretty, "%s", v);
+            snprintf(pretty, sizeof pretty, "%.200s", v);
         }
     }
     if (f) fclose(f);
@@ -135,7 +135,11 @@ cJSON *gb_sysinfo_context(int argc, char **argv) {
     const char *core = getenv("OPENBLAS_CORETYPE");
     cJSON *env = cJSON_AddObjectToObject(ctx, "environment");
     cJSON_AddStringToObject(env, "OPENBLAS_CORETYPE", core ? core : "");
-    const char *omp = getenv("OMP_NUM_THREADS");
-    cJSON_AddStringToObject(env, "OMP_NUM_THREADS", omp ? omp : "");
+    static const char *const vars[] = {"OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS",
+                                       "CUDA_VISIBLE_DEVICES", NULL};
+    for (const char *const *v = vars; *v; v++) {
+        const char *val = getenv(*v);
+        cJSON_AddStringToObject(env, *v, val ? val : "");
+    }
     return ctx;
 }

@@ -54,6 +54,7 @@ int gb_parse_shape(const cJSON *size, int rank, gb_case *c, gb_err *e) {
 
 /* Read element i of a real or complex array as (re, im). */
 static void element(const gb_array *a, size_t i, double *re, double *im) {
+    *re = *im = 0;
     switch (a->elem) {
     case GB_E_F32: *re = ((const float *)a->data)[i]; *im = 0; break;
     case GB_E_F64: *re = ((const double *)a->data)[i]; *im = 0; break;

@@ -1,0 +1,194 @@
+/* cpu_fft.c — 2-D FFT on the CPU with FFTW3 (threaded).
+ *
+ * prepare: one plan per case with fftw[f]_plan_with_nthreads(threads) and the
+ * suite's planner rigour (estimate / measure / patient), made on the
+ * backend's own buffers before the input is copied in, because MEASURE and
+ * PATIENT overwrite them while trying algorithms. The planning time is part
+ * of setup time. c2c promotes the real input to complex here, untimed.
+ * run: fftw[f]_execute of that plan, nothing else (an out-of-place r2c or c2c
+ * plan preserves its input, so no restore is needed).
+ *
+ * Wisdom: if $GPUBENCH_FFTW_WISDOM names a file, double-precision wisdom is
+ * imported from it before planning and exported to it afterwards;
+ * single-precision wisdom uses the same name with ".f32" appended (FFTW keeps
+ * the two precisions in separate wisdom formats). A missing file is fine. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fftw3.h>
+#include "cpu_backend.h"
+#include "timer.h"
+
+typedef struct {
+    gb_dtype dtype;
+    int c2c;
+    size_t n, in_count, out_count;
+    unsigned flags;
+    void *in, *out;        /* fftw_malloc'd: real n×n (r2c) or complex n×n (c2c); output */
+    fftw_plan plan;
+    fftwf_plan planf;
+    double plan_s;
+    char wisdom[16];       /* "imported", "none", "unset" */
+} fft_state;
+
+static int threads_ready;
+
+static unsigned planner_flags(int planner) {
+    switch (planner) {
+    case GB_PLAN_ESTIMATE: return FFTW_ESTIMATE;
+    case GB_PLAN_PATIENT: return FFTW_PATIENT;
+    default: return FFTW_MEASURE;
+    }
+}
+
+static const char *planner_name(unsigned flags) {
+    return flags == FFTW_ESTIMATE ? "estimate" : flags == FFTW_PATIENT ? "patient" : "measure";
+}
+
+/* Wisdom file for this precision, or NULL when the variable is unset. */
+static const char *wisdom_path(gb_dtype d, char *buf, size_t len) {
+    const char *w = getenv("GPUBENCH_FFTW_WISDOM");
+    if (!w || !*w) return NULL;
+    snprintf(buf, len, "%s%s", w, d == GB_FLOAT32 ? ".f32" : "");
+    return buf;
+}
+
+static void fft_release(void *state) {
+    fft_state *s = state;
+    if (!s) return;
+    if (s->plan) fftw_destroy_plan(s->plan);
+    if (s->planf) fftwf_destroy_plan(s->planf);
+    if (s->dtype == GB_FLOAT32) {
+        fftwf_free(s->in);
+        fftwf_free(s->out);
+    } else {
+        fftw_free(s->in);
+        fftw_free(s->out);
+    }
+    free(s);
+}
+
+static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
+    const gb_array *x = gb_arrays_find(in, "x");
+    if (!x) return gb_errf(e, GB_FAIL, "fft: input 'x' missing");
+    if (c->shape[0] > 1 << 30) return gb_errf(e, GB_SKIP, "fft: n too large for FFTW's int sizes");
+    if (!threads_ready) {
+        if (!fftw_init_threads() || !fftwf_init_threads())
+            return gb_errf(e, GB_FATAL, "fftw_init_threads failed");
+        threads_ready = 1;
+    }
+    fft_state *s = calloc(1, sizeof *s);
+    if (!s) return gb_errf(e, GB_SKIP, "out of host memory");
+    s->dtype = c->dtype;
+    s->c2c = c->params.fft_kind == GB_FFT_C2C;
+    s->n = (size_t)c->shape[0];
+    s->in_count = s->n * s->n;
+    s->out_count = s->c2c ? s->n * s->n : s->n * (s->n / 2 + 1);
+    s->flags = planner_flags(c->params.fft_planner);
+    int n = (int)s->n;
+    size_t real = c->dtype == GB_FLOAT32 ? sizeof(float) : sizeof(double);
+    size_t in_bytes = s->in_count * real * (s->c2c ? 2 : 1), out_bytes = s->out_count * 2 * real;
+    char wbuf[4096];
+    const char *wpath = wisdom_path(c->dtype, wbuf, sizeof wbuf);
+    snprintf(s->wisdom, sizeof s->wisdom, "unset");
+
+    double t0 = gb_now();
+    if (c->dtype == GB_FLOAT32) {
+        s->in = fftwf_malloc(in_bytes);
+        s->out = fftwf_malloc(out_bytes);
+        if (!s->in || !s->out) goto oom;
+        fftwf_plan_with_nthreads(gb_cpu_threads());
+        if (wpath) snprintf(s->wisdom, sizeof s->wisdom, "%s", fftwf_import_wisdom_from_filename(wpath) ? "imported" : "none");
+        s->planf = s->c2c ? fftwf_plan_dft_2d(n, n, s->in, s->out, FFTW_FORWARD, s->flags)
+                          : fftwf_plan_dft_r2c_2d(n, n, s->in, s->out, s->flags);
+        if (!s->planf) goto noplan;
+        if (wpath) fftwf_export_wisdom_to_filename(wpath);
+    } else {
+        s->in = fftw_malloc(in_bytes);
+        s->out = fftw_malloc(out_bytes);
+        if (!s->in || !s->out) goto oom;
+        fftw_plan_with_nthreads(gb_cpu_threads());
+        if (wpath) snprintf(s->wisdom, sizeof s->wisdom, "%s", fftw_import_wisdom_from_filename(wpath) ? "imported" : "none");
+        s->plan = s->c2c ? fftw_plan_dft_2d(n, n, s->in, s->out, FFTW_FORWARD, s->flags)
+                         : fftw_plan_dft_r2c_2d(n, n, s->in, s->out, s->flags);
+        if (!s->plan) goto noplan;
+        if (wpath) fftw_export_wisdom_to_filename(wpath);
+    }
+    s->plan_s = gb_now() - t0;
+
+    /* Copy (and for c2c promote) the input after planning. */
+    if (!s->c2c) {
+        memcpy(s->in, x->data, in_bytes);
+    } else if (c->dtype == GB_FLOAT32) {
+        const float *src = x->data;
+        float *dst = s->in;
+#pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < s->in_count; i++) {
+            dst[2 * i] = src[i];
+            dst[2 * i + 1] = 0;
+        }
+    } else {
+        const double *src = x->data;
+        double *dst = s->in;
+#pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < s->in_count; i++) {
+            dst[2 * i] = src[i];
+            dst[2 * i + 1] = 0;
+        }
+    }
+    /* Poison the output so an entry the transform did not write fails verification. */
+    if (c->dtype == GB_FLOAT32)
+        for (size_t i = 0; i < 2 * s->out_count; i++) ((float *)s->out)[i] = NAN;
+    else
+        for (size_t i = 0; i < 2 * s->out_count; i++) ((double *)s->out)[i] = NAN;
+    *state = s;
+    return GB_OK;
+oom:
+    fft_release(s);
+    return gb_errf(e, GB_SKIP, "out of host memory for FFT buffers (%.3g GiB)",
+                   (double)(in_bytes + out_bytes) / (1 << 30));
+noplan:
+    gb_errf(e, GB_FAIL, "FFTW could not create a %s plan for %d×%d", s->c2c ? "c2c" : "r2c", n, n);
+    fft_release(s);
+    return GB_FAIL;
+}
+
+static int fft_run(void *state, int timing, double *seconds, gb_err *e) {
+    fft_state *s = state;
+    double t0 = gb_now();
+    if (s->dtype == GB_FLOAT32)
+        fftwf_execute(s->planf);
+    else
+        fftw_execute(s->plan);
+    *seconds = gb_now() - t0;
+    return GB_OK;
+}
+
+static int fft_fetch(void *state, gb_arrays *out, gb_err *e) {
+    fft_state *s = state;
+    gb_array *X = gb_arrays_add(out, "X", gb_complex_elem(s->dtype), s->out_count, e);
+    if (!X) return GB_FAIL;
+    memcpy(X->data, s->out, s->out_count * gb_elem_size(X->elem));
+    return GB_OK;
+}
+
+static void fft_annotate(void *state, cJSON *extra) {
+    fft_state *s = state;
+    char routine[48];
+    snprintf(routine, sizeof routine, "%s_plan_dft%s_2d", s->dtype == GB_FLOAT32 ? "fftwf" : "fftw",
+             s->c2c ? "" : "_r2c");
+    cJSON_AddStringToObject(extra, "routine", routine);
+    cJSON_AddStringToObject(extra, "planner", planner_name(s->flags));
+    cJSON_AddNumberToObject(extra, "plan_s", s->plan_s);
+    cJSON_AddNumberToObject(extra, "threads", gb_cpu_threads());
+    cJSON_AddStringToObject(extra, "wisdom", s->wisdom);
+}
+
+const gb_op_impl gb_cpu_fft = {
+    .prepare = fft_prepare,
+    .run = fft_run,
+    .fetch = fft_fetch,
+    .annotate = fft_annotate,
+    .release = fft_release,
+};

@@ -1,0 +1,443 @@
+/* cuda_svd.c — how the GPU does SVD: the thin SVD A = U·diag(S)·VT of an
+ * m×n column-major matrix with cuSOLVER (k = min(m,n); S descending, U m×k,
+ * VT k×n), by one of five routines chosen with the op's "method" param:
+ *
+ *   method   routine                       algorithm          shape rule
+ *   gesvd    cusolverDn{S,D}gesvd          QR iteration       m ≥ n only
+ *   xgesvd   cusolverDnXgesvd (64-bit API) QR iteration       m ≥ n only
+ *   gesvdj   cusolverDn{S,D}gesvdj, econ   one-sided Jacobi   any m, n
+ *   gesvdp   cusolverDnXgesvdp, econ       polar decomposition + syevd
+ *   xgesvdp  cusolverDnXgesvdp, econ       (the same routine: cuSOLVER has no
+ *                                           32-bit gesvdp; both names accepted)
+ *   auto     svd_auto_method() below — provisional until measured on a GPU
+ *   gesdd    skipped: a LAPACK routine; cuSOLVER has none
+ *
+ * Shapes. gesvd and Xgesvd only accept m ≥ n. For a wide A (m < n) the op
+ * factors Aᵀ (n×m, tall) instead: Aᵀ = U'·S·V'ᵀ gives A = V'·S·U'ᵀ, so
+ * U = V' and VT = U'ᵀ. The polar-decomposition route of Xgesvdp is built for
+ * tall matrices too (Xpolar requires m ≥ n), so it takes the same path.
+ * Jacobi takes any shape and factors A as it is.
+ *
+ * What a rep is: restore the work copy of A from the pristine one (the
+ * routines destroy their input; a D2D cudaMemcpyAsync, or for the
+ * transposed path one cublas{S,D}geam that copies and transposes in one
+ * pass), run the routine, then the transposes that turn its outputs into
+ * U and VT (cublas geam: gesvdj and Xgesvdp return V, not VT; the wide path
+ * swaps the roles of U and V). All of that is in every rep, both timings.
+ * Workspaces (bufferSize queries), the work copy, temporaries, devInfo and
+ * the gesvdj / 64-bit parameter objects are made in prepare.
+ *
+ * Synchronization: issue() itself never waits, but cusolverDnXgesvdp
+ * returns h_err_sigma in host memory and so synchronizes before it returns
+ * (forced by the API). devInfo is read in fetch: info > 0 is "did not
+ * converge", info < 0 a wrong parameter. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cuda_common.h"
+
+/* The method AUTO resolves to, per shape and dtype.
+ *
+ * PROVISIONAL, not measured on our hardware: Jacobi (gesvdj) is what
+ * NVIDIA's documentation recommends for small and medium matrices (its
+ * parallelism beats QR's sequential bidiagonal sweeps there) and what JAX
+ * uses up to 1024; beyond that QR-based gesvd is the robust default.
+ * gesvdp is left out until its accuracy on our inputs and its speed are
+ * measured. Update after running suites/svd-methods.json on the GPU host. */
+static gb_svd_method svd_auto_method(int64_t m, int64_t n, gb_dtype dtype) {
+    (void)dtype;
+    int64_t big = m > n ? m : n;
+    return big <= 1024 ? GB_SVD_GESVDJ : GB_SVD_GESVD;
+}
+
+static const char *method_name(int method) {
+    switch (method) {
+    case GB_SVD_AUTO: return "auto";
+    case GB_SVD_GESDD: return "gesdd";
+    case GB_SVD_GESVD: return "gesvd";
+    case GB_SVD_GESVDJ: return "gesvdj";
+    case GB_SVD_GESVDP: return "gesvdp";
+    case GB_SVD_XGESVD: return "xgesvd";
+    case GB_SVD_XGESVDP: return "xgesvdp";
+    default: return "?";
+    }
+}
+
+typedef struct {
+    gb_cuda_io io;
+    int64_t m, n, k;
+    gb_dtype dtype;
+    size_t esz;
+    cudaDataType ctype;
+    int method, requested;    /* resolved method; what the suite asked for */
+    int transposed;           /* factor Aᵀ (wide A with a tall-only routine) */
+    int64_t mw, nw;           /* shape of the matrix the routine sees: mw×nw */
+    char routine[48];
+    void *d_A;                /* pristine input (owned by io) */
+    void *d_S, *d_U, *d_VT;   /* outputs (owned by io) */
+    void *d_W;                /* work copy of A or Aᵀ, destroyed by the routine */
+    void *d_T1;               /* n×k: V from gesvdj/Xgesvdp, or U' on the wide path */
+    void *d_T2;               /* k×k: VT' of gesvd on the wide path */
+    int *d_info;
+    void *d_work;             /* device workspace */
+    size_t work_bytes;
+    int lwork;                /* typed routines: workspace in elements */
+    void *d_rwork;            /* gesvd: unconverged superdiagonal (k-1 reals) */
+    void *h_work;             /* 64-bit API host workspace */
+    size_t host_work_bytes;
+    cusolverDnParams_t params;
+    gesvdjInfo_t gesvdj;
+    double err_sigma;         /* Xgesvdp: perturbation added to near-zero singular values */
+} svd_state;
+
+static int tall_only(int method) {
+    return method == GB_SVD_GESVD || method == GB_SVD_XGESVD || method == GB_SVD_GESVDP ||
+           method == GB_SVD_XGESVDP;
+}
+
+/* Device bytes the plan needs besides the routine's own workspace. */
+static double plan_bytes(int method, double m, double n, double esz) {
+    double k = m < n ? m : n;
+    double bytes = esz * (2 * m * n + k + m * k + k * n);  /* A, its work copy, S, U, VT */
+    if (method == GB_SVD_GESVDJ) bytes += esz * n * k;      /* V */
+    else if (m < n) bytes += esz * (n * k + k * k);         /* U' and VT' (or V) of Aᵀ */
+    else if (method == GB_SVD_GESVDP || method == GB_SVD_XGESVDP) bytes += esz * n * k; /* V */
+    return bytes + sizeof(int);
+}
+
+static int svd_supports(const gb_case *c, gb_err *why) {
+    int method = c->params.svd_method;
+    int64_t m = c->shape[0], n = c->shape[1];
+    if (method == GB_SVD_GESDD)
+        return gb_errf(why, GB_SKIP, "gesdd is a LAPACK routine; cuSOLVER has gesvd, gesvdj, gesvdp, Xgesvd, Xgesvdp");
+    if (method == GB_SVD_AUTO) method = svd_auto_method(m, n, c->dtype);
+    if (method != GB_SVD_GESVD && method != GB_SVD_GESVDJ && method != GB_SVD_GESVDP &&
+        method != GB_SVD_XGESVD && method != GB_SVD_XGESVDP)
+        return gb_errf(why, GB_SKIP, "svd method %d is not known to the CUDA backend", c->params.svd_method);
+    /* The typed routines take int dimensions and an int workspace size. */
+    if ((method == GB_SVD_GESVD || method == GB_SVD_GESVDJ) && (m > INT_MAX || n > INT_MAX))
+        return gb_errf(why, GB_SKIP, "%s takes 32-bit dimensions; %lldx%lld does not fit (use xgesvd)",
+                       method_name(method), (long long)m, (long long)n);
+    double esz = c->dtype == GB_FLOAT32 ? 4.0 : 8.0;
+    double k = (double)(m < n ? m : n), big = (double)(m > n ? m : n);
+    /* Workspace stand-in until the real query in prepare: a few panels of
+     * the bidiagonal / QR reduction plus the k×k eigenproblem of gesvdp. */
+    double workspace = esz * (2 * big * k + 2 * k * k);
+    return gb_cuda_fits(plan_bytes(method, (double)m, (double)n, esz) + workspace, why);
+}
+
+static void svd_release(void *p) {
+    svd_state *st = p;
+    if (!st) return;
+    (void)cudaStreamSynchronize(gb_cuda.stream);
+    cudaFree(st->d_W);
+    cudaFree(st->d_T1);
+    cudaFree(st->d_T2);
+    cudaFree(st->d_info);
+    cudaFree(st->d_work);
+    cudaFree(st->d_rwork);
+    free(st->h_work);
+    if (st->params) cusolverDnDestroyParams(st->params);
+    if (st->gesvdj) cusolverDnDestroyGesvdjInfo(st->gesvdj);
+    gb_cuda_io_free(&st->io);
+    free(st);
+}
+
+/* Workspace sizes of the chosen routine (pointers only describe types and
+ * shapes here; nothing is read). */
+static int query_workspace(svd_state *st, gb_err *e) {
+    int status = GB_OK;
+    cusolverDnHandle_t h = gb_cuda.cusolver;
+    int f32 = st->dtype == GB_FLOAT32;
+    int mw = (int)st->mw, nw = (int)st->nw;
+    switch (st->method) {
+    case GB_SVD_GESVD:
+        if (f32) CUSOLVER_TRY(cusolverDnSgesvd_bufferSize(h, mw, nw, &st->lwork));
+        else CUSOLVER_TRY(cusolverDnDgesvd_bufferSize(h, mw, nw, &st->lwork));
+        st->work_bytes = (size_t)st->lwork * st->esz;
+        break;
+    case GB_SVD_GESVDJ:
+        if (f32)
+            CUSOLVER_TRY(cusolverDnSgesvdj_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, 1, (int)st->m, (int)st->n,
+                                                      st->d_W, (int)st->m, st->d_S, st->d_U, (int)st->m,
+                                                      st->d_T1, (int)st->n, &st->lwork, st->gesvdj));
+        else
+            CUSOLVER_TRY(cusolverDnDgesvdj_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, 1, (int)st->m, (int)st->n,
+                                                      st->d_W, (int)st->m, st->d_S, st->d_U, (int)st->m,
+                                                      st->d_T1, (int)st->n, &st->lwork, st->gesvdj));
+        st->work_bytes = (size_t)st->lwork * st->esz;
+        break;
+    case GB_SVD_XGESVD: {
+        void *u = st->transposed ? st->d_T1 : st->d_U, *vt = st->transposed ? st->d_T2 : st->d_VT;
+        CUSOLVER_TRY(cusolverDnXgesvd_bufferSize(h, st->params, 'S', 'S', st->mw, st->nw, st->ctype, st->d_W,
+                                                 st->mw, st->ctype, st->d_S, st->ctype, u, st->mw, st->ctype,
+                                                 vt, st->nw, st->ctype, &st->work_bytes, &st->host_work_bytes));
+        break;
+    }
+    case GB_SVD_GESVDP:
+    case GB_SVD_XGESVDP: {
+        void *u = st->transposed ? st->d_T1 : st->d_U, *v = st->transposed ? st->d_U : st->d_T1;
+        CUSOLVER_TRY(cusolverDnXgesvdp_bufferSize(h, st->params, CUSOLVER_EIG_MODE_VECTOR, 1, st->mw, st->nw,
+                                                  st->ctype, st->d_W, st->mw, st->ctype, st->d_S, st->ctype,
+                                                  u, st->mw, st->ctype, v, st->nw, st->ctype,
+                                                  &st->work_bytes, &st->host_work_bytes));
+        break;
+    }
+    default:
+        return gb_errf(e, GB_FAIL, "svd: no workspace query for method %s", method_name(st->method));
+    }
+fail:
+    return status;
+}
+
+static int svd_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
+    int status = GB_OK;
+    *state = NULL;
+    svd_state *st = calloc(1, sizeof *st);
+    if (!st) return gb_errf(e, GB_SKIP, "svd: out of host memory for the plan");
+    st->m = c->shape[0];
+    st->n = c->shape[1];
+    st->k = st->m < st->n ? st->m : st->n;
+    st->dtype = c->dtype;
+    st->esz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    st->ctype = c->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
+    st->requested = c->params.svd_method;
+    st->method = st->requested == GB_SVD_AUTO ? (int)svd_auto_method(st->m, st->n, c->dtype) : st->requested;
+    st->transposed = tall_only(st->method) && st->m < st->n;
+    st->mw = st->transposed ? st->n : st->m;
+    st->nw = st->transposed ? st->m : st->n;
+    int f32 = c->dtype == GB_FLOAT32;
+    switch (st->method) {
+    case GB_SVD_GESVD: snprintf(st->routine, sizeof st->routine, "cusolverDn%cgesvd", f32 ? 'S' : 'D'); break;
+    case GB_SVD_GESVDJ: snprintf(st->routine, sizeof st->routine, "cusolverDn%cgesvdj", f32 ? 'S' : 'D'); break;
+    case GB_SVD_XGESVD: snprintf(st->routine, sizeof st->routine, "cusolverDnXgesvd"); break;
+    case GB_SVD_GESVDP: case GB_SVD_XGESVDP: snprintf(st->routine, sizeof st->routine, "cusolverDnXgesvdp"); break;
+    default:
+        status = gb_errf(e, GB_SKIP, "svd method %s is not supported by the CUDA backend",
+                         method_name(st->method));
+        goto fail;
+    }
+
+    const gb_array *A = gb_arrays_find(in, "A");
+    if (!A || A->count != (size_t)(st->m * st->n)) {
+        status = gb_errf(e, GB_FAIL, "svd: input A (%lldx%lld) expected%s", (long long)st->m, (long long)st->n,
+                         A ? " with m·n elements" : "");
+        goto fail;
+    }
+    gb_elem re = gb_real_elem(c->dtype);
+    status = gb_cuda_io_input(&st->io, A, &st->d_A, e);
+    if (status == GB_OK) status = gb_cuda_io_output(&st->io, "S", re, (size_t)st->k, &st->d_S, e);
+    if (status == GB_OK) status = gb_cuda_io_output(&st->io, "U", re, (size_t)(st->m * st->k), &st->d_U, e);
+    if (status == GB_OK) status = gb_cuda_io_output(&st->io, "VT", re, (size_t)(st->k * st->n), &st->d_VT, e);
+    if (status != GB_OK) goto fail;
+
+    CUDA_TRY(cudaMalloc(&st->d_W, (size_t)(st->m * st->n) * st->esz));
+    /* T1 (n×k): V of gesvdj / tall Xgesvdp, U' of Aᵀ on the wide path. */
+    if (st->method == GB_SVD_GESVDJ || st->transposed || st->method == GB_SVD_GESVDP ||
+        st->method == GB_SVD_XGESVDP)
+        CUDA_TRY(cudaMalloc(&st->d_T1, (size_t)(st->n * st->k) * st->esz));
+    /* T2 (k×k): VT' of Aᵀ from gesvd / Xgesvd on the wide path. */
+    if (st->transposed && (st->method == GB_SVD_GESVD || st->method == GB_SVD_XGESVD))
+        CUDA_TRY(cudaMalloc(&st->d_T2, (size_t)(st->k * st->k) * st->esz));
+    CUDA_TRY(cudaMalloc((void **)&st->d_info, sizeof(int)));
+    CUDA_TRY(cudaMemsetAsync(st->d_info, 0, sizeof(int), gb_cuda.stream));
+    if (st->method == GB_SVD_GESVD) {
+        size_t nr = (size_t)(st->k > 1 ? st->k - 1 : 1);
+        CUDA_TRY(cudaMalloc(&st->d_rwork, nr * st->esz));
+    }
+    if (st->method == GB_SVD_GESVDJ) {
+        /* Library defaults: tolerance = machine precision, 100 sweeps,
+         * singular values sorted descending. */
+        CUSOLVER_TRY(cusolverDnCreateGesvdjInfo(&st->gesvdj));
+    } else if (st->method != GB_SVD_GESVD) {
+        CUSOLVER_TRY(cusolverDnCreateParams(&st->params));
+    }
+
+    status = query_workspace(st, e);
+    if (status != GB_OK) goto fail;
+    status = gb_cuda_fits((double)st->work_bytes, e);
+    if (status != GB_OK) {
+        char why[GB_MSG_LEN];
+        snprintf(why, sizeof why, "%s", e->msg);
+        status = gb_errf(e, status, "%s workspace: %s", st->routine, why);
+        goto fail;
+    }
+    CUDA_TRY(cudaMalloc(&st->d_work, st->work_bytes ? st->work_bytes : 16));
+    if (st->host_work_bytes) {
+        st->h_work = malloc(st->host_work_bytes);
+        if (!st->h_work) {
+            status = gb_errf(e, GB_SKIP, "svd: out of host memory for %s's host workspace (%zu bytes)",
+                             st->routine, st->host_work_bytes);
+            goto fail;
+        }
+    }
+    CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
+    *state = st;
+    return GB_OK;
+fail:
+    svd_release(st);
+    return status;
+}
+
+/* dst (cols×rows, leading dimension cols) = srcᵀ, src rows×cols with
+ * leading dimension rows, by cublas geam. B is src again under transpose
+ * with beta = 0: geam's documentation does not promise that B is unread
+ * when beta is 0, and the destinations hold NaN poison (0·NaN = NaN),
+ * while src is finite. */
+static int transpose(svd_state *st, const void *src, int64_t rows, int64_t cols, void *dst, gb_err *e) {
+    int status = GB_OK;
+    if (st->dtype == GB_FLOAT32) {
+        const float one = 1.0f, zero = 0.0f;
+        CUBLAS_TRY(cublasSgeam(gb_cuda.cublas, CUBLAS_OP_T, CUBLAS_OP_T, (int)cols, (int)rows, &one,
+                               (const float *)src, (int)rows, &zero, (const float *)src, (int)rows,
+                               (float *)dst, (int)cols));
+    } else {
+        const double one = 1.0, zero = 0.0;
+        CUBLAS_TRY(cublasDgeam(gb_cuda.cublas, CUBLAS_OP_T, CUBLAS_OP_T, (int)cols, (int)rows, &one,
+                               (const double *)src, (int)rows, &zero, (const double *)src, (int)rows,
+                               (double *)dst, (int)cols));
+    }
+fail:
+    return status;
+}
+
+/* One rep: fresh input, the routine, the output transposes. */
+static int svd_issue(void *p, gb_err *e) {
+    svd_state *st = p;
+    int status = GB_OK;
+    cusolverDnHandle_t h = gb_cuda.cusolver;
+    int f32 = st->dtype == GB_FLOAT32;
+    int mw = (int)st->mw, nw = (int)st->nw;
+
+    /* 1. The routines overwrite their input: restore it (transposed if the
+     *    routine only takes tall matrices and A is wide). */
+    if (st->transposed) {
+        status = transpose(st, st->d_A, st->m, st->n, st->d_W, e);
+        if (status != GB_OK) goto fail;
+    } else {
+        CUDA_TRY(cudaMemcpyAsync(st->d_W, st->d_A, (size_t)(st->m * st->n) * st->esz, cudaMemcpyDeviceToDevice,
+                                 gb_cuda.stream));
+    }
+
+    /* 2. The routine, into U/VT directly where the layouts allow. */
+    switch (st->method) {
+    case GB_SVD_GESVD: {
+        /* jobu = jobvt = 'S': the first k columns of U (mw×k) and rows of VT
+         * (k×nw; k = nw since mw ≥ nw). */
+        void *u = st->transposed ? st->d_T1 : st->d_U, *vt = st->transposed ? st->d_T2 : st->d_VT;
+        if (f32)
+            CUSOLVER_TRY(cusolverDnSgesvd(h, 'S', 'S', mw, nw, st->d_W, mw, st->d_S, u, mw, vt, nw,
+                                          st->d_work, st->lwork, st->d_rwork, st->d_info));
+        else
+            CUSOLVER_TRY(cusolverDnDgesvd(h, 'S', 'S', mw, nw, st->d_W, mw, st->d_S, u, mw, vt, nw,
+                                          st->d_work, st->lwork, st->d_rwork, st->d_info));
+        break;
+    }
+    case GB_SVD_XGESVD: {
+        void *u = st->transposed ? st->d_T1 : st->d_U, *vt = st->transposed ? st->d_T2 : st->d_VT;
+        CUSOLVER_TRY(cusolverDnXgesvd(h, st->params, 'S', 'S', st->mw, st->nw, st->ctype, st->d_W, st->mw,
+                                      st->ctype, st->d_S, st->ctype, u, st->mw, st->ctype, vt, st->nw,
+                                      st->ctype, st->d_work, st->work_bytes, st->h_work, st->host_work_bytes,
+                                      st->d_info));
+        break;
+    }
+    case GB_SVD_GESVDJ:
+        /* econ = 1: U m×k, V n×k (V, not VT). */
+        if (f32)
+            CUSOLVER_TRY(cusolverDnSgesvdj(h, CUSOLVER_EIG_MODE_VECTOR, 1, (int)st->m, (int)st->n, st->d_W,
+                                           (int)st->m, st->d_S, st->d_U, (int)st->m, st->d_T1, (int)st->n,
+                                           st->d_work, st->lwork, st->d_info, st->gesvdj));
+        else
+            CUSOLVER_TRY(cusolverDnDgesvdj(h, CUSOLVER_EIG_MODE_VECTOR, 1, (int)st->m, (int)st->n, st->d_W,
+                                           (int)st->m, st->d_S, st->d_U, (int)st->m, st->d_T1, (int)st->n,
+                                           st->d_work, st->lwork, st->d_info, st->gesvdj));
+        break;
+    case GB_SVD_GESVDP:
+    case GB_SVD_XGESVDP: {
+        /* econ = 1: U mw×k, V nw×k. Tall: U is ours, V goes to T1. Wide
+         * (Aᵀ): its U' goes to T1, its V' (m×m) is our U. Synchronizes:
+         * h_err_sigma is a host output. */
+        void *u = st->transposed ? st->d_T1 : st->d_U, *v = st->transposed ? st->d_U : st->d_T1;
+        CUSOLVER_TRY(cusolverDnXgesvdp(h, st->params, CUSOLVER_EIG_MODE_VECTOR, 1, st->mw, st->nw, st->ctype,
+                                       st->d_W, st->mw, st->ctype, st->d_S, st->ctype, u, st->mw, st->ctype, v,
+                                       st->nw, st->ctype, st->d_work, st->work_bytes, st->h_work,
+                                       st->host_work_bytes, st->d_info, &st->err_sigma));
+        break;
+    }
+    default:
+        return gb_errf(e, GB_FAIL, "svd: method %s has no routine", method_name(st->method));
+    }
+
+    /* 3. Outputs into U (m×k) and VT (k×n). In every case but tall
+     *    gesvd/Xgesvd, T1 is n×k and VT = T1ᵀ. */
+    if (st->method == GB_SVD_GESVDJ || st->method == GB_SVD_GESVDP || st->method == GB_SVD_XGESVDP ||
+        st->transposed) {
+        status = transpose(st, st->d_T1, st->n, st->k, st->d_VT, e);
+        if (status != GB_OK) goto fail;
+    }
+    /* Wide gesvd/Xgesvd: U = (VT' of Aᵀ)ᵀ, k×k. */
+    if (st->d_T2) {
+        status = transpose(st, st->d_T2, st->k, st->k, st->d_U, e);
+        if (status != GB_OK) goto fail;
+    }
+fail:
+    return status;
+}
+
+static int svd_run(void *p, int timing, double *seconds, gb_err *e) {
+    svd_state *st = p;
+    return gb_cuda_time(&st->io, timing, svd_issue, st, seconds, e);
+}
+
+static int svd_fetch(void *p, gb_arrays *out, gb_err *e) {
+    svd_state *st = p;
+    int status = GB_OK;
+    int info = 0;
+    CUDA_TRY(cudaMemcpyAsync(&info, st->d_info, sizeof info, cudaMemcpyDeviceToHost, gb_cuda.stream));
+    CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
+    if (info > 0) {
+        if (st->method == GB_SVD_GESVDJ)
+            return gb_errf(e, GB_FAIL, "%s: devInfo = %d: did not converge within the tolerance and maximum "
+                           "sweeps", st->routine, info);
+        if (st->method == GB_SVD_GESVD || st->method == GB_SVD_XGESVD)
+            return gb_errf(e, GB_FAIL, "%s: devInfo = %d: did not converge (%d superdiagonals of the "
+                           "bidiagonal form did not reach zero)", st->routine, info, info);
+        return gb_errf(e, GB_FAIL, "%s: devInfo = %d: did not converge", st->routine, info);
+    }
+    if (info < 0)
+        return gb_errf(e, GB_FAIL, "%s: devInfo = %d: parameter %d is wrong", st->routine, info, -info);
+    return gb_cuda_io_fetch(&st->io, out, e);
+fail:
+    return status;
+}
+
+static void svd_annotate(void *p, cJSON *extra) {
+    svd_state *st = p;
+    cJSON_AddStringToObject(extra, "routine", st->routine);
+    cJSON_AddStringToObject(extra, "method", method_name(st->method));
+    if (st->requested != st->method)
+        cJSON_AddStringToObject(extra, "method_requested", method_name(st->requested));
+    cJSON_AddBoolToObject(extra, "transposed", st->transposed);  /* wide A factored as Aᵀ */
+    cJSON_AddNumberToObject(extra, "workspace_bytes", (double)st->work_bytes);
+    if (st->method == GB_SVD_GESVDJ && st->gesvdj) {
+        /* Read after fetch, so the last rep has finished. */
+        double residual = 0;
+        int sweeps = 0;
+        if (cusolverDnXgesvdjGetResidual(gb_cuda.cusolver, st->gesvdj, &residual) == CUSOLVER_STATUS_SUCCESS)
+            cJSON_AddNumberToObject(extra, "gesvdj_residual", residual);
+        if (cusolverDnXgesvdjGetSweeps(gb_cuda.cusolver, st->gesvdj, &sweeps) == CUSOLVER_STATUS_SUCCESS)
+            cJSON_AddNumberToObject(extra, "gesvdj_sweeps", sweeps);
+    }
+    if (st->method == GB_SVD_GESVDP || st->method == GB_SVD_XGESVDP)
+        cJSON_AddNumberToObject(extra, "gesvdp_err_sigma", st->err_sigma);
+}
+
+const gb_op_impl gb_cuda_svd = {
+    .supports = svd_supports,
+    .prepare = svd_prepare,
+    .run = svd_run,
+    .fetch = svd_fetch,
+    .annotate = svd_annotate,
+    .release = svd_release,
+};

@@ -1,0 +1,132 @@
+/* cmd_compare.c — `gpubench compare BASELINE.json CURRENT.json`: the CI gate.
+ * Exit 0 no regression, 1 a regression or a failed result in CURRENT,
+ * 2 usage or input error. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compare.h"
+#include "results_io.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: gpubench compare BASELINE.json CURRENT.json [options]\n"
+            "\n"
+            "Match every result of CURRENT with BASELINE (op, dtype, shape, params, backend,\n"
+            "timing) and judge each from its samples: regression / improvement / same / unsure.\n"
+            "\n"
+            "  -t, --threshold PCT   smallest change that matters (default 5%%)\n"
+            "  -a, --alpha A         significance level of the Mann-Whitney U test (default 0.01)\n"
+            "  -p, --policy FILE     per-op thresholds (JSON; see docs/ci.md)\n"
+            "  -f, --format F        table (default), md or json\n"
+            "  -o, --output FILE     write the report there instead of stdout\n"
+            "  -h, --help\n"
+            "\n"
+            "exit status: 0 no regression; 1 a regression, or a failed/error result in CURRENT;\n"
+            "2 usage or input error.\n");
+}
+
+int gb_cmd_compare(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"threshold", required_argument, 0, 't'}, {"alpha", required_argument, 0, 'a'},
+        {"policy", required_argument, 0, 'p'},    {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    gb_compare_options o = {.rule = {GB_DEFAULT_THRESHOLD, GB_DEFAULT_ALPHA}};
+    gb_compare_format fmt = GB_CMP_TABLE;
+    const char *policy_path = NULL, *output = NULL;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "t:a:p:f:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            if (gb_parse_percent(optarg, &o.rule.threshold) != 0) {
+                fprintf(stderr, "gpubench compare: --threshold: expected a percentage like 5%%, got '%s'\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            o.cli_set_threshold = 1;
+            break;
+        case 'a': {
+            char *end;
+            o.rule.alpha = strtod(optarg, &end);
+            if (*end || !(o.rule.alpha > 0 && o.rule.alpha < 1)) {
+                fprintf(stderr, "gpubench compare: --alpha: expected a number between 0 and 1, got '%s'\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            o.cli_set_alpha = 1;
+            break;
+        }
+        case 'p': policy_path = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "table") == 0) fmt = GB_CMP_TABLE;
+            else if (strcmp(optarg, "md") == 0 || strcmp(optarg, "markdown") == 0) fmt = GB_CMP_MD;
+            else if (strcmp(optarg, "json") == 0) fmt = GB_CMP_JSON;
+            else {
+                fprintf(stderr, "gpubench compare: --format: expected table, md or json, got '%s'\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            break;
+        case 'o': output = optarg; break;
+        case 'h': usage(stdout); return GB_EXIT_OK;
+        default: usage(stderr); return GB_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2) {
+        fprintf(stderr, "gpubench compare: expected BASELINE.json and CURRENT.json, got %d file%s\n",
+                argc - optind, argc - optind == 1 ? "" : "s");
+        usage(stderr);
+        return GB_EXIT_USAGE;
+    }
+    char why[1024];
+    gb_policy *policy = NULL;
+    if (policy_path && !(policy = gb_policy_load(policy_path, why, sizeof why))) {
+        fprintf(stderr, "gpubench compare: %s\n", why);
+        return GB_EXIT_USAGE;
+    }
+    o.policy = policy;
+    o.policy_path = policy_path;
+    cJSON *base = gb_results_load(argv[optind], why, sizeof why);
+    if (!base) {
+        fprintf(stderr, "gpubench compare: %s\n", why);
+        gb_policy_free(policy);
+        return GB_EXIT_USAGE;
+    }
+    cJSON *cur = gb_results_load(argv[optind + 1], why, sizeof why);
+    if (!cur) {
+        fprintf(stderr, "gpubench compare: %s\n", why);
+        cJSON_Delete(base);
+        gb_policy_free(policy);
+        return GB_EXIT_USAGE;
+    }
+    int rc = GB_EXIT_USAGE;
+    cJSON *cmp = gb_compare_docs(base, argv[optind], cur, argv[optind + 1], &o);
+    if (!cmp) {
+        fprintf(stderr, "gpubench compare: out of memory\n");
+        goto out;
+    }
+    FILE *f = output ? fopen(output, "w") : stdout;
+    if (!f) {
+        perror(output);
+        goto out;
+    }
+    gb_compare_render(cmp, fmt, f);
+    if (output && fclose(f) != 0) {
+        perror(output);
+        goto out;
+    }
+    /* Machine mismatches also go to stderr when the report itself does not
+     * reach the terminal (JSON, or -o FILE), so a CI log still shows them. */
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(cmp, "warnings");
+    if (fmt == GB_CMP_JSON || output)
+        for (const cJSON *x = w ? w->child : NULL; x; x = x->next)
+            fprintf(stderr, "gpubench compare: WARNING: %s\n", x->valuestring);
+    rc = cJSON_GetObjectItemCaseSensitive(cmp, "exit_code")->valueint ? GB_EXIT_CHECK : GB_EXIT_OK;
+out:
+    cJSON_Delete(cmp);
+    cJSON_Delete(base);
+    cJSON_Delete(cur);
+    gb_policy_free(policy);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* cmd_export.c — `gpubench export RESULTS.json --format gbench|benchmark-action`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "export.h"
+#include "results_io.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: gpubench export RESULTS.json --format gbench|benchmark-action [-o FILE]\n"
+            "\n"
+            "  -f, --format F   gbench: Google Benchmark JSON (one repetition per sample, for\n"
+            "                   benchmark/tools/compare.py); benchmark-action: the\n"
+            "                   customSmallerIsBetter list of github-action-benchmark\n"
+            "  -o, --output F   write there (atomically) instead of standard output\n"
+            "  -h, --help\n");
+}
+
+int gb_cmd_export(int argc, char **argv) {
+    static const struct option opts[] = {{"format", required_argument, 0, 'f'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *format = NULL, *output = "-";
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': format = optarg; break;
+        case 'o': output = optarg; break;
+        case 'h': usage(stdout); return GB_EXIT_OK;
+        default: usage(stderr); return GB_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1 || !format) {
+        fprintf(stderr, "gpubench export: expected one RESULTS.json and --format\n");
+        usage(stderr);
+        return GB_EXIT_USAGE;
+    }
+    int gbench = strcmp(format, "gbench") == 0;
+    if (!gbench && strcmp(format, "benchmark-action") != 0) {
+        fprintf(stderr, "gpubench export: --format: expected gbench or benchmark-action, got '%s'\n", format);
+        return GB_EXIT_USAGE;
+    }
+    char why[1024];
+    cJSON *doc = gb_results_load(argv[optind], why, sizeof why);
+    if (!doc) {
+        fprintf(stderr, "gpubench export: %s\n", why);
+        return GB_EXIT_USAGE;
+    }
+    int rc = gbench ? gb_export_gbench(doc, output, why, sizeof why)
+                    : gb_export_benchmark_action(doc, output, why, sizeof why);
+    cJSON_Delete(doc);
+    if (rc != 0) {
+        fprintf(stderr, "gpubench export: %s\n", why);
+        return GB_EXIT_USAGE;
+    }
+    return GB_EXIT_OK;
+}

@@ -1,0 +1,166 @@
+/* compare_policy.c — threshold strings and the --policy file.
+ *
+ * The policy is kept small on purpose: a default threshold and alpha, and
+ * per-op (and per-op-per-backend) overrides of the same two keys. Every key
+ * is checked, because a misspelt "treshold" that silently falls back to the
+ * default is exactly the kind of mistake a CI gate must not hide. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "op.h"
+
+struct gb_policy {
+    cJSON *doc; /* validated copy */
+};
+
+int gb_parse_percent(const char *s, double *out) {
+    if (!s || !*s) return -1;
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s) return -1;
+    while (*end == ' ') end++;
+    if (*end == '%') end++;
+    if (*end != '\0' || !isfinite(v) || v < 0) return -1;
+    *out = v / 100.0;
+    return 0;
+}
+
+/* threshold: "5%" or a number (percent). alpha: a number in (0, 1). */
+static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, int allow_backends,
+                          const char *name, char *why, size_t why_len) {
+    if (!cJSON_IsObject(obj)) {
+        snprintf(why, why_len, "%s: %s: expected an object", name, where);
+        return -1;
+    }
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        const char *k = it->string;
+        if (strcmp(k, "threshold") == 0) {
+            double t;
+            if (cJSON_IsString(it) ? gb_parse_percent(it->valuestring, &t) != 0
+                                   : !(cJSON_IsNumber(it) && it->valuedouble >= 0)) {
+                snprintf(why, why_len, "%s: %s.threshold: expected a percentage like \"5%%\"", name, where);
+                return -1;
+            }
+        } else if (strcmp(k, "alpha") == 0) {
+            if (!cJSON_IsNumber(it) || !(it->valuedouble > 0 && it->valuedouble < 1)) {
+                snprintf(why, why_len, "%s: %s.alpha: expected a number between 0 and 1", name, where);
+                return -1;
+            }
+        } else if (allow_ops && strcmp(k, "ops") == 0) {
+            if (!cJSON_IsObject(it)) {
+                snprintf(why, why_len, "%s: ops: expected an object keyed by op name", name);
+                return -1;
+            }
+            for (const cJSON *op = it->child; op; op = op->next) {
+                char sub[200];
+                snprintf(sub, sizeof sub, "ops.%s", op->string);
+                if (!gb_op_find(op->string)) {
+                    snprintf(why, why_len, "%s: %s: unknown op \"%s\"", name, sub, op->string);
+                    return -1;
+                }
+                if (check_rule_obj(op, sub, 0, 1, name, why, why_len) != 0) return -1;
+            }
+        } else if (allow_backends && strcmp(k, "backends") == 0) {
+            if (!cJSON_IsObject(it)) {
+                snprintf(why, why_len, "%s: %s.backends: expected an object keyed by backend", name, where);
+                return -1;
+            }
+            for (const cJSON *b = it->child; b; b = b->next) {
+                char sub[240];
+                snprintf(sub, sizeof sub, "%s.backends.%s", where, b->string);
+                if (strcmp(b->string, "cpu") != 0 && strcmp(b->string, "cuda") != 0) {
+                    snprintf(why, why_len, "%s: %s: unknown backend \"%s\" (expected cpu or cuda)", name,
+                             sub, b->string);
+                    return -1;
+                }
+                if (check_rule_obj(b, sub, 0, 0, name, why, why_len) != 0) return -1;
+            }
+        } else {
+            snprintf(why, why_len, "%s: %s: unknown key \"%s\" (expected threshold, alpha%s%s)", name,
+                     where, k, allow_ops ? ", ops" : "", allow_backends ? ", backends" : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, char *why, size_t why_len) {
+    if (check_rule_obj(doc, "(top level)", 1, 0, name, why, why_len) != 0) return NULL;
+    gb_policy *p = calloc(1, sizeof *p);
+    if (!p || !(p->doc = cJSON_Duplicate(doc, 1))) {
+        free(p);
+        snprintf(why, why_len, "%s: out of memory", name);
+        return NULL;
+    }
+    return p;
+}
+
+gb_policy *gb_policy_load(const char *path, char *why, size_t why_len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, why_len, "%s: cannot open policy file", path);
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            char *b = realloc(buf, cap);
+            if (!b) { free(buf); fclose(f); snprintf(why, why_len, "%s: out of memory", path); return NULL; }
+            buf = b;
+        }
+        size_t got = fread(buf + len, 1, 4096, f);
+        len += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    buf[len] = '\0';
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+    if (!doc) {
+        long line = 1;
+        for (const char *q = buf; end && q < end; q++) line += *q == '\n';
+        snprintf(why, why_len, "%s: line %ld: malformed JSON", path, line);
+        free(buf);
+        return NULL;
+    }
+    free(buf);
+    gb_policy *p = gb_policy_from_json(doc, path, why, why_len);
+    cJSON_Delete(doc);
+    return p;
+}
+
+void gb_policy_free(gb_policy *p) {
+    if (!p) return;
+    cJSON_Delete(p->doc);
+    free(p);
+}
+
+static void apply(const cJSON *obj, gb_rule *r, int set_t, int set_a) {
+    if (!obj) return;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, "threshold");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "alpha");
+    double v;
+    if (t && set_t) {
+        if (cJSON_IsString(t) && gb_parse_percent(t->valuestring, &v) == 0) r->threshold = v;
+        else if (cJSON_IsNumber(t)) r->threshold = t->valuedouble / 100.0;
+    }
+    if (cJSON_IsNumber(a) && set_a) r->alpha = a->valuedouble;
+}
+
+gb_rule gb_policy_rule(const gb_policy *p, const char *op, const char *backend, gb_rule base,
+                       int cli_set_threshold, int cli_set_alpha) {
+    gb_rule r = base;
+    if (!p) return r;
+    apply(p->doc, &r, !cli_set_threshold, !cli_set_alpha);
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(p->doc, "ops");
+    const cJSON *o = op ? cJSON_GetObjectItemCaseSensitive(ops, op) : NULL;
+    apply(o, &r, 1, 1);
+    const cJSON *bs = cJSON_GetObjectItemCaseSensitive(o, "backends");
+    apply(backend ? cJSON_GetObjectItemCaseSensitive(bs, backend) : NULL, &r, 1, 1);
+    return r;
+}

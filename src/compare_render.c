@@ -1,0 +1,180 @@
+/* compare_render.c — the comparison document as a terminal table, Markdown
+ * (for a CI job summary or PR comment) or JSON. Warnings go first: a
+ * comparison across different machines is the mistake most worth seeing. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+
+static const char *s_of(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double n_of(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void fmt_time(double s, char *buf, size_t len) {
+    if (!isfinite(s)) snprintf(buf, len, "-");
+    else if (s >= 1.0) snprintf(buf, len, "%.3g s", s);
+    else if (s >= 1e-3) snprintf(buf, len, "%.3g ms", s * 1e3);
+    else if (s >= 1e-6) snprintf(buf, len, "%.3g us", s * 1e6);
+    else snprintf(buf, len, "%.3g ns", s * 1e9);
+}
+
+static void fmt_pct(double f, char *buf, size_t len) {
+    if (isnan(f)) snprintf(buf, len, "-");
+    else if (isinf(f)) snprintf(buf, len, "%s", f > 0 ? "+inf" : "-inf");
+    else snprintf(buf, len, "%+.1f%%", 100.0 * f);
+}
+
+static void fmt_ci(const cJSON *item, char *buf, size_t len) /* len >= 48 */ {
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(item, "ci_low");
+    const cJSON *hi = cJSON_GetObjectItemCaseSensitive(item, "ci_high");
+    if (!cJSON_IsNumber(lo) || !cJSON_IsNumber(hi)) {
+        snprintf(buf, len, "%s", isfinite(n_of(item, "change")) ? "(too few)" : "-");
+        return;
+    }
+    char a[20], b[20];
+    fmt_pct(lo->valuedouble, a, sizeof a);
+    fmt_pct(hi->valuedouble, b, sizeof b);
+    snprintf(buf, len, "[%s, %s]", a, b);
+}
+
+static void fmt_p(double p, char *buf, size_t len) {
+    if (isnan(p)) snprintf(buf, len, "-");
+    else if (p < 1e-4) snprintf(buf, len, "<1e-4");
+    else snprintf(buf, len, "%.4f", p);
+}
+
+static const char *loud(const char *verdict, int md) {
+    if (strcmp(verdict, "regression") == 0) return md ? "**REGRESSION**" : "REGRESSION";
+    if (strcmp(verdict, "failed") == 0) return md ? "**FAILED**" : "FAILED";
+    if (strcmp(verdict, "improvement") == 0) return "improvement";
+    if (strcmp(verdict, "not_compared") == 0) return "not compared";
+    return verdict;
+}
+
+static void header(const cJSON *cmp, int md, FILE *out) {
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(cmp, "method");
+    const cJSON *sides[2] = {cJSON_GetObjectItemCaseSensitive(cmp, "baseline"),
+                             cJSON_GetObjectItemCaseSensitive(cmp, "current")};
+    const char *names[2] = {"baseline", "current"};
+    if (md) fprintf(out, "## gpubench compare\n\n");
+    for (int i = 0; i < 2; i++) {
+        fprintf(out, "%s%-8s %s%s", md ? "- " : "", names[i], md ? "`" : "", s_of(sides[i], "path"));
+        fprintf(out, "%s", md ? "`" : "");
+        const cJSON *runs = cJSON_GetObjectItemCaseSensitive(sides[i], "runs");
+        for (const cJSON *r = runs ? runs->child : NULL; r; r = r->next)
+            fprintf(out, " (%s, %s%s%s)", s_of(r, "name"), s_of(r, "date"), *s_of(r, "gpu") ? ", " : "",
+                    s_of(r, "gpu"));
+        fprintf(out, "\n");
+    }
+    double a = n_of(m, "alpha");
+    fprintf(out, "%sthreshold %.1f%%, alpha %g%s%s%s: change = Hodges-Lehmann ratio estimate, %g%% interval, "
+            "Mann-Whitney U p-value\n\n",
+            md ? "- " : "", 100.0 * n_of(m, "threshold"), a, *s_of(m, "policy") ? " (policy " : "",
+            s_of(m, "policy"), *s_of(m, "policy") ? " overrides per op)" : "", 100.0 * (1.0 - a));
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(cmp, "warnings");
+    if (w && w->child) {
+        if (md) fprintf(out, "> [!WARNING]\n");
+        for (const cJSON *x = w->child; x; x = x->next)
+            fprintf(out, "%s%s\n", md ? "> - " : "!! WARNING: ", x->valuestring);
+        fprintf(out, "\n");
+    }
+}
+
+static void one_side_lists(const cJSON *cmp, int md, FILE *out) {
+    static const char *const keys[] = {"only_in_baseline", "only_in_current"};
+    static const char *const titles[] = {"Only in the baseline (not run now)", "Only in the current run (new)"};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(cmp, keys[i]);
+        if (!l || !l->child) continue;
+        fprintf(out, md ? "\n### %s\n\n" : "\n%s:\n", titles[i]);
+        for (const cJSON *x = l->child; x; x = x->next) fprintf(out, md ? "- `%s`\n" : "  %s\n", x->valuestring);
+    }
+}
+
+static void summary(const cJSON *cmp, int md, FILE *out) {
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(cmp, "summary");
+    fprintf(out, "\n%sSummary: %.0f regression%s, %.0f failed, %.0f improvement%s, %.0f same, %.0f unsure, "
+            "%.0f not compared, %.0f only in baseline, %.0f only in current%s\n",
+            md ? "**" : "", n_of(s, "regression"), n_of(s, "regression") == 1 ? "" : "s",
+            n_of(s, "failed") + n_of(s, "failed_only_in_current"), n_of(s, "improvement"),
+            n_of(s, "improvement") == 1 ? "" : "s", n_of(s, "same"), n_of(s, "unsure"),
+            n_of(s, "not_compared"), n_of(s, "only_in_baseline"), n_of(s, "only_in_current"), md ? "**" : "");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(cmp, "comparisons");
+    for (const cJSON *it = list ? list->child : NULL; it; it = it->next) {
+        const char *v = s_of(it, "verdict");
+        if (strcmp(v, "regression") && strcmp(v, "failed")) continue;
+        char ch[24];
+        fmt_pct(n_of(it, "change"), ch, sizeof ch);
+        if (strcmp(v, "failed") == 0)
+            fprintf(out, "%s%s %s (%s)\n", md ? "- " : "  ", loud(v, md), s_of(it, "name"), s_of(it, "reason"));
+        else
+            fprintf(out, "%s%s %s %s\n", md ? "- " : "  ", loud(v, md), s_of(it, "name"), ch);
+    }
+    fprintf(out, "%s", n_of(cmp, "exit_code") != 0 ? "Result: FAIL\n" : "Result: pass\n");
+}
+
+static void table(const cJSON *cmp, FILE *out) {
+    header(cmp, 0, out);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(cmp, "comparisons");
+    int w = 4;
+    for (const cJSON *it = list ? list->child : NULL; it; it = it->next) {
+        int l = (int)strlen(s_of(it, "name"));
+        if (l > w) w = l;
+    }
+    if (w > 70) w = 70;
+    fprintf(out, "%-*s %10s %10s %8s %19s %7s  %s\n", w, "case", "baseline", "current", "change", "interval", "p",
+            "verdict");
+    for (const cJSON *it = list ? list->child : NULL; it; it = it->next) {
+        char tb[24], tc[24], ch[24], ci[48], p[16];
+        fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "baseline"), "median_s"), tb, sizeof tb);
+        fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "current"), "median_s"), tc, sizeof tc);
+        fmt_pct(n_of(it, "change"), ch, sizeof ch);
+        fmt_ci(it, ci, sizeof ci);
+        fmt_p(n_of(it, "p_value"), p, sizeof p);
+        const char *reason = s_of(it, "reason");
+        fprintf(out, "%-*s %10s %10s %8s %19s %7s  %s%s%s%s\n", w, s_of(it, "name"), tb, tc, ch, ci, p,
+                loud(s_of(it, "verdict"), 0), *reason ? " (" : "", reason, *reason ? ")" : "");
+    }
+    one_side_lists(cmp, 0, out);
+    summary(cmp, 0, out);
+}
+
+static void markdown(const cJSON *cmp, FILE *out) {
+    header(cmp, 1, out);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(cmp, "comparisons");
+    fprintf(out, "| case | baseline | current | change | interval | p | verdict |\n");
+    fprintf(out, "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    for (const cJSON *it = list ? list->child : NULL; it; it = it->next) {
+        char tb[24], tc[24], ch[24], ci[48], p[16];
+        fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "baseline"), "median_s"), tb, sizeof tb);
+        fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "current"), "median_s"), tc, sizeof tc);
+        fmt_pct(n_of(it, "change"), ch, sizeof ch);
+        fmt_ci(it, ci, sizeof ci);
+        fmt_p(n_of(it, "p_value"), p, sizeof p);
+        const char *reason = s_of(it, "reason");
+        fprintf(out, "| `%s` | %s | %s | %s | %s | %s | %s%s%s |\n", s_of(it, "name"), tb, tc, ch, ci, p,
+                loud(s_of(it, "verdict"), 1), *reason ? "<br>" : "", reason);
+    }
+    one_side_lists(cmp, 1, out);
+    summary(cmp, 1, out);
+}
+
+void gb_compare_render(const cJSON *cmp, gb_compare_format f, FILE *out) {
+    if (f == GB_CMP_JSON) {
+        char *s = cJSON_Print(cmp);
+        if (s) {
+            fprintf(out, "%s\n", s);
+            free(s);
+        }
+        return;
+    }
+    if (f == GB_CMP_MD) markdown(cmp, out);
+    else table(cmp, out);
+}

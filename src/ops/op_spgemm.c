@@ -1,0 +1,405 @@
+/* op_spgemm.c — C = A·B for sparse n×n CSR matrices (catalogue entry).
+ *
+ * in:  A_rowptr, A_colind (I32), A_val; B_rowptr, B_colind (I32), B_val
+ * out: C_rowptr, C_colind (I32), C_val (column order within a row is free)
+ *
+ * Structure: every entry is present independently with probability
+ * `density` (Erdős–Rényi), generated row by row with geometric skips: the gap
+ * to the next present column is floor(log(u)/log(1-p)), u uniform in (0,1].
+ * That is O(nnz) work, gives distinct columns already sorted, and each draw
+ * is the counter-based generator at (seed, stream, row·(n+1) + draw), so the
+ * matrices do not depend on the thread count. Values are uniform in
+ * [0.5, 1.5): positive, so no entry of C cancels and every entry's relative
+ * error is bounded by its number of terms times eps.
+ *
+ * Work: count() reports the exact number of multiply-adds, Σ over nonzeros
+ * a_ik of nnz(B row k), by regenerating the structure (O(nnz) time, O(n)
+ * memory) — the same cost as making the inputs, small next to the product.
+ * flops = 2 × multiply-adds. bytes = A and B read + C written, with C's nnz
+ * its expectation n²·(1-(1-p²)^n) (the exact value is known only after the
+ * product; the backends report it as extra.output_nnz). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "op.h"
+#include "rng.h"
+
+#define SPG_STREAM_AS 0x5350470001ull
+#define SPG_STREAM_AV 0x5350470002ull
+#define SPG_STREAM_BS 0x5350470003ull
+#define SPG_STREAM_BV 0x5350470004ull
+
+static const gb_param_spec spgemm_params[] = {
+    {"density", GB_PARAM_DOUBLE, offsetof(gb_params, density), 1e-9, 1, NULL,
+     "fraction of non-zero entries in A and B, in (0, 1], default 0.01"},
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static double density_of(const gb_case *c) {
+    double p = c->params.density;
+    return p > 0 && p <= 1 ? p : 0.01;
+}
+
+/* Walk row i of a matrix drawn from `stream`: calls emit(col) for each
+ * present column in increasing order; returns the count. cols may be NULL to
+ * count only. */
+static size_t gen_row(uint64_t seed, uint64_t stream, size_t n, double log1mp, size_t i, int32_t *cols) {
+    size_t count = 0;
+    double j = -1;
+    uint64_t base = (uint64_t)i * ((uint64_t)n + 1);
+    for (uint64_t t = 0;; t++) {
+        double u = 1.0 - gb_rng_uniform(seed, stream, base + t, 0, 1); /* (0, 1] */
+        double skip = log1mp == -INFINITY ? 0 : floor(log(u) / log1mp);
+        j += 1 + skip;
+        if (j >= (double)n) break;
+        if (cols) cols[count] = (int32_t)j;
+        count++;
+    }
+    return count;
+}
+
+static double log1mp_of(double p) { return p >= 1 ? -INFINITY : log1p(-p); }
+
+/* Row counts of one matrix into cnt[0..n-1]; returns nnz. */
+static size_t row_counts(uint64_t seed, uint64_t stream, size_t n, double p, int64_t *cnt) {
+    double l = log1mp_of(p);
+    size_t nnz = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : nnz)
+    for (size_t i = 0; i < n; i++) {
+        cnt[i] = (int64_t)gen_row(seed, stream, n, l, i, NULL);
+        nnz += (size_t)cnt[i];
+    }
+    return nnz;
+}
+
+/* Exact nnz(A), nnz(B), multiply-adds. Returns -1 out of memory. */
+static int exact_work(const gb_case *c, double *nnz_a, double *nnz_b, double *madds) {
+    size_t n = (size_t)c->shape[0];
+    double p = density_of(c), l = log1mp_of(p);
+    int64_t *bcnt = malloc(n * sizeof *bcnt);
+    if (!bcnt) return -1;
+    *nnz_b = (double)row_counts(c->seed, SPG_STREAM_BS, n, p, bcnt);
+    double na = 0, m = 0;
+    int fail = 0;
+#pragma omp parallel reduction(+ : na, m, fail)
+    {
+        /* A row has at most n columns; the expected count is p·n. */
+        size_t cap = 256;
+        int32_t *cols = malloc(cap * sizeof *cols);
+        if (!cols) fail++;
+#pragma omp for schedule(dynamic, 64)
+        for (size_t i = 0; i < n; i++) {
+            if (!cols) continue;
+            size_t r = gen_row(c->seed, SPG_STREAM_AS, n, l, i, NULL);
+            if (r > cap) {
+                free(cols);
+                cap = r;
+                cols = malloc(cap * sizeof *cols);
+                if (!cols) {
+                    fail++;
+                    continue;
+                }
+            }
+            gen_row(c->seed, SPG_STREAM_AS, n, l, i, cols);
+            na += (double)r;
+            for (size_t k = 0; k < r; k++) m += (double)bcnt[cols[k]];
+        }
+        free(cols);
+    }
+    free(bcnt);
+    if (fail) return -1;
+    *nnz_a = na;
+    *madds = m;
+    return 0;
+}
+
+static double expected_c_nnz(double n, double p) {
+    /* P(c_ij ≠ 0) = 1 - (1 - p²)^n */
+    return n * n * -expm1(n * log1p(-p * p));
+}
+
+static void spgemm_count(gb_case *c) {
+    double n = (double)c->shape[0], p = density_of(c);
+    double sz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double na, nb, madds;
+    if (exact_work(c, &na, &nb, &madds) != 0) { /* out of memory: the expectation */
+        na = nb = p * n * n;
+        madds = p * p * n * n * n;
+    }
+    c->flops = 2 * madds;
+    double csr = 3 * (n + 1) * 4;
+    c->bytes = csr + (na + nb + expected_c_nnz(n, p)) * (4 + sz);
+}
+
+static double spgemm_host_bytes(const gb_case *c) {
+    double n = (double)c->shape[0], p = density_of(c);
+    double sz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double nnz = p * n * n, cnnz = expected_c_nnz(n, p);
+    /* inputs; backend copies with 64-bit indices (GraphBLAS); two outputs;
+     * the reference product in double with its row sort buffers. */
+    return 2 * nnz * (4 + sz) + 2 * nnz * (8 + sz) + 2 * cnnz * (4 + sz) + cnnz * (4 + 8) + 10 * n * 8;
+}
+
+static int make_matrix(const gb_case *c, gb_arrays *in, const char *prefix, uint64_t s_struct,
+                       uint64_t s_val, gb_err *e) {
+    size_t n = (size_t)c->shape[0];
+    double p = density_of(c), l = log1mp_of(p);
+    char name[24];
+    snprintf(name, sizeof name, "%s_rowptr", prefix);
+    gb_array *rp = gb_arrays_add(in, name, GB_E_I32, n + 1, e);
+    if (!rp) return GB_SKIP;
+    int64_t *cnt = malloc(n * sizeof *cnt);
+    if (!cnt) return gb_errf(e, GB_SKIP, "out of host memory for row counts");
+    size_t nnz = row_counts(c->seed, s_struct, n, p, cnt);
+    if (nnz > INT32_MAX) {
+        free(cnt);
+        return gb_errf(e, GB_SKIP, "%s has %zu non-zeros, more than 32-bit CSR indices hold", prefix, nnz);
+    }
+    int32_t *rowptr = rp->data;
+    rowptr[0] = 0;
+    for (size_t i = 0; i < n; i++) rowptr[i + 1] = rowptr[i] + (int32_t)cnt[i];
+    free(cnt);
+    snprintf(name, sizeof name, "%s_colind", prefix);
+    gb_array *ci = gb_arrays_add(in, name, GB_E_I32, nnz, e);
+    if (!ci) return GB_SKIP;
+    snprintf(name, sizeof name, "%s_val", prefix);
+    gb_array *va = gb_arrays_add(in, name, gb_real_elem(c->dtype), nnz, e);
+    if (!va) return GB_SKIP;
+    int32_t *col = ci->data;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (size_t i = 0; i < n; i++) gen_row(c->seed, s_struct, n, l, i, col + rowptr[i]);
+    if (c->dtype == GB_FLOAT32)
+        gb_rng_fill_f32(va->data, nnz, c->seed, s_val, 0.5, 1.5);
+    else
+        gb_rng_fill_f64(va->data, nnz, c->seed, s_val, 0.5, 1.5);
+    return GB_OK;
+}
+
+static int spgemm_make_inputs(const gb_case *c, gb_arrays *in, gb_err *e) {
+    if ((double)c->shape[0] + 1 > INT32_MAX) return gb_errf(e, GB_SKIP, "n too large for 32-bit CSR");
+    int s = make_matrix(c, in, "A", SPG_STREAM_AS, SPG_STREAM_AV, e);
+    if (s != GB_OK) return s;
+    return make_matrix(c, in, "B", SPG_STREAM_BS, SPG_STREAM_BV, e);
+}
+
+/* A CSR view of a set of arrays, values read as double. */
+typedef struct {
+    const int32_t *rowptr, *col;
+    const gb_array *val;
+    size_t nnz;
+} csr;
+
+static double vat(const gb_array *a, size_t i) {
+    return a->elem == GB_E_F32 ? ((const float *)a->data)[i] : ((const double *)a->data)[i];
+}
+
+/* Find prefix_rowptr/colind/val and check the CSR invariants: rowptr starts
+ * at 0, never decreases, ends at nnz; columns in [0, n). */
+static int csr_view(const gb_arrays *a, const char *prefix, size_t n, gb_elem val_elem, csr *m,
+                    char *why, size_t wl) {
+    char name[24];
+    snprintf(name, sizeof name, "%s_rowptr", prefix);
+    const gb_array *rp = gb_arrays_find(a, name);
+    snprintf(name, sizeof name, "%s_colind", prefix);
+    const gb_array *ci = gb_arrays_find(a, name);
+    snprintf(name, sizeof name, "%s_val", prefix);
+    const gb_array *va = gb_arrays_find(a, name);
+    if (!rp || !ci || !va || rp->elem != GB_E_I32 || ci->elem != GB_E_I32 || va->elem != val_elem) {
+        snprintf(why, wl, "%s: CSR arrays missing or of the wrong type", prefix);
+        return -1;
+    }
+    if (rp->count != n + 1 || ci->count != va->count) {
+        snprintf(why, wl, "%s: rowptr has %zu entries (want %zu), colind %zu, val %zu", prefix, rp->count,
+                 n + 1, ci->count, va->count);
+        return -1;
+    }
+    const int32_t *r = rp->data, *col = ci->data;
+    if (r[0] != 0 || (size_t)r[n] != ci->count) {
+        snprintf(why, wl, "%s: rowptr[0] = %d, rowptr[n] = %d, nnz = %zu", prefix, r[0], r[n], ci->count);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (r[i + 1] < r[i]) {
+            snprintf(why, wl, "%s: rowptr decreases at row %zu", prefix, i);
+            return -1;
+        }
+    for (size_t k = 0; k < ci->count; k++)
+        if (col[k] < 0 || (size_t)col[k] >= n) {
+            snprintf(why, wl, "%s: column index %d out of range at position %zu", prefix, col[k], k);
+            return -1;
+        }
+    m->rowptr = r;
+    m->col = col;
+    m->val = va;
+    m->nnz = ci->count;
+    return 0;
+}
+
+typedef struct {
+    int32_t col;
+    double val;
+} entry;
+
+static int by_col(const void *a, const void *b) {
+    int32_t x = ((const entry *)a)->col, y = ((const entry *)b)->col;
+    return (x > y) - (x < y);
+}
+
+/* Row i of m as (col, val) pairs sorted by column, into buf. */
+static size_t sorted_row(const csr *m, size_t i, entry *buf) {
+    size_t len = 0;
+    for (int32_t k = m->rowptr[i]; k < m->rowptr[i + 1]; k++) {
+        buf[len].col = m->col[k];
+        buf[len].val = vat(m->val, (size_t)k);
+        len++;
+    }
+    qsort(buf, len, sizeof *buf, by_col);
+    return len;
+}
+
+/* Per-entry relative-error bound: an entry of C sums at most kmax positive
+ * products (kmax = the longest row of A), each rounded once, so its computed
+ * value is within (kmax + 1)·eps of the exact one (Higham, §3.1) — 2×(that+1)
+ * gives room for FMA ordering and, against another backend, both errors. */
+static double spgemm_tol(const gb_case *c, int32_t kmax, int two_sided) {
+    return (two_sided ? 2 : 1) * 2 * ((double)kmax + 2) * gb_eps(c->dtype);
+}
+
+static void spgemm_verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
+                          const gb_arrays *ref, gb_verdict *v) {
+    size_t n = (size_t)c->shape[0];
+    gb_elem ve = gb_real_elem(c->dtype);
+    csr A, B, C, R;
+    char why[200];
+    memset(v, 0, sizeof *v);
+    v->status = GB_VERIFY_FAILED;
+    snprintf(v->metric, sizeof v->metric, "max_rel_err");
+    int have_ref = ref && gb_arrays_find(ref, "C_rowptr");
+    if (!have_ref) snprintf(v->against, sizeof v->against, "reference"); /* else the runner names the backend */
+    v->error = INFINITY;
+    if (csr_view(in, "A", n, ve, &A, why, sizeof why) || csr_view(in, "B", n, ve, &B, why, sizeof why) ||
+        csr_view(out, "C", n, ve, &C, why, sizeof why) ||
+        (have_ref && csr_view(ref, "C", n, ve, &R, why, sizeof why))) {
+        snprintf(v->detail, sizeof v->detail, "%s", why);
+        return;
+    }
+    int32_t kmax = 0;
+    for (size_t i = 0; i < n; i++)
+        if (A.rowptr[i + 1] - A.rowptr[i] > kmax) kmax = A.rowptr[i + 1] - A.rowptr[i];
+    v->tolerance = spgemm_tol(c, kmax, have_ref);
+
+    /* Compare row by row (in parallel); the first structural mismatch wins. */
+    double worst = 0;
+    size_t worst_row = 0, bad_row = (size_t)-1;
+    char bad_msg[160] = "";
+    int oom = 0;
+#pragma omp parallel
+    {
+        entry *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+        double *acc = have_ref ? NULL : malloc(n * sizeof *acc);
+        int32_t *mark = have_ref ? NULL : malloc(n * sizeof *mark);
+        int ok_mem = a && b && (have_ref || (acc && mark));
+        if (!ok_mem) {
+#pragma omp atomic
+            oom++;
+        }
+        if (mark)
+            for (size_t j = 0; j < n; j++) mark[j] = -1;
+        double my_worst = 0;
+        size_t my_row = 0;
+#pragma omp for schedule(dynamic, 64)
+        for (size_t i = 0; i < n; i++) {
+            if (!ok_mem) continue;
+            size_t la = sorted_row(&C, i, a), lb = 0;
+            if (have_ref) {
+                lb = sorted_row(&R, i, b);
+            } else {
+                /* Gustavson: row i of A·B accumulated densely in double. */
+                for (int32_t p = A.rowptr[i]; p < A.rowptr[i + 1]; p++) {
+                    int32_t k = A.col[p];
+                    double aik = vat(A.val, (size_t)p);
+                    for (int32_t q = B.rowptr[k]; q < B.rowptr[k + 1]; q++) {
+                        int32_t j = B.col[q];
+                        if (mark[j] != (int32_t)i) {
+                            mark[j] = (int32_t)i;
+                            acc[j] = 0;
+                            b[lb++].col = j;
+                        }
+                        acc[j] += aik * vat(B.val, (size_t)q);
+                    }
+                }
+                for (size_t t = 0; t < lb; t++) b[t].val = acc[b[t].col];
+                qsort(b, lb, sizeof *b, by_col);
+            }
+            const char *problem = NULL;
+            size_t at = 0;
+            if (la != lb) {
+                problem = "nnz";
+            } else {
+                for (size_t t = 0; t < la; t++) {
+                    if (a[t].col != b[t].col) {
+                        problem = "column";
+                        at = t;
+                        break;
+                    }
+                    double e = fabs(a[t].val - b[t].val) / fabs(b[t].val);
+                    if (isnan(e)) e = INFINITY;
+                    if (e > my_worst) {
+                        my_worst = e;
+                        my_row = i;
+                    }
+                }
+            }
+            if (problem) {
+#pragma omp critical(spgemm_bad)
+                if (i < bad_row) {
+                    bad_row = i;
+                    if (problem[0] == 'n')
+                        snprintf(bad_msg, sizeof bad_msg, "row %zu has %zu entries, %s has %zu", i, la,
+                                 have_ref ? "reference backend" : "Gustavson reference", lb);
+                    else
+                        snprintf(bad_msg, sizeof bad_msg, "row %zu: column %d where %s has %d", i,
+                                 a[at].col, have_ref ? "reference backend" : "Gustavson reference", b[at].col);
+                }
+            }
+        }
+#pragma omp critical(spgemm_worst)
+        if (my_worst > worst) {
+            worst = my_worst;
+            worst_row = my_row;
+        }
+        free(a);
+        free(b);
+        free(acc);
+        free(mark);
+    }
+    if (oom) {
+        v->status = GB_VERIFY_NOT_CHECKED;
+        snprintf(v->detail, sizeof v->detail, "out of memory for the row buffers");
+        return;
+    }
+    if (bad_row != (size_t)-1) {
+        snprintf(v->metric, sizeof v->metric, "structure");
+        v->error = INFINITY;
+        snprintf(v->detail, sizeof v->detail, "structure differs: %s", bad_msg);
+        return;
+    }
+    v->error = worst;
+    v->status = worst <= v->tolerance ? GB_VERIFY_PASSED : GB_VERIFY_FAILED;
+    snprintf(v->detail, sizeof v->detail, "%s; same structure (%zu nnz); worst value in row %zu",
+             have_ref ? "vs reference backend" : "vs Gustavson in double", C.nnz, worst_row);
+}
+
+const gb_op gb_op_spgemm = {
+    .id = GB_OP_SPGEMM,
+    .name = "spgemm",
+    .summary = "C = A·B, A and B sparse n×n CSR at a given density",
+    .rate_kind = "flops",
+    .params = spgemm_params,
+    .parse_size = gb_parse_square_size,
+    .count = spgemm_count,
+    .host_bytes = spgemm_host_bytes,
+    .make_inputs = spgemm_make_inputs,
+    .verify = spgemm_verify,
+};

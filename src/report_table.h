@@ -1,0 +1,56 @@
+/* report_table.h — a small table model and its renderers (terminal, GitHub
+ * Markdown, HTML), used by report.c. Internal to the report module.
+ *
+ * A table is built cell by cell as plain UTF-8 text plus a colour class;
+ * each renderer escapes and pads for its own format, so the same table reads
+ * the same in a terminal, on GitHub and in a browser. */
+#ifndef GB_REPORT_TABLE_H
+#define GB_REPORT_TABLE_H
+#include <stdio.h>
+#include <stddef.h>
+
+typedef enum { GB_CELL_PLAIN = 0, GB_CELL_GOOD, GB_CELL_WARN, GB_CELL_BAD } gb_cell_class;
+typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT } gb_align;
+
+#define GB_CELL_LEN 96
+#define GB_TABLE_MAX_COLS 24
+
+typedef struct {
+    char text[GB_CELL_LEN];
+    gb_cell_class cls;
+} gb_cell;
+
+typedef struct {
+    int ncols;
+    char head[GB_TABLE_MAX_COLS][GB_CELL_LEN];
+    gb_align align[GB_TABLE_MAX_COLS];
+    size_t nrows, cap;
+    gb_cell *cells;  /* nrows × ncols */
+} gb_table;
+
+void gb_table_init(gb_table *t);
+void gb_table_free(gb_table *t);
+/* Add a column (before any row); returns its index, or -1 when full. */
+int gb_table_col(gb_table *t, const char *head, gb_align align);
+/* Append an empty row (cells ""); returns its index, or -1 on allocation failure. */
+long gb_table_row(gb_table *t);
+void gb_table_set(gb_table *t, long row, int col, gb_cell_class cls, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Display width of UTF-8 text: code points (every character the report uses
+ * — ±, ×, –, ✓, ✗, superscript digits — is one column wide). */
+size_t gb_utf8_width(const char *s);
+
+/* Terminal: columns padded to their widest cell, ANSI colour when color. */
+void gb_table_print_term(const gb_table *t, int color, FILE *out);
+/* GitHub-flavoured Markdown: every row has ncols+1 pipes; '|' is escaped. */
+void gb_table_print_md(const gb_table *t, FILE *out);
+/* HTML <table> with classes good/warn/bad (styled by the page's CSS). */
+void gb_table_print_html(const gb_table *t, FILE *out);
+
+/* Escapers for running text. */
+void gb_md_text(const char *s, FILE *out);
+void gb_html_text(const char *s, FILE *out);
+/* One CSV field (RFC 4180: quoted when it holds , " or a line break). */
+void gb_csv_field(const char *s, FILE *out);
+#endif

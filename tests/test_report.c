@@ -1,0 +1,547 @@
+/* test_report.c — report rendering, crossover, colour, `gpubench report`
+ * errors and the plot script, on the fixtures in tests/data/. */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "gb.h"
+#include "plot.h"
+#include "report.h"
+#include "results_io.h"
+#include "testlib.h"
+
+#define FIX_H100 "tests/data/results_h100.json"
+#define FIX_CPU "tests/data/results_cpu_only.json"
+
+/* Render a fixture into a malloc'd string (caller frees); NULL on failure. */
+static char *render(const char *path, gb_format f, const char *ops, int color) {
+    char why[1024];
+    cJSON *doc = gb_results_load(path, why, sizeof why);
+    if (!doc) {
+        fprintf(stderr, "    %s\n", why);
+        return NULL;
+    }
+    gb_report_crossover(doc);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    gb_report_options o = {.format = f, .ops = ops, .color = color};
+    int rc = gb_report_render(doc, &o, out);
+    fclose(out);
+    cJSON_Delete(doc);
+    if (rc != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Run gpubench report in this process with stdout+stderr captured. */
+static int run_report(char *captured, size_t cap, int argc, ...) {
+    char *argv[16];
+    va_list ap;
+    va_start(ap, argc);
+    for (int i = 0; i < argc && i < 15; i++) argv[i] = va_arg(ap, char *);
+    va_end(ap);
+    argv[argc] = NULL;
+    char tmpl[] = "/tmp/gb_test_report_XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd < 0) return -1;
+    fflush(stdout);
+    fflush(stderr);
+    int save1 = dup(1), save2 = dup(2);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    int rc = gb_cmd_report(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(save1, 1);
+    dup2(save2, 2);
+    close(save1);
+    close(save2);
+    lseek(fd, 0, SEEK_SET);
+    ssize_t n = read(fd, captured, cap - 1);
+    captured[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(tmpl);
+    return rc;
+}
+
+/* ---- crossover ------------------------------------------------------------ */
+
+TEST(crossover_interpolates_in_log_log) {
+    double size[] = {100, 400}, sp[] = {0.5, 2};
+    gb_crossover x;
+    CHECK(gb_crossover_find(size, sp, 2, &x) == GB_CROSS_INTERPOLATED);
+    CHECK_NEAR(x.size, 200, 1e-9);
+    CHECK_NEAR(x.lo, 100, 1e-9);
+    CHECK_NEAR(x.hi, 400, 1e-9);
+    CHECK(x.sign_changes == 1);
+    /* Unsorted, with a point below and one above: only the bracketing pair counts. */
+    double s2[] = {1000, 10, 100, 50}, p2[] = {4, 0.1, 2, 0.5};
+    CHECK(gb_crossover_find(s2, p2, 4, &x) == GB_CROSS_INTERPOLATED);
+    /* log-log line through (50, 0.5) and (100, 2): zero at 50·2^(1/2). */
+    CHECK_NEAR(x.size, 50 * sqrt(2.0), 1e-9);
+    CHECK_NEAR(x.tested_min, 10, 1e-12);
+    CHECK_NEAR(x.tested_max, 1000, 1e-9);
+}
+
+TEST(crossover_below_smallest_and_not_reached) {
+    gb_crossover x;
+    double s[] = {128, 512, 2048}, win[] = {1.5, 3, 9}, lose[] = {0.01, 0.2, 0.9};
+    CHECK(gb_crossover_find(s, win, 3, &x) == GB_CROSS_BELOW_SMALLEST);
+    CHECK(isnan(x.size));
+    CHECK(x.sign_changes == 0);
+    CHECK(gb_crossover_find(s, lose, 3, &x) == GB_CROSS_NOT_REACHED);
+    CHECK(isnan(x.size));
+    CHECK_NEAR(x.tested_max, 2048, 1e-9);
+    /* A GPU that wins, loses, wins again: first crossing is reported, changes counted. */
+    double s3[] = {1, 2, 3, 4}, p3[] = {0.5, 2, 0.5, 2};
+    CHECK(gb_crossover_find(s3, p3, 4, &x) == GB_CROSS_INTERPOLATED);
+    CHECK(x.sign_changes == 3);
+    CHECK(x.size > 1 && x.size < 2);
+    /* Unusable points are ignored; nothing usable is NO_DATA. */
+    double s4[] = {100, 0, 400}, p4[] = {0, 3, -1};
+    CHECK(gb_crossover_find(s4, p4, 3, &x) == GB_CROSS_NO_DATA);
+    /* Repeated sizes are merged by geometric mean: 0.25 and 1 at 100 → 0.5. */
+    double s5[] = {100, 100, 400}, p5[] = {0.25, 1, 2};
+    CHECK(gb_crossover_find(s5, p5, 3, &x) == GB_CROSS_INTERPOLATED);
+    CHECK_NEAR(x.size, 200, 1e-9);
+    CHECK(x.points == 2);
+}
+
+static cJSON *synthetic_case(const char *op, int n, double sp_dev, double sp_e2e) {
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "op", op);
+    cJSON_AddStringToObject(c, "dtype", "float32");
+    cJSON *shape = cJSON_AddArrayToObject(c, "shape");
+    for (int i = 0; i < 3; i++) cJSON_AddItemToArray(shape, cJSON_CreateNumber(n));
+    cJSON *params = cJSON_AddObjectToObject(c, "params");
+    cJSON_AddStringToObject(params, "math", "default");
+    cJSON_AddArrayToObject(c, "results");
+    cJSON *sp = cJSON_AddObjectToObject(c, "speedup");
+    cJSON_AddNumberToObject(sp, "device", sp_dev);
+    if (sp_e2e > 0) cJSON_AddNumberToObject(sp, "end_to_end", sp_e2e);
+    return c;
+}
+
+static const cJSON *find_cross(const cJSON *xs, const char *op, const char *timing) {
+    const cJSON *x;
+    cJSON_ArrayForEach(x, xs) {
+        if (!strcmp(cJSON_GetObjectItem(x, "op")->valuestring, op) &&
+            !strcmp(cJSON_GetObjectItem(x, "timing")->valuestring, timing))
+            return x;
+    }
+    return NULL;
+}
+
+TEST(crossover_stored_in_results) {
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
+    cJSON_AddItemToArray(cases, synthetic_case("matmul", 400, 2, 0.2));
+    cJSON_AddItemToArray(cases, synthetic_case("matmul", 100, 0.5, 0.1));
+    cJSON_AddItemToArray(cases, synthetic_case("fft", 64, 3, 0));
+    cJSON_AddItemToArray(cases, synthetic_case("fft", 256, 5, 0));
+    cJSON_AddStringToObject(doc, "crossover", "stale");  /* replaced, not appended to */
+    gb_report_crossover(doc);
+    const cJSON *xs = cJSON_GetObjectItem(doc, "crossover");
+    CHECK(cJSON_IsArray(xs));
+    CHECK(cJSON_GetArraySize(xs) == 3);  /* fft has no end-to-end speedups */
+    const cJSON *m = find_cross(xs, "matmul", "device");
+    CHECK(m && !strcmp(cJSON_GetObjectItem(m, "status")->valuestring, "interpolated"));
+    if (m) CHECK_NEAR(cJSON_GetObjectItem(m, "size")->valuedouble, 200, 1e-9);
+    if (m) CHECK(!strcmp(cJSON_GetObjectItem(m, "size_measure")->valuestring, "n"));
+    const cJSON *e = find_cross(xs, "matmul", "end_to_end");
+    CHECK(e && !strcmp(cJSON_GetObjectItem(e, "status")->valuestring, "not_reached"));
+    if (e) CHECK(cJSON_IsNull(cJSON_GetObjectItem(e, "size")));
+    const cJSON *f = find_cross(xs, "fft", "device");
+    CHECK(f && !strcmp(cJSON_GetObjectItem(f, "status")->valuestring, "below_smallest"));
+    CHECK(find_cross(xs, "fft", "end_to_end") == NULL);
+    cJSON_Delete(doc);
+}
+
+TEST(scalar_size_is_geometric_mean_for_shapes) {
+    cJSON *c = cJSON_Parse("{\"shape\": [10000, 1000]}");
+    int sq = -1;
+    CHECK_NEAR(gb_case_scalar_size(c, &sq), sqrt(1e7), 1e-6);
+    CHECK(sq == 0);
+    cJSON_Delete(c);
+    c = cJSON_Parse("{\"shape\": [512, 512, 512]}");
+    CHECK_NEAR(gb_case_scalar_size(c, &sq), 512, 0);
+    CHECK(sq == 1);
+    cJSON_Delete(c);
+}
+
+/* ---- formats --------------------------------------------------------------- */
+
+TEST(report_table_has_columns_speedups_and_notes) {
+    char *s = render(FIX_H100, GB_FMT_TABLE, NULL, 0);
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK(strstr(s, "CPU ms") && strstr(s, "GPU ms dev") && strstr(s, "GPU ms e2e"));
+    CHECK(strstr(s, "speedup dev") && strstr(s, "CPU GFLOP/s") && strstr(s, "GPU %peak"));
+    CHECK(strstr(s, "GB/s"));                        /* elementwise is judged in GB/s */
+    CHECK(strstr(s, "12.8×"));                       /* matmul 8192 float32: 286 ms / 22.4 ms */
+    CHECK(strstr(s, "0.15×"));                       /* matmul 128 float32: the CPU wins */
+    CHECK(strstr(s, "95% confidence interval"));     /* the spread is named */
+    CHECK(strstr(s, "skipped¹") && strstr(s, "workspace of 12.9 GB"));
+    CHECK(strstr(s, "✗ FAILED") && strstr(s, "max_rel_err"));
+    CHECK(strstr(s, "Crossover") && strstr(s, "not reached"));
+    CHECK(strstr(s, "NVIDIA H100 80GB HBM3") && strstr(s, "48 threads"));
+    CHECK(strchr(s, '\033') == NULL);                /* colour off */
+    free(s);
+}
+
+TEST(report_table_columns_align) {
+    char *s = render(FIX_H100, GB_FMT_TABLE, "matmul", 0);
+    CHECK(s != NULL);
+    if (!s) return;
+    /* Every row of the matmul table has the display width of the rule under its header. */
+    char *rule = strstr(s, "──");
+    CHECK(rule != NULL);
+    if (!rule) { free(s); return; }
+    char *eol = strchr(rule, '\n');
+    size_t width = 0;
+    for (char *p = rule; p < eol; p++) width += ((unsigned char)*p & 0xC0) != 0x80;
+    int rows = 0;
+    for (char *line = eol + 1; *line && *line != '\n' && line[0] != ' ';) {
+        char *end = strchr(line, '\n');
+        size_t w = 0;
+        for (char *p = line; p < end; p++) w += ((unsigned char)*p & 0xC0) != 0x80;
+        /* The last (left-aligned "check") column is not padded: rows may be shorter. */
+        CHECK(w <= width && w + 20 >= width);
+        rows++;
+        line = end + 1;
+    }
+    CHECK(rows == 11);
+    free(s);
+}
+
+static int count_pipes(const char *line, const char *end) {
+    int n = 0;
+    for (const char *p = line; p < end; p++)
+        if (*p == '|' && (p == line || p[-1] != '\\')) n++;
+    return n;
+}
+
+TEST(report_markdown_tables_are_well_formed) {
+    char *s = render(FIX_H100, GB_FMT_MD, NULL, 0);
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK(strstr(s, "### matmul\n") && strstr(s, "### svd\n") && strstr(s, "### Crossover"));
+    CHECK(strstr(s, "_CPU: AMD EPYC 9454 48-Core Processor (48 threads) · GPU: NVIDIA H100 80GB HBM3"));
+    CHECK(strstr(s, "| 12.8× |"));
+    CHECK(strstr(s, "**✗ FAILED**"));
+    /* Within each table, every row has as many pipes as the header. */
+    int tables = 0, bad = 0, expect = -1;
+    for (char *line = s; *line;) {
+        char *end = strchr(line, '\n');
+        if (!end) end = line + strlen(line);
+        if (*line == '|') {
+            int n = count_pipes(line, end);
+            if (expect < 0) { expect = n; tables++; }
+            else if (n != expect) bad++;
+        } else {
+            expect = -1;
+        }
+        line = *end ? end + 1 : end;
+    }
+    CHECK(tables == 7);  /* 6 ops + crossover */
+    CHECK(bad == 0);
+    CHECK(strchr(s, '\033') == NULL);
+    free(s);
+}
+
+/* Fields of one CSV record (RFC 4180 quoting); advances *p past the record. */
+static int csv_record(const char **p, char fields[][64], int max) {
+    int n = 0, len = 0, quoted = 0;
+    const char *s = *p;
+    if (!*s) return -1;
+    for (;; s++) {
+        if (quoted) {
+            if (*s == '"' && s[1] == '"') { if (len < 63) fields[n][len++] = '"'; s++; }
+            else if (*s == '"') quoted = 0;
+            else if (!*s) break;
+            else if (len < 63) fields[n][len++] = *s;
+            continue;
+        }
+        if (*s == '"') { quoted = 1; continue; }
+        if (*s == ',' || *s == '\r' || *s == '\n' || !*s) {
+            if (n < max) fields[n][len] = '\0';
+            n++;
+            len = 0;
+            if (*s == ',') continue;
+            if (*s == '\r') s++;
+            if (*s) s++;
+            break;
+        }
+        if (n < max && len < 63) fields[n][len++] = *s;
+    }
+    *p = s;
+    return n;
+}
+
+TEST(report_csv_has_constant_columns) {
+    char *s = render(FIX_H100, GB_FMT_CSV, NULL, 0);
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK(!strncmp(s, "record,op,label,shape,size,dtype,params,", 40));
+    static char f[64][64];
+    const char *p = s;
+    int ncols = csv_record(&p, f, 64), rows = 0, crossover = 0, sp_col = -1, found = 0;
+    for (int i = 0; i < ncols; i++)
+        if (!strcmp(f[i], "speedup_device")) sp_col = i;
+    CHECK(ncols > 20 && sp_col > 0);
+    int n;
+    while ((n = csv_record(&p, f, 64)) >= 0) {
+        CHECK(n == ncols);
+        rows++;
+        if (!strcmp(f[0], "crossover")) crossover++;
+        if (!strcmp(f[0], "case") && !strcmp(f[2], "8192x8192x8192") && !strcmp(f[5], "float32") &&
+            !strcmp(f[6], "math=default")) {
+            found = 1;
+            CHECK_NEAR(atof(f[sp_col]), 12.79, 0.01);
+        }
+    }
+    CHECK(found);
+    CHECK(rows == 26 + crossover && crossover == 16);
+    free(s);
+}
+
+TEST(report_html_is_a_page_with_the_tables) {
+    char *s = render(FIX_H100, GB_FMT_HTML, NULL, 0);
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK(!strncmp(s, "<!DOCTYPE html>", 15));
+    CHECK(strstr(s, "<meta charset=\"utf-8\">") && strstr(s, "<style>"));
+    CHECK(strstr(s, "</html>\n"));
+    int tables = 0;
+    for (const char *p = s; (p = strstr(p, "<table>")); p++) tables++;
+    CHECK(tables == 7);
+    CHECK(strstr(s, ">12.8×</td>"));
+    CHECK(strstr(s, "class=\"num bad\">failed"));
+    CHECK(!strstr(s, "http"));  /* self-contained: nothing fetched */
+    free(s);
+}
+
+TEST(report_op_filter_and_cpu_only) {
+    char *s = render(FIX_CPU, GB_FMT_TABLE, "fft,svd", 0);
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK(strstr(s, "GPU columns are omitted"));
+    CHECK(!strstr(s, "GPU ms dev"));
+    CHECK(strstr(s, "\nfft\n") && strstr(s, "\nsvd\n") && !strstr(s, "\nmatmul\n"));
+    CHECK(strstr(s, "No crossover"));
+    CHECK(strstr(s, "powersave"));  /* the run's warnings are shown */
+    free(s);
+    s = render(FIX_CPU, GB_FMT_MD, NULL, 0);
+    CHECK(s && strstr(s, "| size | dtype |") && !strstr(s, "speedup"));
+    free(s);
+}
+
+TEST(report_merged_file_has_a_run_column) {
+    char *s = render("tests/data/results_merged.json", GB_FMT_TABLE, NULL, 0);
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK(strstr(s, "\nrun ") && strstr(s, "\nh100 ") && strstr(s, "\nlaptop "));
+    CHECK(strstr(s, "Run h100") && strstr(s, "Run laptop") && strstr(s, "i7-1165G7"));
+    CHECK(strstr(s, "matmul (h100)"));  /* crossover per run */
+    free(s);
+}
+
+/* ---- colour ---------------------------------------------------------------- */
+
+TEST(report_colour_only_when_asked_and_on_a_terminal) {
+    char *s = render(FIX_H100, GB_FMT_TABLE, "matmul,solve", 1);
+    CHECK(s && strstr(s, "\033[32m12.8×\033[0m"));  /* GPU wins: green */
+    CHECK(s && strstr(s, "\033[33m0.15×\033[0m"));  /* CPU wins: yellow */
+    CHECK(s && strstr(s, "\033[1;31m✗ FAILED"));    /* failures: red */
+    free(s);
+    /* Colour never leaks into the other formats. */
+    s = render(FIX_H100, GB_FMT_MD, NULL, 1);
+    CHECK(s && !strchr(s, '\033'));
+    free(s);
+
+    FILE *f = tmpfile();
+    unsetenv("NO_COLOR");
+    CHECK(!gb_report_want_color(f));  /* not a terminal */
+    fclose(f);
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) || unlockpt(master)) {
+        SKIP("no pseudo-terminal available to check the terminal case");
+        if (master >= 0) close(master);
+        return;
+    }
+    FILE *tty = fopen(ptsname(master), "w");
+    CHECK(tty != NULL);
+    if (tty) {
+        CHECK(gb_report_want_color(tty));
+        setenv("NO_COLOR", "1", 1);
+        CHECK(!gb_report_want_color(tty));
+        setenv("NO_COLOR", "", 1);  /* no-color.org: only a non-empty value disables */
+        CHECK(gb_report_want_color(tty));
+        unsetenv("NO_COLOR");
+        fclose(tty);
+    }
+    close(master);
+}
+
+TEST(report_command_on_a_pipe_has_no_escape_codes) {
+    static char out[1 << 18];
+    unsetenv("NO_COLOR");
+    int rc = run_report(out, sizeof out, 4, "report", "--op", "matmul,fft", FIX_H100);
+    CHECK(rc == GB_EXIT_OK);
+    CHECK(strstr(out, "12.8×") && !strchr(out, '\033'));
+    CHECK(strstr(out, "\nfft\n") && !strstr(out, "\nsvd\n"));
+}
+
+/* ---- errors ------------------------------------------------------------------ */
+
+TEST(report_command_rejects_bad_input_with_exit_2) {
+    static char out[1 << 16];
+    int rc = run_report(out, sizeof out, 2, "report", "tests/data/no_such_results.json");
+    CHECK(rc == GB_EXIT_USAGE);
+    CHECK(strstr(out, "tests/data/no_such_results.json") && strstr(out, "cannot open"));
+
+    char path[] = "/tmp/gb_test_bad_json_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, "{\"schema\": \"gpubench-results\",\n  \"cases\": [", 42) == 42);
+    close(fd);
+    rc = run_report(out, sizeof out, 2, "report", path);
+    CHECK(rc == GB_EXIT_USAGE);
+    CHECK(strstr(out, path) && strstr(out, "JSON"));
+    unlink(path);
+
+    rc = run_report(out, sizeof out, 2, "report", "tests/data/not_results.json");
+    CHECK(rc == GB_EXIT_USAGE);
+    CHECK(strstr(out, "tests/data/not_results.json: not a gpubench results file"));
+
+    rc = run_report(out, sizeof out, 4, "report", "--op", "matmull", FIX_H100);
+    CHECK(rc == GB_EXIT_USAGE && strstr(out, "\"matmull\"") && strstr(out, "matmul, elementwise"));
+    rc = run_report(out, sizeof out, 4, "report", "--format", "pdf", FIX_H100);
+    CHECK(rc == GB_EXIT_USAGE && strstr(out, "pdf"));
+    rc = run_report(out, sizeof out, 1, "report");
+    CHECK(rc == GB_EXIT_USAGE);
+    rc = run_report(out, sizeof out, 2, "report", "--help");
+    CHECK(rc == GB_EXIT_OK && strstr(out, "--format"));
+}
+
+TEST(report_case_line_is_compact) {
+    char why[512];
+    cJSON *doc = gb_results_load(FIX_H100, why, sizeof why);
+    CHECK(doc != NULL);
+    if (!doc) return;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    const cJSON *cases = cJSON_GetObjectItem(doc, "cases");
+    gb_report_case_line(cJSON_GetArrayItem(cases, 3), out);   /* matmul 8192 float32 */
+    gb_report_case_line(cJSON_GetArrayItem(cases, 22), out);  /* solve 2048: GPU failed */
+    fclose(out);
+    CHECK(strstr(buf, "matmul") && strstr(buf, "8192x8192x8192") && strstr(buf, "float32"));
+    CHECK(strstr(buf, "cpu 286 ms") && strstr(buf, "12.8× dev") && strstr(buf, "✓\n"));
+    CHECK(strstr(buf, "solve") && strstr(buf, "gpu dev failed") && strstr(buf, "✗ FAILED"));
+    int lines = 0;
+    for (char *p = buf; *p; p++) lines += *p == '\n';
+    CHECK(lines == 2);
+    free(buf);
+    cJSON_Delete(doc);
+}
+
+/* ---- plots ------------------------------------------------------------------- */
+
+static int file_starts_with(const char *path, const void *magic, size_t n) {
+    unsigned char buf[16] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t got = fread(buf, 1, n, f);
+    fclose(f);
+    return got == n && memcmp(buf, magic, n) == 0;
+}
+
+static int file_contains(const char *path, const char *needle) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strstr(buf, needle) != NULL;
+}
+
+TEST(plot_script_writes_png_and_svg) {
+    char python[PATH_MAX], why[1024];
+    if (gb_plot_find_python(python, sizeof python, why, sizeof why) != 0) {
+        SKIP(why);
+        return;
+    }
+    char dir[] = "/tmp/gb_test_plots_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char out_png[PATH_MAX], out_svg[PATH_MAX], p[PATH_MAX + 64], cmd[3 * PATH_MAX];
+    snprintf(out_png, sizeof out_png, "%s/png", dir);
+    snprintf(out_svg, sizeof out_svg, "%s/svg", dir);
+    /* PNG through gpubench's own launcher (script found from the build tree)… */
+    fflush(stderr);
+    int save2 = dup(2), devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 2);  /* the script's "wrote ..." lines */
+    int st = gb_plot_run_from(".", "tests/data/results_small.json", out_png, "png", why, sizeof why);
+    dup2(save2, 2);
+    close(save2);
+    close(devnull);
+    if (st) fprintf(stderr, "    %s\n", why);
+    CHECK(st == 0);
+    static const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    snprintf(p, sizeof p, "%s/matmul_float32.png", out_png);
+    CHECK(file_starts_with(p, png, 8));
+    snprintf(p, sizeof p, "%s/overview.png", out_png);
+    CHECK(file_starts_with(p, png, 8));
+    /* …and SVG of a CPU-only run straight from the script (no crash, just less). */
+    char log[2048];
+    snprintf(cmd, sizeof cmd, "%s scripts/plot.py tests/data/results_small_cpu_only.json --out %s --format svg",
+             python, out_svg);
+    CHECK(gb_test_sh(cmd, log, sizeof log) == 0);
+    snprintf(p, sizeof p, "%s/matmul_float32.svg", out_svg);
+    CHECK(file_contains(p, "<svg") && file_contains(p, "i7-1165G7"));
+    snprintf(p, sizeof p, "%s/overview.svg", out_svg);
+    CHECK(file_contains(p, "<svg"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    gb_test_sh(cmd, NULL, 0);
+}
+
+TEST(plot_says_what_is_missing) {
+    char why[1024], path[PATH_MAX];
+    setenv("GPUBENCH_PYTHON", "/nonexistent/python3", 1);
+    int st = gb_plot_run_from(".", "tests/data/results_small.json", "/tmp/gb_never_written", "png", why, sizeof why);
+    unsetenv("GPUBENCH_PYTHON");
+    CHECK(st == GB_SKIP);
+    CHECK(strstr(why, "GPUBENCH_PYTHON=/nonexistent/python3 cannot be run") && strstr(why, "matplotlib"));
+    st = gb_plot_run_from("/nonexistent-dir", "x.json", "/tmp/x", "png", why, sizeof why);
+    CHECK(st == GB_SKIP && strstr(why, "scripts/plot.py not found") &&
+          strstr(why, "/nonexistent-dir/../share/gpubench/scripts/plot.py"));
+    CHECK(gb_plot_run_from(".", "x.json", "/tmp/x", "pdf", why, sizeof why) == GB_FAIL);
+
+    /* Search order: build tree, then bundle, then install prefix. */
+    char root[] = "/tmp/gb_test_find_XXXXXX", cmd[512];
+    CHECK(mkdtemp(root) != NULL);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %1$s/bin %1$s/share/gpubench/scripts && touch %1$s/share/gpubench/scripts/plot.py", root);
+    CHECK(gb_test_sh(cmd, NULL, 0) == 0);
+    char bin[600], want[700];
+    snprintf(bin, sizeof bin, "%s/bin", root);
+    CHECK(gb_plot_find_script(bin, path, sizeof path, why, sizeof why) == 0);
+    snprintf(want, sizeof want, "%s/../share/gpubench/scripts/plot.py", bin);
+    CHECK(!strcmp(path, want));
+    snprintf(cmd, sizeof cmd, "mkdir -p %1$s/scripts && touch %1$s/scripts/plot.py", root);
+    CHECK(gb_test_sh(cmd, NULL, 0) == 0);
+    CHECK(gb_plot_find_script(bin, path, sizeof path, why, sizeof why) == 0);
+    snprintf(want, sizeof want, "%s/../scripts/plot.py", bin);
+    CHECK(!strcmp(path, want));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    gb_test_sh(cmd, NULL, 0);
+}

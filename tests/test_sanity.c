@@ -1,0 +1,213 @@
+/* test_sanity.c — the honest-numbers checks: OpenBLAS core vs CPU ISA,
+ * thread counts, --openblas-core auto, CPU health and cache facts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#include "cpu_backend.h"
+#include "sanity.h"
+#include "testlib.h"
+
+/* A context as gb_sysinfo_context + the CPU backend's describe() build it. */
+static cJSON *make_context(const char *isa_csv, const char *core, const char *version, int cores,
+                           int logical, int threads) {
+    cJSON *ctx = cJSON_CreateObject();
+    cJSON *cpu = cJSON_AddObjectToObject(ctx, "cpu");
+    cJSON_AddNumberToObject(cpu, "cores", cores);
+    cJSON_AddNumberToObject(cpu, "logical_cpus", logical);
+    cJSON *isa = cJSON_AddArrayToObject(cpu, "isa");
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", isa_csv);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) cJSON_AddItemToArray(isa, cJSON_CreateString(t));
+    cJSON *ob = cJSON_AddObjectToObject(cJSON_AddObjectToObject(ctx, "libraries"), "openblas");
+    char config[128];
+    snprintf(config, sizeof config, "OpenBLAS %s NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY %s MAX_THREADS=64", version, core);
+    cJSON_AddStringToObject(ob, "config", config);
+    cJSON_AddStringToObject(ob, "core", core);
+    cJSON_AddNumberToObject(ob, "threads", threads);
+    cJSON_AddNumberToObject(ctx, "cpu_threads_used", threads);
+    return ctx;
+}
+
+/* Number of warnings containing needle (all of them when needle is NULL). */
+static int count_warnings(const char *isa, const char *core, const char *version, int cores, int logical,
+                          int threads, const char *needle, char *first, size_t first_len) {
+    cJSON *ctx = make_context(isa, core, version, cores, logical, threads);
+    cJSON *w = cJSON_CreateArray();
+    gb_sanity_check_context(ctx, w);
+    int n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, w) {
+        if (needle && !strstr(it->valuestring, needle)) continue;
+        if (!n && first) snprintf(first, first_len, "%s", it->valuestring);
+        n++;
+    }
+    cJSON_Delete(w);
+    cJSON_Delete(ctx);
+    return n;
+}
+
+#define AVX512 "sse4_2,avx,avx2,fma,avx512f,avx512dq,avx512bw,avx512vl"
+
+TEST(sanity_prescott_on_avx512_warns_and_names_the_fix) {
+    char msg[1024] = "";
+    CHECK(count_warnings(AVX512, "Prescott", "0.3.21", 16, 32, 16, "Prescott", msg, sizeof msg) == 1);
+    CHECK(strstr(msg, "OpenBLAS 0.3.21 runs its Prescott kernels on a CPU with AVX-512") != NULL);
+    CHECK(strstr(msg, "OPENBLAS_CORETYPE=SkylakeX") != NULL);
+    CHECK(strstr(msg, "--openblas-core auto") != NULL);
+}
+
+TEST(sanity_amx_cpu_gets_cooperlake_on_0_3_21_and_sapphirerapids_later) {
+    char msg[1024] = "";
+    const char *amx = AVX512 ",avx512_bf16,amx_tile,amx_bf16";
+    CHECK(count_warnings(amx, "Prescott", "0.3.21", 16, 32, 16, "Prescott", msg, sizeof msg) == 1);
+    CHECK(strstr(msg, "AVX-512 (and AMX)") != NULL);
+    CHECK(strstr(msg, "OPENBLAS_CORETYPE=Cooperlake") != NULL);
+    CHECK(count_warnings(amx, "Haswell", "0.3.26", 16, 32, 16, "OPENBLAS_CORETYPE=SapphireRapids", NULL, 0) == 1);
+    /* Cooperlake is the best 0.3.21 has for AMX: nothing to fix. */
+    CHECK(count_warnings(amx, "Cooperlake", "0.3.21", 16, 32, 16, NULL, NULL, 0) == 0);
+}
+
+TEST(sanity_matching_or_unknown_core_is_quiet) {
+    CHECK(count_warnings(AVX512, "SkylakeX", "0.3.21", 16, 32, 16, NULL, NULL, 0) == 0);
+    CHECK(count_warnings("sse4_2,avx,avx2,fma", "Haswell", "0.3.21", 8, 8, 8, NULL, NULL, 0) == 0);
+    CHECK(count_warnings("sse4_2,avx,avx2,fma", "Zen", "0.3.21", 8, 8, 8, NULL, NULL, 0) == 0);
+    /* Not an x86 core name (or a newer one we do not know): no opinion. */
+    CHECK(count_warnings(AVX512, "NEOVERSEV1", "0.3.21", 16, 16, 16, NULL, NULL, 0) == 0);
+    /* No ISA list (another architecture): no opinion. */
+    CHECK(count_warnings("", "Prescott", "0.3.21", 16, 16, 16, NULL, NULL, 0) == 0);
+}
+
+TEST(sanity_zen_on_avx512_bf16_recommends_cooperlake) {
+    cJSON *isa = cJSON_CreateArray();
+    const char *flags[] = {"avx", "avx2", "avx512f", "avx512_bf16"};
+    for (int i = 0; i < 4; i++) cJSON_AddItemToArray(isa, cJSON_CreateString(flags[i]));
+    const char *best = gb_openblas_recommended_core(isa, "OpenBLAS 0.3.21 DYNAMIC_ARCH", "Zen");
+    CHECK(best && strcmp(best, "Cooperlake") == 0);
+    CHECK(gb_openblas_recommended_core(isa, "OpenBLAS 0.3.21 DYNAMIC_ARCH", "Cooperlake") == NULL);
+    CHECK(gb_openblas_recommended_core(isa, "OpenBLAS 0.3.21 DYNAMIC_ARCH", "Sandybridge") != NULL);
+    cJSON_Delete(isa);
+}
+
+TEST(sanity_thread_counts) {
+    char msg[1024] = "";
+    CHECK(count_warnings(AVX512, "SkylakeX", "0.3.21", 16, 32, 1, "thread", msg, sizeof msg) >= 1);
+    CHECK(strstr(msg, "1 thread on a CPU with 16 physical cores") != NULL);
+    /* One thread per physical core, hyperthreads unused: fine. */
+    CHECK(count_warnings(AVX512, "SkylakeX", "0.3.21", 16, 32, 16, NULL, NULL, 0) == 0);
+    CHECK(count_warnings(AVX512, "SkylakeX", "0.3.21", 16, 32, 32, NULL, NULL, 0) == 0);
+    /* More threads than logical CPUs: oversubscribed. */
+    CHECK(count_warnings(AVX512, "SkylakeX", "0.3.21", 4, 8, 12, "oversubscribed", NULL, 0) == 1);
+}
+
+TEST(sanity_openblas_threads_below_cpu_threads) {
+    cJSON *ctx = make_context(AVX512, "SkylakeX", "0.3.21", 16, 32, 16);
+    cJSON *ob = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ctx, "libraries"), "openblas");
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(ob, "threads"), 1);
+    cJSON *w = cJSON_CreateArray();
+    CHECK(gb_sanity_check_context(ctx, w) == 1);
+    CHECK(cJSON_GetArraySize(w) == 1 && strstr(cJSON_GetArrayItem(w, 0)->valuestring, "OpenBLAS runs 1 thread"));
+    cJSON_Delete(w);
+    cJSON_Delete(ctx);
+}
+
+TEST(sanity_machine_checks_append_strings_only) {
+    /* Whether this shared machine is busy is not ours to assert; that every
+     * returned warning is a non-empty string, counted right, is. */
+    cJSON *w = cJSON_CreateArray();
+    int n = gb_sanity_check_machine(w);
+    CHECK(n == cJSON_GetArraySize(w));
+    const cJSON *it;
+    cJSON_ArrayForEach(it, w) CHECK(cJSON_IsString(it) && strlen(it->valuestring) > 20);
+    cJSON_Delete(w);
+}
+
+TEST(cpu_health_reports_load_and_clocks) {
+    cJSON *h = cJSON_CreateObject();
+    gb_cpu_health(h);
+    const cJSON *la = cJSON_GetObjectItemCaseSensitive(h, "loadavg");
+    CHECK(cJSON_IsArray(la) && cJSON_GetArraySize(la) == 3);
+    CHECK(cJSON_GetObjectItemCaseSensitive(h, "governors") != NULL);
+    const cJSON *mhz = cJSON_GetObjectItemCaseSensitive(h, "cpu_mhz");
+    CHECK(cJSON_IsArray(mhz));
+    const cJSON *it;
+    cJSON_ArrayForEach(it, mhz) CHECK(cJSON_IsNumber(it) && it->valuedouble > 0);
+    cJSON_Delete(h);
+}
+
+TEST(cpu_llc_size_and_flush) {
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index0/size", "r");
+    if (!f) {
+        SKIP("no cache information in /sys");
+        return;
+    }
+    fclose(f);
+    size_t llc = gb_cpu_llc_bytes();
+    CHECK(llc >= ((size_t)64 << 10));       /* any LLC of this century */
+    CHECK(llc <= ((size_t)16 << 30));       /* and no unit mix-up */
+    gb_cpu_flush_caches();                  /* allocates once ... */
+    gb_cpu_flush_caches();                  /* ... and reuses */
+}
+
+/* Does this machine's CPU have AVX (so Prescott's SSE kernels are old)? */
+static int cpu_has_avx(void) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    static char line[16384];
+    int avx = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "flags", 5) == 0) {
+            avx = strstr(line, " avx ") != NULL;
+            break;
+        }
+    if (f) fclose(f);
+    return avx;
+}
+
+/* The end-to-end path: `gpubench info` with OpenBLAS forced onto Prescott
+ * warns; with --openblas-core auto it re-executes onto the right core. */
+TEST(sanity_info_warns_about_prescott_and_auto_fixes_it) {
+    if (!cpu_has_avx()) {
+        SKIP("CPU without AVX: Prescott kernels are not too old here");
+        return;
+    }
+    static char out[1 << 16];
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s info --help 2>&1", gb_test_binary());
+    if (gb_test_sh(cmd, out, sizeof out) != 0) {
+        SKIP("gpubench info not available in this build yet");
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "OPENBLAS_CORETYPE=Prescott %s info 2>&1", gb_test_binary());
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    CHECK(rc == 0);
+    CHECK(strstr(out, "runs its Prescott kernels") != NULL);
+    CHECK(strstr(out, "OPENBLAS_CORETYPE=") != NULL);
+
+    snprintf(cmd, sizeof cmd, "OPENBLAS_CORETYPE=Prescott %s info --openblas-core auto 2>&1", gb_test_binary());
+    rc = gb_test_sh(cmd, out, sizeof out);
+    CHECK(rc == 0);
+    CHECK(strstr(out, "restarting with OPENBLAS_CORETYPE=") != NULL);
+    CHECK(strstr(out, "WARNING: OpenBLAS") == NULL);
+}
+
+/* Measuring the ceilings takes ~5-10 s: run with GPUBENCH_TEST_PEAK=1. */
+TEST(peak_cpu_json_has_the_ceilings) {
+    if (!getenv("GPUBENCH_TEST_PEAK")) {
+        SKIP("slow (~5-10 s): set GPUBENCH_TEST_PEAK=1");
+        return;
+    }
+    static char out[1 << 16];
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s peak --backend cpu --format json 2>/dev/null", gb_test_binary());
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    cJSON *doc = cJSON_Parse(out);
+    CHECK(doc != NULL);
+    const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(doc, "cpu");
+    const char *keys[] = {"copy_gbs", "triad_gbs", "gemm_float32_gflops", "gemm_float64_gflops", "gemm_n"};
+    for (int i = 0; i < 5; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(cpu, keys[i]);
+        CHECK(cJSON_IsNumber(v) && v->valuedouble > 0);
+    }
+    cJSON_Delete(doc);
+}
