@@ -57,6 +57,10 @@ static void no_driver_reason(char *out, size_t cap) {
     }
     const char *err = dlerror();
     snprintf(out, cap, "no NVIDIA driver: %s", err ? err : "libcuda.so.1 cannot be loaded");
+    /* errno's text after the loader's adds nothing. */
+    const char *tail = ": No such file or directory";
+    size_t len = strlen(out), tlen = strlen(tail);
+    if (len > tlen && strcmp(out + len - tlen, tail) == 0) out[len - tlen] = '\0';
 }
 
 static int cuda_init(const gb_backend_options *opt, gb_err *why) {
@@ -110,9 +114,11 @@ static int cuda_init(const gb_backend_options *opt, gb_err *why) {
     /* cudaMallocAsync (spgemm's output) draws from the default pool; with
      * the default threshold of 0 the pool hands memory back to the driver at
      * every synchronization and each repetition pays for a fresh map. */
-    CUDA_TRY(cudaDeviceGetDefaultMemPool(&gb_cuda.pool, gb_cuda.device));
-    uint64_t threshold = UINT64_MAX;
-    CUDA_TRY(cudaMemPoolSetAttribute(gb_cuda.pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    if (gb_cuda.prop.memoryPoolsSupported) { /* every 8.0+ device on a current driver; else ops say so */
+        CUDA_TRY(cudaDeviceGetDefaultMemPool(&gb_cuda.pool, gb_cuda.device));
+        uint64_t threshold = UINT64_MAX;
+        CUDA_TRY(cudaMemPoolSetAttribute(gb_cuda.pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    }
     initialized = 1;
     return GB_OK;
 fail:

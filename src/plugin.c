@@ -52,7 +52,10 @@ static void trim_dlerror(const char *err, const char *path, char *out, size_t ca
 static const gb_backend *open_plugin(const char *path, char *why, size_t why_len) {
     char msg[1024];
     (void)dlerror();
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    /* RTLD_NODELETE: gb_plugin_unload's dlclose must not unmap the CUDA
+     * libraries under their own exit-time destructors (a known source of
+     * crashes at exit); the process is ending anyway. */
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!h) {
         trim_dlerror(dlerror(), path, msg, sizeof msg);
         snprintf(why, why_len, "%s (loading %s)", msg, path);

@@ -79,6 +79,30 @@ TEST(plugin_abi_mismatch_is_refused) {
     unlink(so);
 }
 
+/* A plugin whose library is missing on this host (libcudart on a node
+ * without the toolkit): the reason is the loader's, without the plugin path
+ * prefix or errno's text. */
+TEST(plugin_missing_library_is_named) {
+    if (gb_test_sh("command -v cc", NULL, 0) != 0) { SKIP("no C compiler to build a fake plugin"); return; }
+    char out[2048];
+    int rc = gb_test_sh("cd /tmp && echo 'int gb_missing_fn(void){return 1;}' > gb_test_missing.c && "
+                        "cc -shared -fPIC -Wl,-soname,libgb_test_missing.so.7 -o libgb_test_missing.so.7 "
+                        "gb_test_missing.c && "
+                        "echo 'int gb_missing_fn(void); int gb_backend_plugin(void){return gb_missing_fn();}' "
+                        "> gb_test_needs.c && cc -shared -fPIC -o gb_test_needs.so gb_test_needs.c "
+                        "./libgb_test_missing.so.7 && rm -f libgb_test_missing.so.7 gb_test_missing.c gb_test_needs.c",
+                        out, sizeof out);
+    CHECK(rc == 0);
+    if (rc != 0) { fprintf(stderr, "%s\n", out); return; }
+    char why[512];
+    const gb_backend *b = load_with("/tmp/gb_test_needs.so", why, sizeof why);
+    CHECK(b == NULL);
+    const char *want = "libgb_test_missing.so.7: cannot open shared object file (loading /tmp/gb_test_needs.so)";
+    CHECK(strcmp(why, want) == 0);
+    if (strcmp(why, want) != 0) fprintf(stderr, "    got: %s\n", why);
+    unlink("/tmp/gb_test_needs.so");
+}
+
 TEST(plugin_exports_only_its_entry_point) {
     if (access(BUILT_PLUGIN, F_OK) != 0) { SKIP("gpubench-cuda.so not built (no nvcc)"); return; }
     char out[4096];
