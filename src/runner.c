@@ -29,6 +29,8 @@ typedef struct {
     size_t n, cap;
 } rate_book;
 
+#define GB_PROJECTION_MIN_S 1e-3
+
 static double case_work(const gb_case *c) { return c->flops > 0 ? c->flops : c->bytes; }
 
 static rate_memo *rate_find(rate_book *b, int bench, int dtype, int backend) {
@@ -307,8 +309,12 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         } else {
             add_stats(r, ss.samples, ss.n, c);
             measured_any = 1;
-            if (t == 0) rate_store(rates, item->benchmark, c->dtype, slot_index,
-                                   case_work(c) / gb_median(ss.samples, ss.n), c->label);
+            /* Below a millisecond a repetition is mostly fixed overhead
+             * (launches, thread wake-ups): its rate would predict absurd
+             * times for larger sizes, so it is not used for projection. */
+            double med = gb_median(ss.samples, ss.n);
+            if (t == 0 && med >= GB_PROJECTION_MIN_S)
+                rate_store(rates, item->benchmark, c->dtype, slot_index, case_work(c) / med, c->label);
         }
         free(ss.samples);
     }

@@ -12,7 +12,8 @@
  * A size whose single repetition is projected — from the op's work (flops,
  * or bytes for memory-bound ops) and the rate measured at the previous size
  * of the same benchmark, dtype and backend — to exceed max_time_s is skipped
- * with that reason instead of run. */
+ * with that reason instead of run. Rates from repetitions under 1 ms are not
+ * used: they measure fixed overheads, not the op. */
 #ifndef GB_RUNNER_H
 #define GB_RUNNER_H
 #include <signal.h>
