@@ -96,7 +96,7 @@ $(BUILD)/plugin/%.o: %.cu $(wildcard src/*.h gpu_backends/*.h)
 $(BUILD)/tests/run_tests: $(OBJ_TEST) $(OBJ_CORE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
 
-$(BUILD)/standalone/%: tests/standalone/%.c
+$(BUILD)/standalone/%: tests/standalone/%.c src/gb.c src/rng.c $(wildcard cpu_backends/*.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CPU_LIBS)
 
@@ -117,7 +117,7 @@ test: gpubench $(BUILD)/tests/run_tests $(ALL_PLUGIN)
 test-gpu: gpubench $(ALL_PLUGIN)
 	scripts/test-gpu.sh ./gpubench
 
-bundle: all
+bundle: all tools
 	scripts/bundle.sh $(VERSION)
 
 install: all

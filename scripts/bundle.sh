@@ -49,6 +49,16 @@ else
     echo "bundle: warning: no gpubench-cuda.so (built without nvcc): the bundle is CPU-only and says 'built without CUDA'" >&2
 fi
 
+# The standalone library-call programs (tests/standalone/, `make tools`) so
+# that scripts/check-cpu-overhead.sh runs on the target host too.
+if ls build/standalone/* >/dev/null 2>&1; then
+    mkdir -p "$STAGE/tools"
+    for t in build/standalone/*; do
+        cp "$t" "$STAGE/tools/"
+        OBJECTS="$OBJECTS $STAGE/tools/$(basename "$t")"
+    done
+fi
+
 # The Makefile's rpaths are what make the bundle relocatable: check them.
 readelf -d "$STAGE/bin/gpubench" | grep -E 'R(UN)?PATH' | grep -qF '$ORIGIN/../lib' ||
     die "bin/gpubench lacks the rpath \$ORIGIN/../lib (see LDFLAGS in the Makefile)"

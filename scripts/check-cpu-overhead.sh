@@ -36,8 +36,16 @@ done
 PY=$(command -v python3 || true)
 [ -n "$PY" ] || { echo "check-cpu-overhead: python3 is needed to read the results JSON" >&2; exit 2; }
 
-make -s tools >/dev/null
-[ -x "$gpubench" ] || make -s gpubench >/dev/null
+# In the source tree the standalone programs are built here; an unpacked
+# bundle (make bundle) carries them prebuilt in tools/ with bin/gpubench.
+if [ -f Makefile ]; then
+    tools=build/standalone
+    make -s tools >/dev/null
+    [ -x "$gpubench" ] || make -s gpubench >/dev/null
+else
+    tools=tools
+    [ "$gpubench" != ./gpubench ] || gpubench=bin/gpubench
+fi
 
 # op dtype size params standalone-arguments (after the program name)
 if [ $mode = small ]; then
@@ -68,7 +76,7 @@ for c in "${cases[@]}"; do
     read -r op dtype size params rest <<<"$c"
     [ -z "$only" ] || [ "$only" = "$op" ] || continue
     # shellcheck disable=SC2086
-    line=$(build/standalone/$op $rest)
+    line=$("$tools/$op" $rest)
     sa=$(sed -n 's/.*median_s=\([^ ]*\).*/\1/p' <<<"$line")
     suite=$tmp/$op-$dtype.json
     cat >"$suite" <<JSON

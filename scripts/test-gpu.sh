@@ -29,7 +29,8 @@ fi
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 SUITE="$HERE/suites/gpu-verify.json"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-test-gpu.XXXXXX") || exit 2
-trap 'rm -rf "$WORK"' EXIT
+# $TEST_GPU_KEEP=DIR keeps the results files (e.g. to archive a GPU host's run).
+trap '[ -n "${TEST_GPU_KEEP:-}" ] && mkdir -p "$TEST_GPU_KEEP" && cp "$WORK"/*.json "$TEST_GPU_KEEP"/ 2>/dev/null; rm -rf "$WORK"' EXIT
 
 # ---- is there a GPU, and is the CUDA backend up? ---------------------------
 cuda_line=$("$BIN" list 2>&1 | grep -E '^ +cuda +' | head -n 1 | sed 's/^ *cuda *//')

@@ -1,0 +1,65 @@
+#!/bin/sh
+# gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
+# from an unpacked bundle (make bundle) or a build tree:
+#
+#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead]...
+#
+#   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
+#             verification of every op and dtype, and every cuSOLVER SVD method
+#   sanitize  test-gpu.sh --sanitize (compute-sanitizer memcheck, racecheck, synccheck)
+#   measure   suites/quick.json twice (stability) and suites/default.json
+#   overhead  scripts/check-cpu-overhead.sh at the default suite's largest sizes
+#
+# OpenBLAS may detect a modern CPU as an old core (seen: Prescott on an
+# AVX-512 host); every run here passes --openblas-core auto, and info prints
+# the core before and after so a reader can check.
+set -u
+OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead]...}
+shift
+cd "$(dirname "$0")/.."
+if [ -x bin/gpubench ]; then B=bin/gpubench; else B=./gpubench; fi
+mkdir -p "$OUTDIR"
+step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+
+for what in "$@"; do
+    case "$what" in
+    validate)
+        step "gpu and build"
+        nvidia-smi -L 2>&1
+        "$B" --version
+        "$B" list
+        step "info as detected, then with --openblas-core auto"
+        "$B" info | sed -n '/openblas/,/threads/p'
+        "$B" info --openblas-core auto --format json > "$OUTDIR/info.json"
+        "$B" info --openblas-core auto | grep -E 'core:|model:|name:|WARNING' | head -20
+        step "peak"
+        "$B" peak --openblas-core auto --format json > "$OUTDIR/peak.json"
+        "$B" peak --openblas-core auto 2>&1 | tail -30
+        step "test-gpu (every op and dtype, CPU vs GPU)"
+        TEST_GPU_KEEP="$OUTDIR" scripts/test-gpu.sh "$B"
+        step "svd methods"
+        "$B" run suites/svd-methods.json --openblas-core auto --no-peak --quiet \
+            --out "$OUTDIR/svd-methods.json" --format md
+        ;;
+    sanitize)
+        step "compute-sanitizer"
+        scripts/test-gpu.sh "$B" --sanitize
+        ;;
+    measure)
+        for i in 1 2; do
+            step "quick run $i"
+            "$B" run suites/quick.json --openblas-core auto --quiet --out "$OUTDIR/quick-$i.json" > /dev/null
+            echo "exit $?"
+        done
+        step "default suite"
+        "$B" run suites/default.json --openblas-core auto --out "$OUTDIR/default.json" --format md \
+            > "$OUTDIR/default.md"
+        echo "exit $?"
+        ;;
+    overhead)
+        step "CPU harness overhead"
+        scripts/check-cpu-overhead.sh --gpubench "$B" 2>&1
+        ;;
+    *) echo "gpu-host-check: unknown step '$what'" >&2; exit 2 ;;
+    esac
+done
