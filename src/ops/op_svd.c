@@ -28,7 +28,7 @@ static const char *const method_values[] = {"auto", "gesdd", "gesvd", "gesvdj", 
 
 static const gb_param_spec svd_params[] = {
     {"method", GB_PARAM_ENUM, offsetof(gb_params, svd_method), 0, 0, method_values,
-     "LAPACK/cuSOLVER routine: auto (default; CPU gesdd), gesdd, gesvd; GPU only: gesvdj, gesvdp, xgesvd, xgesvdp"},
+     "LAPACK/cuSOLVER routine: auto (default; CPU gesdd; GPU gesvdp for float64, gesvdp or Xgesvd for float32 by shape), gesdd, gesvd; GPU only: gesvdj, gesvdp, xgesvd, xgesvdp"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
