@@ -46,15 +46,15 @@ for what in "$@"; do
         scripts/test-gpu.sh "$B" --sanitize
         ;;
     measure)
+        step "default suite"
+        "$B" run suites/default.json --openblas-core auto --out "$OUTDIR/default.json" --format md \
+            > "$OUTDIR/default.md"
+        echo "exit $?"
         for i in 1 2; do
             step "quick run $i"
             "$B" run suites/quick.json --openblas-core auto --quiet --out "$OUTDIR/quick-$i.json" > /dev/null
             echo "exit $?"
         done
-        step "default suite"
-        "$B" run suites/default.json --openblas-core auto --out "$OUTDIR/default.json" --format md \
-            > "$OUTDIR/default.md"
-        echo "exit $?"
         ;;
     overhead)
         step "CPU harness overhead"
