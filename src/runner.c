@@ -94,8 +94,25 @@ static void add_number_or_null(cJSON *o, const char *key, double v) {
     else cJSON_AddNullToObject(o, key);
 }
 
+/* Samples as a raw JSON array with 6 significant digits: a timer's
+ * resolution is far coarser than cJSON's 17 digits, and thousands of samples
+ * per result would otherwise triple the file. */
+static cJSON *samples_json(const double *samples, size_t n) {
+    size_t cap = 16 * n + 3, len = 0;
+    char *text = malloc(cap);
+    if (!text) return cJSON_CreateDoubleArray(samples, (int)n);
+    text[len++] = '[';
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s%.6g", i ? "," : "", samples[i]);
+    text[len++] = ']';
+    text[len] = '\0';
+    cJSON *raw = cJSON_CreateRaw(text);
+    free(text);
+    return raw;
+}
+
 static void add_stats(cJSON *r, const double *samples, size_t n, const gb_case *c) {
-    cJSON_AddItemToObject(r, "samples_s", cJSON_CreateDoubleArray(samples, (int)n));
+    cJSON_AddItemToObject(r, "samples_s", samples_json(samples, n));
     gb_stats st;
     gb_stats_compute(samples, n, &st);
     cJSON *s = cJSON_AddObjectToObject(r, "stats");
@@ -201,7 +218,8 @@ static int measure(const gb_backend *b, void *state, int timing, const gb_budget
             return gb_errf(e, GB_FAIL, "backend returned an invalid time (%g s)", seconds);
         if (push_sample(out, seconds) != GB_OK) return gb_errf(e, GB_FAIL, "out of memory for samples");
         timed += seconds;
-        int enough = (int)out->n >= budget->min_reps && timed >= budget->min_time_s;
+        int enough = ((int)out->n >= budget->min_reps && timed >= budget->min_time_s) ||
+                     (int)out->n >= budget->max_reps;
         if (enough || gb_now() - start >= budget->max_time_s || gb_interrupted) break;
     }
     return GB_OK;

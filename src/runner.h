@@ -4,7 +4,8 @@
  * How a result is timed, in one place (runner.c, measure()):
  *   1. `warmup` untimed repetitions (cut short once they have used a quarter
  *      of max_time_s, so a huge case does not spend its budget warming up);
- *   2. timed repetitions until at least min_reps AND min_time_s are reached,
+ *   2. timed repetitions until at least min_reps AND min_time_s are reached
+ *      (or max_reps samples are kept),
  *      stopping anyway once the case has used max_time_s (warm-up included)
  *      with at least one timed repetition; every sample is kept;
  *   3. in cold-cache mode the backend's caches are flushed before every

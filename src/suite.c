@@ -111,6 +111,13 @@ static int read_budget_keys(const gb_suite *s, const cJSON *obj, const char *whe
         if (read_number(s, v, w, 1e-3, 86400, 0, &d, e)) return GB_FAIL;
         b->max_time_s = d;
     }
+    if ((v = cJSON_GetObjectItemCaseSensitive(obj, "max_reps"))) {
+        snprintf(w, sizeof w, "%s.max_reps", where);
+        if (read_number(s, v, w, 1, 1e7, 1, &d, e)) return GB_FAIL;
+        b->max_reps = (int)d;
+    }
+    if (b->max_reps < b->min_reps)
+        FAIL_AT(e, s, where, "max_reps (%d) is smaller than min_reps (%d)", b->max_reps, b->min_reps);
     if (b->max_time_s < b->min_time_s)
         FAIL_AT(e, s, where, "max_time_s (%g) is smaller than min_time_s (%g)", b->max_time_s,
                 b->min_time_s);
@@ -226,7 +233,7 @@ static int add_item(gb_suite *s, size_t *cap, const gb_plan_item *it, gb_err *e)
 static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suite_filter *f,
                            size_t *cap, gb_err *e) {
     static const char *const keys[] = {"op", "sizes", "dtypes", "params", "warmup", "min_reps",
-                                       "min_time_s", "max_time_s", NULL};
+                                       "min_time_s", "max_time_s", "max_reps", NULL};
     char where[64], w[128];
     snprintf(where, sizeof where, "benchmarks[%d]", index);
     if (!cJSON_IsObject(b)) FAIL_AT(e, s, where, "expected an object, got %s", json_type_name(b));
@@ -344,7 +351,7 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
     int status = GB_FAIL;
     static const char *const top_keys[] = {"name", "description", "defaults", "benchmarks", NULL};
     static const char *const default_keys[] = {"dtypes", "warmup", "min_reps", "min_time_s",
-                                               "max_time_s", "seed", NULL};
+                                               "max_time_s", "max_reps", "seed", NULL};
     if (!cJSON_IsObject(doc)) {
         gb_errf(e, GB_FAIL, "%s: top level: expected an object, got %s", path, json_type_name(doc));
         goto out;
@@ -368,7 +375,8 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
     }
 
     /* Built-in defaults, overridden by the suite's "defaults". */
-    s->defaults = (gb_budget){.warmup = 2, .min_reps = 5, .min_time_s = 0.2, .max_time_s = 5};
+    s->defaults = (gb_budget){.warmup = 2, .min_reps = 5, .max_reps = 1000, .min_time_s = 0.2,
+                              .max_time_s = 5};
     s->dtypes = 1u << GB_FLOAT32 | 1u << GB_FLOAT64;
     s->seed = 42;
     const cJSON *defs = cJSON_GetObjectItemCaseSensitive(doc, "defaults");

@@ -38,6 +38,7 @@ TEST(suite_valid_expands_sizes_and_dtypes) {
     CHECK(strcmp(s.items[2].c.label, "2x3x4") == 0);
     CHECK(s.items[0].c.params.math == GB_MATH_TF32);
     CHECK(s.items[0].budget.warmup == 3 && s.items[0].budget.min_reps == 4);
+    CHECK(s.items[0].budget.max_reps == 1000); /* the built-in default */
     CHECK(s.items[4].c.op_id == GB_OP_SVD && s.items[4].c.dtype == GB_FLOAT64);
     CHECK(s.items[4].budget.max_time_s == 9 && s.items[4].c.shape[0] == 30 && s.items[4].c.shape[1] == 10);
     CHECK(s.items[0].c.flops == 2.0 * 8 * 8 * 8);
@@ -105,6 +106,8 @@ TEST(suite_bad_dtype_and_budget_are_errors) {
                  "defaults.min_reps", "got 0");
     expect_error("{\"name\":\"t\",\"defaults\":{\"min_time_s\":5,\"max_time_s\":1},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
                  "defaults: max_time_s (1) is smaller than min_time_s (5)", NULL);
+    expect_error("{\"name\":\"t\",\"defaults\":{\"min_reps\":10,\"max_reps\":5},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                 "defaults: max_reps (5) is smaller than min_reps (10)", NULL);
     expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8],\"warmup\":\"2\"}]}",
                  "benchmarks[0].warmup: expected an integer, got a string", NULL);
 }
