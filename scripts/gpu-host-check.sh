@@ -55,6 +55,8 @@ for what in "$@"; do
             "$B" run suites/quick.json --openblas-core auto --quiet --out "$OUTDIR/quick-$i.json" > /dev/null
             echo "exit $?"
         done
+        step "stability: do the two quick runs agree within their CIs (cases over 1 ms)?"
+        python3 scripts/check-stability.py "$OUTDIR/quick-1.json" "$OUTDIR/quick-2.json"
         ;;
     overhead)
         step "CPU harness overhead"

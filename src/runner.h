@@ -2,8 +2,9 @@
  * verification across backends, and one results entry per case.
  *
  * How a result is timed, in one place (runner.c, measure()):
- *   1. `warmup` untimed repetitions (cut short once they have used a quarter
- *      of max_time_s, so a huge case does not spend its budget warming up);
+ *   1. untimed repetitions: at least `warmup` of them and min_warmup_s of
+ *      them (cut short once they have used a quarter of max_time_s, so a
+ *      huge case does not spend its budget warming up);
  *   2. timed repetitions until at least min_reps AND min_time_s are reached
  *      (or max_reps samples are kept),
  *      stopping anyway once the case has used max_time_s (warm-up included)

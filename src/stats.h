@@ -9,11 +9,19 @@ typedef struct {
     /* 95% confidence interval of the median: distribution-free, from the
      * order statistics whose ranks the binomial(n, 1/2) distribution gives
      * (normal approximation for n > 20, exact binomial below). Timings are
-     * skewed and have outliers, so no normality is assumed. */
+     * skewed and have outliers, so no normality is assumed.
+     * That interval assumes independent samples; consecutive repetitions
+     * are not (clocks, caches, other load drift during a run). So with 12
+     * or more samples the interval is widened to cover the medians of 6
+     * consecutive batches of the samples (the batch-means idea of
+     * simulation output analysis, with medians): for independent samples
+     * that range alone covers the median with probability 1 − 2·2⁻⁶ ≈ 97%,
+     * and under drift it widens as the drift does. */
     double ci95_low, ci95_high;
 } gb_stats;
 
-/* Summarise n samples (not modified; n may be 0: all fields 0). */
+/* Summarise n samples, in the order they were taken (not modified; n may be
+ * 0: all fields 0). */
 void gb_stats_compute(const double *samples, size_t n, gb_stats *out);
 /* 1-based ranks (lo, hi) of the order statistics bounding the 95% CI of the
  * median of n samples; exposed for the tests. */

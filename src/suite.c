@@ -96,6 +96,11 @@ static int read_budget_keys(const gb_suite *s, const cJSON *obj, const char *whe
         if (read_number(s, v, w, 0, 1000, 1, &d, e)) return GB_FAIL;
         b->warmup = (int)d;
     }
+    if ((v = cJSON_GetObjectItemCaseSensitive(obj, "min_warmup_s"))) {
+        snprintf(w, sizeof w, "%s.min_warmup_s", where);
+        if (read_number(s, v, w, 0, 3600, 0, &d, e)) return GB_FAIL;
+        b->min_warmup_s = d;
+    }
     if ((v = cJSON_GetObjectItemCaseSensitive(obj, "min_reps"))) {
         snprintf(w, sizeof w, "%s.min_reps", where);
         if (read_number(s, v, w, 1, 1e6, 1, &d, e)) return GB_FAIL;
@@ -233,7 +238,7 @@ static int add_item(gb_suite *s, size_t *cap, const gb_plan_item *it, gb_err *e)
 static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suite_filter *f,
                            size_t *cap, gb_err *e) {
     static const char *const keys[] = {"op", "sizes", "dtypes", "params", "warmup", "min_reps",
-                                       "min_time_s", "max_time_s", "max_reps", NULL};
+                                       "min_time_s", "max_time_s", "max_reps", "min_warmup_s", NULL};
     char where[64], w[128];
     snprintf(where, sizeof where, "benchmarks[%d]", index);
     if (!cJSON_IsObject(b)) FAIL_AT(e, s, where, "expected an object, got %s", json_type_name(b));
@@ -351,7 +356,7 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
     int status = GB_FAIL;
     static const char *const top_keys[] = {"name", "description", "defaults", "benchmarks", NULL};
     static const char *const default_keys[] = {"dtypes", "warmup", "min_reps", "min_time_s",
-                                               "max_time_s", "max_reps", "seed", NULL};
+                                               "max_time_s", "max_reps", "min_warmup_s", "seed", NULL};
     if (!cJSON_IsObject(doc)) {
         gb_errf(e, GB_FAIL, "%s: top level: expected an object, got %s", path, json_type_name(doc));
         goto out;
@@ -375,8 +380,8 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
     }
 
     /* Built-in defaults, overridden by the suite's "defaults". */
-    s->defaults = (gb_budget){.warmup = 2, .min_reps = 5, .max_reps = 1000, .min_time_s = 0.2,
-                              .max_time_s = 5};
+    s->defaults = (gb_budget){.warmup = 2, .min_warmup_s = 0.1, .min_reps = 5, .max_reps = 1000,
+                              .min_time_s = 0.2, .max_time_s = 5};
     s->dtypes = 1u << GB_FLOAT32 | 1u << GB_FLOAT64;
     s->seed = 42;
     const cJSON *defs = cJSON_GetObjectItemCaseSensitive(doc, "defaults");

@@ -24,6 +24,7 @@
  * narrows no interval that matters and makes results files huge). */
 typedef struct {
     int warmup;
+    double min_warmup_s;  /* warm up for at least this long too (capped at max_time_s/4) */
     int min_reps;
     int max_reps;
     double min_time_s;

@@ -89,3 +89,20 @@ TEST(rng_uniform_range_and_moments) {
     CHECK_NEAR(sum / n, 0, 0.05);           /* mean 0, sd of mean 2.31/sqrt(n) ≈ 0.007 */
     CHECK_NEAR(sq / n, 64.0 / 12, 0.1);     /* variance (b-a)^2/12 */
 }
+
+TEST(stats_ci_widens_under_drift) {
+    /* Independent noise: the batch medians sit inside the order-statistic
+     * interval, which stays narrow. */
+    double iid[600], drift[600];
+    for (int i = 0; i < 600; i++) {
+        iid[i] = 1.0 + gb_rng_uniform(11, 0, (uint64_t)i, 0, 0.01);
+        /* a run whose second half is 10% slower (clock drop, other load) */
+        drift[i] = iid[i] * (i < 300 ? 1.0 : 1.1);
+    }
+    gb_stats a, b;
+    gb_stats_compute(iid, 600, &a);
+    gb_stats_compute(drift, 600, &b);
+    CHECK(a.ci95_high - a.ci95_low < 0.003);
+    /* the interval now spans both halves' medians (≈1.005 and ≈1.1055) */
+    CHECK(b.ci95_low < 1.006 && b.ci95_high > 1.105);
+}
