@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include "cpu_backend.h"
+#include "sysinfo.h"
 
 /* Parse a sysfs cache size ("32768K", "1M", "512"): bytes, 0 if unreadable. */
 static size_t read_cache_size(const char *path) {
@@ -25,14 +26,6 @@ static size_t read_cache_size(const char *path) {
     return (size_t)v;
 }
 
-static int read_line(const char *path, char *buf, size_t len) {
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    int ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    if (ok) buf[strcspn(buf, "\n")] = 0;
-    return ok;
-}
 
 /* The highest cache level of one CPU: its size and the CPUs sharing it. */
 static size_t llc_of_cpu(long cpu, char *shared, size_t shared_len) {
@@ -41,10 +34,10 @@ static size_t llc_of_cpu(long cpu, char *shared, size_t shared_len) {
     for (int idx = 0; idx < 16; idx++) {
         char path[128], buf[64];
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/cache/index%d/level", cpu, idx);
-        if (!read_line(path, buf, sizeof buf)) break;
+        if (!gb_read_line(path, buf, sizeof buf)) break;
         int level = atoi(buf);
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/cache/index%d/type", cpu, idx);
-        if (read_line(path, buf, sizeof buf) && strcmp(buf, "Instruction") == 0) continue;
+        if (gb_read_line(path, buf, sizeof buf) && strcmp(buf, "Instruction") == 0) continue;
         if (level < best_level) continue;
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/cache/index%d/size", cpu, idx);
         size_t sz = read_cache_size(path);
@@ -52,7 +45,7 @@ static size_t llc_of_cpu(long cpu, char *shared, size_t shared_len) {
         best_level = level;
         best = sz;
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/cache/index%d/shared_cpu_list", cpu, idx);
-        if (!read_line(path, shared, shared_len)) shared[0] = 0;
+        if (!gb_read_line(path, shared, shared_len)) shared[0] = 0;
     }
     return best;
 }

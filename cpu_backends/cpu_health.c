@@ -8,15 +8,8 @@
 #include <cjson/cJSON.h>
 
 #include "cpu_backend.h"
+#include "sysinfo.h"
 
-static int read_line(const char *path, char *buf, size_t len) {
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    int ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    if (ok) buf[strcspn(buf, "\n")] = 0;
-    return ok;
-}
 
 /* Governor of every CPU, as {"performance": 14, "powersave": 2}: one entry
  * per distinct value keeps a 256-CPU machine's record short. */
@@ -25,7 +18,7 @@ static void add_governors(cJSON *health, long ncpu) {
     for (long c = 0; c < ncpu; c++) {
         char path[96], g[64];
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/cpufreq/scaling_governor", c);
-        if (!read_line(path, g, sizeof g)) continue;
+        if (!gb_read_line(path, g, sizeof g)) continue;
         cJSON *n = cJSON_GetObjectItemCaseSensitive(gov, g);
         if (n) cJSON_SetNumberValue(n, n->valuedouble + 1);
         else cJSON_AddNumberToObject(gov, g, 1);
@@ -48,7 +41,7 @@ static void add_clocks(cJSON *health, long ncpu) {
     for (long c = 0; c < n; c++) {
         char path[96], v[64];
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/cpufreq/scaling_cur_freq", c);
-        if (!read_line(path, v, sizeof v)) break;
+        if (!gb_read_line(path, v, sizeof v)) break;
         cJSON_AddItemToArray(mhz, cJSON_CreateNumber((double)atoll(v) / 1000.0));
     }
     if (cJSON_GetArraySize(mhz) == 0) {
@@ -71,7 +64,7 @@ void gb_cpu_health(cJSON *health) {
     add_clocks(health, ncpu);
     char line[128];
     double l1, l5, l15;
-    if (read_line("/proc/loadavg", line, sizeof line) && sscanf(line, "%lf %lf %lf", &l1, &l5, &l15) == 3) {
+    if (gb_read_line("/proc/loadavg", line, sizeof line) && sscanf(line, "%lf %lf %lf", &l1, &l5, &l15) == 3) {
         cJSON *la = cJSON_AddArrayToObject(health, "loadavg");
         cJSON_AddItemToArray(la, cJSON_CreateNumber(l1));
         cJSON_AddItemToArray(la, cJSON_CreateNumber(l5));

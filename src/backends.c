@@ -6,17 +6,6 @@
 
 #include "plugin.h"
 
-static int in_list(const char *list, const char *name) {
-    size_t n = strlen(name);
-    for (const char *p = list; p && *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        if (!end) break;
-        p = end + 1;
-    }
-    return 0;
-}
 
 int gb_backends_init(gb_backend_set *set, const char *requested, const gb_backend_options *opt,
                      gb_err *e) {
@@ -50,7 +39,7 @@ int gb_backends_init(gb_backend_set *set, const char *requested, const gb_backen
     }
     for (int i = 0; i < set->count; i++) {
         gb_backend_slot *s = &set->slot[i];
-        s->selected = s->available && (!requested || in_list(requested, s->name));
+        s->selected = s->available && (!requested || gb_list_contains(requested, s->name));
     }
     return GB_OK;
 }

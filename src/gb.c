@@ -103,3 +103,15 @@ void gb_array_poison(gb_array *a) {
     case GB_E_I64: memset(a->data, 0xff, n * 8); break;
     }
 }
+
+int gb_list_contains(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}

@@ -95,7 +95,10 @@ typedef struct gb_case {
     double bytes;            /* minimum bytes moved (inputs read + outputs written) */
 } gb_case;
 
-/* Array helpers (src/arrays.c; the plugin compiles the same file in). */
+/* Is name one of the entries of a comma-separated list ("cpu,cuda")? */
+int gb_list_contains(const char *list, const char *name);
+
+/* Array helpers (src/gb.c; the plugin compiles the same file in). */
 void *gb_alloc(size_t bytes);  /* 64-byte aligned; NULL on failure */
 void gb_free(void *p);
 size_t gb_elem_size(gb_elem e);

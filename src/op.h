@@ -89,6 +89,9 @@ int gb_parse_shape(const cJSON *size, int rank, gb_case *c, gb_err *e);
 /* max |out-ref| / max(|ref|) over two real or complex arrays, NaN-aware
  * (any NaN in out gives +inf). Also reports the first bad index. */
 double gb_max_rel_err(const gb_array *out, const gb_array *ref, size_t *worst_index);
+/* rows × cols of a 2-D case, and the bytes of one element of a dtype. */
+double gb_case_elements(const gb_case *c);
+double gb_dtype_bytes(gb_dtype d);
 /* Unit roundoff of the dtype (2^-24 or 2^-53): tolerances are multiples of it. */
 double gb_eps(gb_dtype d);
 

@@ -17,6 +17,7 @@
 
 #include "sanity.h"
 #include "timer.h"
+#include "sysinfo.h"
 
 /* ---- OpenBLAS kernel level vs CPU ISA ------------------------------------ */
 
@@ -164,14 +165,6 @@ int gb_sanity_check_context(const cJSON *context, cJSON *warnings) {
 
 /* ---- the machine right now --------------------------------------------- */
 
-static int read_line(const char *path, char *buf, size_t len) {
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    int ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    if (ok) buf[strcspn(buf, "\n")] = 0;
-    return ok;
-}
 
 static void check_governor(cJSON *warnings, int *count) {
     long ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -180,7 +173,7 @@ static void check_governor(cJSON *warnings, int *count) {
     for (long c = 0; c < ncpu; c++) {
         char path[96], gov[64];
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/cpufreq/scaling_governor", c);
-        if (!read_line(path, gov, sizeof gov)) continue;
+        if (!gb_read_line(path, gov, sizeof gov)) continue;
         readable++;
         if (strcmp(gov, "performance") != 0) {
             if (!other) snprintf(example, sizeof example, "%s", gov);
@@ -199,7 +192,7 @@ static void check_governor(cJSON *warnings, int *count) {
  * Steal counts as busy: on a VM it is time another guest took from us. */
 static int cpu_times(unsigned long long *busy, unsigned long long *total) {
     char line[512];
-    if (!read_line("/proc/stat", line, sizeof line)) return 0;
+    if (!gb_read_line("/proc/stat", line, sizeof line)) return 0;
     unsigned long long v[8] = {0};
     if (sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
                &v[5], &v[6], &v[7]) < 4)
@@ -229,7 +222,7 @@ static size_t snapshot_procs(proc_ticks *out, size_t cap) {
         if (pid == self) continue;
         char path[64], buf[1024];
         snprintf(path, sizeof path, "/proc/%d/stat", pid);
-        if (!read_line(path, buf, sizeof buf)) continue;
+        if (!gb_read_line(path, buf, sizeof buf)) continue;
         /* "pid (comm) state ppid ... utime(14) stime(15)": comm may hold
          * spaces and parentheses, so parse from the last ')'. */
         char *open = strchr(buf, '('), *close = strrchr(buf, ')');
@@ -291,7 +284,7 @@ static void check_load(cJSON *warnings, int *count) {
     }
     char load[64];
     double l1 = 0;
-    if (!read_line("/proc/loadavg", load, sizeof load) || sscanf(load, "%lf", &l1) != 1) l1 = -1;
+    if (!gb_read_line("/proc/loadavg", load, sizeof load) || sscanf(load, "%lf", &l1) != 1) l1 = -1;
     warnf(warnings, count,
           "other work was using %.1f of %ld CPUs when the run started (1-minute load average %.1f%s): "
           "CPU results will be slower and noisier, and so will GPU end-to-end timings. Fix: stop it, "

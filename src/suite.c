@@ -195,20 +195,6 @@ cJSON *gb_params_to_json(const gb_case *c) {
     return o;
 }
 
-/* Is name in the comma-separated list (NULL list: everything is)? */
-static int in_list(const char *list, const char *name) {
-    if (!list) return 1;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        if (!end) break;
-        p = end + 1;
-    }
-    return 0;
-}
-
 static int check_filter(const char *list, const char *what, int (*known)(const char *),
                         const char *allowed, gb_err *e) {
     if (!list) return GB_OK;
@@ -309,8 +295,8 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
         for (int d = 0; d < GB_DTYPE_COUNT; d++) {
             if (!(dtypes & (1u << d))) continue;
             c.dtype = (gb_dtype)d;
-            if (!in_list(f ? f->ops : NULL, op->name)) continue;
-            if (!in_list(f ? f->dtypes : NULL, gb_dtype_name(c.dtype))) continue;
+            if (f && f->ops && !gb_list_contains(f->ops, op->name)) continue;
+            if (f && f->dtypes && !gb_list_contains(f->dtypes, gb_dtype_name(c.dtype))) continue;
             op->count(&c);
             gb_plan_item item = {.c = c, .budget = budget, .benchmark = index};
             if (add_item(s, cap, &item, e)) return GB_FAIL;

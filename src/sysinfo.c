@@ -20,6 +20,15 @@
 #define GB_BUILD_FLAGS "unknown"
 #endif
 
+int gb_read_line(const char *path, char *buf, unsigned long len) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (ok) buf[strcspn(buf, "\n")] = 0;
+    return ok;
+}
+
 int gb_sysinfo_logical_cpus(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;

@@ -11,6 +11,8 @@
 cJSON *gb_sysinfo_context(int argc, char **argv);
 /* Hostname with characters unsafe in file names replaced. */
 void gb_sysinfo_hostname(char *out, unsigned long len);
+/* First line of a small text file (/proc, /sys), newline stripped; 1 if read. */
+int gb_read_line(const char *path, char *buf, unsigned long len);
 /* Logical CPUs online. */
 int gb_sysinfo_logical_cpus(void);
 #endif

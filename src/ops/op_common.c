@@ -104,3 +104,6 @@ void gb_params_default(gb_params *p) {
     p->density = 0.01;
     p->svd_method = GB_SVD_AUTO;
 }
+
+double gb_case_elements(const gb_case *c) { return (double)c->shape[0] * (double)c->shape[1]; }
+double gb_dtype_bytes(gb_dtype d) { return (double)gb_elem_size(gb_real_elem(d)); }

@@ -31,20 +31,18 @@ static int parse_size(const cJSON *size, gb_case *c, gb_err *e) {
     return gb_parse_shape(size, 2, c, e); /* n → n×n; [rows, cols] */
 }
 
-static double elements(const gb_case *c) { return (double)c->shape[0] * (double)c->shape[1]; }
-static double esize(const gb_case *c) { return c->dtype == GB_FLOAT32 ? 4.0 : 8.0; }
 
 static void count(gb_case *c) {
-    double N = elements(c);
+    double N = gb_case_elements(c);
     /* 1 mul + 2 adds per element; sin and cos are not counted as flops (no
      * agreed count), so rates are judged in GB/s (rate_kind "bytes"). */
     c->flops = 3.0 * N;
-    c->bytes = 3.0 * N * esize(c); /* read a, b; write out */
+    c->bytes = 3.0 * N * gb_dtype_bytes(c->dtype); /* read a, b; write out */
 }
 
 static double host_bytes(const gb_case *c) {
     /* a, b; out inside a backend plus one fetched copy per backend. */
-    return 5.0 * elements(c) * esize(c);
+    return 5.0 * gb_case_elements(c) * gb_dtype_bytes(c->dtype);
 }
 
 static int make_inputs(const gb_case *c, gb_arrays *in, gb_err *e) {

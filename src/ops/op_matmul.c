@@ -42,18 +42,17 @@ static int parse_size(const cJSON *size, gb_case *c, gb_err *e) {
     return gb_parse_shape(size, 3, c, e); /* n → n×n×n; [m, k, n] */
 }
 
-static double esize(const gb_case *c) { return c->dtype == GB_FLOAT32 ? 4.0 : 8.0; }
 
 static void count(gb_case *c) {
     double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2];
     c->flops = 2.0 * m * n * k;
-    c->bytes = esize(c) * (m * k + k * n + m * n); /* read A and B once, write C once */
+    c->bytes = gb_dtype_bytes(c->dtype) * (m * k + k * n + m * n); /* read A and B once, write C once */
 }
 
 static double host_bytes(const gb_case *c) {
     double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2];
     /* A, B; C inside a backend plus one fetched copy per backend (cpu, cuda). */
-    return esize(c) * (m * k + k * n + 3.0 * m * n);
+    return gb_dtype_bytes(c->dtype) * (m * k + k * n + 3.0 * m * n);
 }
 
 static int make_inputs(const gb_case *c, gb_arrays *in, gb_err *e) {

@@ -22,16 +22,14 @@ static int parse_size(const cJSON *size, gb_case *c, gb_err *e) {
     return gb_parse_shape(size, 2, c, e); /* n → n×n; [rows, cols] */
 }
 
-static double elements(const gb_case *c) { return (double)c->shape[0] * (double)c->shape[1]; }
-static double esize(const gb_case *c) { return c->dtype == GB_FLOAT32 ? 4.0 : 8.0; }
 
 static void count(gb_case *c) {
-    double N = elements(c);
+    double N = gb_case_elements(c);
     c->flops = 3.0 * N;               /* Σx and Σx² (one add, one multiply-add) */
-    c->bytes = N * esize(c);          /* read x once; 24 bytes out are negligible */
+    c->bytes = N * gb_dtype_bytes(c->dtype);          /* read x once; 24 bytes out are negligible */
 }
 
-static double host_bytes(const gb_case *c) { return elements(c) * esize(c) + 1024; }
+static double host_bytes(const gb_case *c) { return gb_case_elements(c) * gb_dtype_bytes(c->dtype) + 1024; }
 
 static int make_inputs(const gb_case *c, gb_arrays *in, gb_err *e) {
     size_t N = (size_t)c->shape[0] * (size_t)c->shape[1];
