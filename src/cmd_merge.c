@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "gb.h"
 #include "results_io.h"
+#include "runner.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -179,34 +180,16 @@ int gb_cmd_merge(int argc, char **argv) {
     cJSON_ReplaceItemInObjectCaseSensitive(out, "complete", cJSON_CreateBool(all_complete));
     cJSON_ReplaceItemInObjectCaseSensitive(out, "interrupted", cJSON_CreateBool(any_interrupted));
 
-    /* summary over what was kept */
-    double ncases = 0, nres = 0, ok = 0, skipped = 0, failed = 0, errors = 0;
-    for (const cJSON *cs = cases->child; cs; cs = cs->next) {
-        ncases++;
-        const cJSON *rs = cJSON_GetObjectItemCaseSensitive(cs, "results");
-        for (const cJSON *r = rs ? rs->child : NULL; r; r = r->next) {
-            const char *st = str_at(r, "status", NULL);
-            nres++;
-            ok += strcmp(st, "ok") == 0;
-            skipped += strcmp(st, "skipped") == 0;
-            failed += strcmp(st, "failed") == 0;
-            errors += strcmp(st, "error") == 0;
-        }
-    }
-    cJSON *sum = cJSON_AddObjectToObject(out, "summary");
-    cJSON_AddNumberToObject(sum, "cases", ncases);
-    cJSON_AddNumberToObject(sum, "results", nres);
-    cJSON_AddNumberToObject(sum, "ok", ok);
-    cJSON_AddNumberToObject(sum, "skipped", skipped);
-    cJSON_AddNumberToObject(sum, "failed", failed);
-    cJSON_AddNumberToObject(sum, "errors", errors);
+    /* summary over what was kept: the runner's own count */
+    gb_runner_summarize(out);
+    int ncases = cJSON_GetArraySize(cases);
 
     if (gb_results_write_atomic(out, output, why, sizeof why) != 0) {
         fprintf(stderr, "gpubench merge: %s\n", why);
         goto out;
     }
     if (strcmp(output, "-") != 0)
-        fprintf(stderr, "gpubench merge: %d run%s, %.0f cases -> %s\n", cJSON_GetArraySize(runs),
+        fprintf(stderr, "gpubench merge: %d run%s, %d cases -> %s\n", cJSON_GetArraySize(runs),
                 cJSON_GetArraySize(runs) == 1 ? "" : "s", ncases, output);
     rc = GB_EXIT_OK;
 out:
