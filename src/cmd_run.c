@@ -41,8 +41,8 @@ static void run_usage(FILE *out) {
         "  --quiet             no per-case lines and no progress\n"
         "  -h, --help          this help\n\n"
         "Exit status: 0 all ran and verified; 1 a verification failed or a case errored;\n"
-        "2 usage or input error (bad suite, unknown backend). Ctrl-C stops after the current\n"
-        "repetition and still writes the results measured so far.\n",
+        "2 usage or input error (bad suite, unknown backend); 130 interrupted. Ctrl-C stops\n"
+        "after the current repetition and still writes the results measured so far.\n",
         gb_sysinfo_logical_cpus());
 }
 
@@ -262,7 +262,9 @@ int gb_cmd_run(int argc, char **argv) {
     cJSON_ReplaceItemInObjectCaseSensitive(doc, "interrupted", cJSON_CreateBool(gb_interrupted != 0));
     int bad = gb_runner_summarize(doc);
     gb_report_crossover(doc);
-    int exit_code = bad ? GB_EXIT_CHECK : GB_EXIT_OK;
+    /* An interrupted run is not a success, even with every result verified:
+     * 130 is the shell's code for "stopped by SIGINT". */
+    int exit_code = bad ? GB_EXIT_CHECK : gb_interrupted ? 130 : GB_EXIT_OK;
     if (gb_results_write_atomic(doc, path, why, sizeof why) != 0) {
         fprintf(stderr, "gpubench run: %s\n", why);
         exit_code = GB_EXIT_USAGE;

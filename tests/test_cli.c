@@ -188,3 +188,24 @@ TEST(cli_quick_suite_cpu_end_to_end) {
     CHECK(get(sum, "ok")->valueint == ok && get(sum, "failed")->valueint == 0);
     cJSON_Delete(doc);
 }
+
+TEST(cli_ctrl_c_keeps_the_results_measured_so_far) {
+    remove("build/interrupted.json");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "%s run suites/quick.json --backend cpu --no-peak --quiet --out build/interrupted.json "
+             "> /dev/null 2>&1 & pid=$!; sleep 3; kill -INT $pid; wait $pid",
+             gb_test_binary());
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    CHECK(rc == 130);
+    cJSON *doc = load("build/interrupted.json");
+    CHECK(doc != NULL);
+    if (!doc) return;
+    CHECK(cJSON_IsTrue(get(doc, "interrupted")));
+    CHECK(cJSON_IsFalse(get(doc, "complete")));
+    /* every case is listed; those not reached are skipped as "interrupted" */
+    CHECK(cJSON_GetArraySize(get(doc, "cases")) == 34);
+    const cJSON *sum = get(doc, "summary");
+    CHECK(get(sum, "ok")->valueint > 0 && get(sum, "skipped")->valueint > 0);
+    cJSON_Delete(doc);
+}
