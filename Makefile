@@ -111,7 +111,10 @@ run:
 	$(MAKE) all
 	./gpubench run suites/default.json
 
-test: gpubench $(BUILD)/tests/run_tests $(ALL_PLUGIN)
+# The README's second command: like `make run`, it works on a fresh machine.
+test:
+	scripts/install-deps.sh --if-missing
+	$(MAKE) gpubench $(BUILD)/tests/run_tests $(ALL_PLUGIN)
 	GPUBENCH=./gpubench $(BUILD)/tests/run_tests
 
 test-gpu: gpubench $(ALL_PLUGIN)
