@@ -117,10 +117,7 @@ static int ew_run(void *state, int timing, double *seconds, gb_err *e) {
 static int ew_fetch(void *state, gb_arrays *out, gb_err *e) {
     ew_state *s = state;
     const gb_array *src = &s->out.item[0];
-    gb_array *o = gb_arrays_add(out, "out", src->elem, src->count, e);
-    if (!o) return GB_FAIL;
-    memcpy(o->data, src->data, src->count * gb_elem_size(src->elem));
-    return GB_OK;
+    return gb_arrays_add_copy(out, "out", src->elem, src->count, src->data, e) ? GB_OK : GB_FAIL;
 }
 
 static void ew_annotate(void *state, cJSON *extra) {

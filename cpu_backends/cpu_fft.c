@@ -167,10 +167,8 @@ static int fft_run(void *state, int timing, double *seconds, gb_err *e) {
 
 static int fft_fetch(void *state, gb_arrays *out, gb_err *e) {
     fft_state *s = state;
-    gb_array *X = gb_arrays_add(out, "X", gb_complex_elem(s->dtype), s->out_count, e);
-    if (!X) return GB_FAIL;
-    memcpy(X->data, s->out, s->out_count * gb_elem_size(X->elem));
-    return GB_OK;
+    return gb_arrays_add_copy(out, "X", gb_complex_elem(s->dtype), s->out_count, s->out, e) ? GB_OK
+                                                                                            : GB_FAIL;
 }
 
 static void fft_annotate(void *state, cJSON *extra) {

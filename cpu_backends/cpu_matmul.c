@@ -72,10 +72,7 @@ static int mm_run(void *state, int timing, double *seconds, gb_err *e) {
 static int mm_fetch(void *state, gb_arrays *out, gb_err *e) {
     mm_state *s = state;
     const gb_array *C = &s->out.item[0];
-    gb_array *o = gb_arrays_add(out, "C", C->elem, C->count, e);
-    if (!o) return GB_FAIL;
-    memcpy(o->data, C->data, C->count * gb_elem_size(C->elem));
-    return GB_OK;
+    return gb_arrays_add_copy(out, "C", C->elem, C->count, C->data, e) ? GB_OK : GB_FAIL;
 }
 
 static void mm_annotate(void *state, cJSON *extra) {

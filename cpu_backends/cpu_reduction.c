@@ -160,10 +160,7 @@ static int red_run(void *state, int timing, double *seconds, gb_err *e) {
 
 static int red_fetch(void *state, gb_arrays *out, gb_err *e) {
     red_state *s = state;
-    gb_array *o = gb_arrays_add(out, "stats", GB_E_F64, 3, e);
-    if (!o) return GB_FAIL;
-    memcpy(o->data, s->out.item[0].data, 3 * sizeof(double));
-    return GB_OK;
+    return gb_arrays_add_copy(out, "stats", GB_E_F64, 3, s->out.item[0].data, e) ? GB_OK : GB_FAIL;
 }
 
 static void red_annotate(void *state, cJSON *extra) {

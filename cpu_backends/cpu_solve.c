@@ -89,10 +89,8 @@ static int solve_run(void *state, int timing, double *seconds, gb_err *e) {
 
 static int solve_fetch(void *state, gb_arrays *out, gb_err *e) {
     solve_state *s = state;
-    gb_array *X = gb_arrays_add(out, "X", gb_real_elem(s->dtype), s->n * s->nrhs, e);
-    if (!X) return GB_FAIL;
-    memcpy(X->data, s->B, s->n * s->nrhs * s->sz);
-    return GB_OK;
+    return gb_arrays_add_copy(out, "X", gb_real_elem(s->dtype), s->n * s->nrhs, s->B, e) ? GB_OK
+                                                                                         : GB_FAIL;
 }
 
 static void solve_annotate(void *state, cJSON *extra) {

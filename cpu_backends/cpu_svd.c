@@ -118,13 +118,10 @@ static int svd_run(void *state, int timing, double *seconds, gb_err *e) {
 static int svd_fetch(void *state, gb_arrays *out, gb_err *e) {
     svd_state *s = state;
     gb_elem re = gb_real_elem(s->dtype);
-    gb_array *S = gb_arrays_add(out, "S", re, s->k, e);
-    gb_array *U = S ? gb_arrays_add(out, "U", re, s->m * s->k, e) : NULL;
-    gb_array *VT = U ? gb_arrays_add(out, "VT", re, s->k * s->n, e) : NULL;
-    if (!VT) return GB_FAIL;
-    memcpy(S->data, s->S, s->k * s->sz);
-    memcpy(U->data, s->U, s->m * s->k * s->sz);
-    memcpy(VT->data, s->VT, s->k * s->n * s->sz);
+    if (!gb_arrays_add_copy(out, "S", re, s->k, s->S, e) ||
+        !gb_arrays_add_copy(out, "U", re, s->m * s->k, s->U, e) ||
+        !gb_arrays_add_copy(out, "VT", re, s->k * s->n, s->VT, e))
+        return GB_FAIL;
     return GB_OK;
 }
 

@@ -315,9 +315,7 @@ int gb_cuda_io_fetch(gb_cuda_io *io, gb_arrays *out, gb_err *e) {
     CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
     for (int i = 0; i < io->n_out; i++) {
         gb_cuda_buffer *b = &io->out[i];
-        gb_array *a = gb_arrays_add(out, b->name, b->elem, b->count, e);
-        if (!a) return GB_FAIL;
-        if (b->bytes) memcpy(a->data, b->pinned, b->bytes);
+        if (!gb_arrays_add_copy(out, b->name, b->elem, b->count, b->pinned, e)) return GB_FAIL;
     }
     return GB_OK;
 fail:

@@ -73,6 +73,13 @@ gb_array *gb_arrays_add(gb_arrays *a, const char *name, gb_elem elem, size_t cou
     return x;
 }
 
+gb_array *gb_arrays_add_copy(gb_arrays *a, const char *name, gb_elem elem, size_t count,
+                             const void *data, gb_err *e) {
+    gb_array *x = gb_arrays_add(a, name, elem, count, e);
+    if (x && count) memcpy(x->data, data, count * gb_elem_size(elem));
+    return x;
+}
+
 gb_array *gb_arrays_find(const gb_arrays *a, const char *name) {
     for (int i = 0; i < a->count; i++)
         if (strcmp(a->item[i].name, name) == 0) return (gb_array *)&a->item[i];

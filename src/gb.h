@@ -105,6 +105,9 @@ size_t gb_elem_size(gb_elem e);
 const char *gb_dtype_name(gb_dtype d);
 /* Append a new array of count elements; returns it or NULL (message in e). */
 gb_array *gb_arrays_add(gb_arrays *a, const char *name, gb_elem elem, size_t count, gb_err *e);
+/* Append a new array holding a copy of count elements at data (fetch). */
+gb_array *gb_arrays_add_copy(gb_arrays *a, const char *name, gb_elem elem, size_t count,
+                             const void *data, gb_err *e);
 /* Append an array adopting an existing gb_alloc'd buffer. */
 gb_array *gb_arrays_adopt(gb_arrays *a, const char *name, gb_elem elem, size_t count, void *data, gb_err *e);
 gb_array *gb_arrays_find(const gb_arrays *a, const char *name);
