@@ -33,6 +33,8 @@ static void run_usage(FILE *out) {
         "  --threads N         CPU threads (default: all %d logical CPUs)\n"
         "  --device N          CUDA device ordinal (default 0)\n"
         "  --seed N            input seed (default: the suite's, else 42)\n"
+        "  --rounds N          passes over the whole suite, each with its share of the\n"
+        "                      repetitions (default: the suite's, else 3)\n"
         "  --cache MODE        hot (default) or cold: flush CPU LLC / GPU L2 between repetitions\n"
         "  --no-peak           do not measure the ceilings (no %% of peak in the results)\n"
         "  --openblas-core C   auto, or an OpenBLAS core name: set OPENBLAS_CORETYPE and re-run\n"
@@ -83,6 +85,7 @@ static cJSON *new_results_doc(const gb_suite *s, cJSON *context, const char *cac
     cJSON_AddItemToObject(doc, "suite", suite);
     cJSON_AddStringToObject(context, "cache_mode", cache);
     cJSON_AddNumberToObject(context, "seed", (double)s->seed);
+    cJSON_AddNumberToObject(context, "rounds", s->rounds);
     cJSON_AddItemToObject(doc, "context", context);
     cJSON_AddItemToObject(doc, "peaks", cJSON_CreateObject());
     cJSON_AddItemToObject(doc, "warnings", cJSON_CreateArray());
@@ -125,6 +128,7 @@ int gb_cmd_run(int argc, char **argv) {
         {"dtype", required_argument, 0, 'd'},   {"out", required_argument, 0, 'O'},
         {"format", required_argument, 0, 'f'},  {"threads", required_argument, 0, 't'},
         {"device", required_argument, 0, 'D'},  {"seed", required_argument, 0, 's'},
+        {"rounds", required_argument, 0, 'R'},
         {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'},
         {"openblas-core", required_argument, 0, 'C'}, {"plot", required_argument, 0, 'p'},
         {"export-gbench", required_argument, 0, 'g'}, {"quiet", no_argument, 0, 'q'},
@@ -174,6 +178,14 @@ int gb_cmd_run(int argc, char **argv) {
             filter.seed = sv;
             break;
         }
+        case 'R':
+            if (parse_int(optarg, 1, GB_MAX_ROUNDS, &v)) {
+                fprintf(stderr, "gpubench run: --rounds: expected an integer from 1 to %d, got \"%s\"\n",
+                        GB_MAX_ROUNDS, optarg);
+                return GB_EXIT_USAGE;
+            }
+            filter.rounds = (int)v;
+            break;
         case 'c':
             if (strcmp(optarg, "hot") && strcmp(optarg, "cold")) {
                 fprintf(stderr, "gpubench run: --cache: expected hot or cold, got \"%s\"\n", optarg);

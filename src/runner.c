@@ -111,10 +111,12 @@ static cJSON *samples_json(const double *samples, size_t n) {
     return raw;
 }
 
-static void add_stats(cJSON *r, const double *samples, size_t n, const gb_case *c) {
+static void add_stats(cJSON *r, const double *samples, size_t n, const size_t *round_n, int rounds,
+                      const gb_case *c) {
     cJSON_AddItemToObject(r, "samples_s", samples_json(samples, n));
     gb_stats st;
     gb_stats_compute(samples, n, &st);
+    gb_stats_widen_to_rounds(samples, round_n, rounds, &st);
     cJSON *s = cJSON_AddObjectToObject(r, "stats");
     cJSON_AddNumberToObject(s, "n", (double)st.n);
     cJSON_AddNumberToObject(s, "min", st.min);
@@ -178,13 +180,25 @@ static void add_pct_of_peak(cJSON *results, cJSON *case_obj, cJSON *r) {
 
 /* ---- measuring ------------------------------------------------------------ */
 
+/* Every sample of one result (case × backend × timing), across rounds. */
 typedef struct {
+    cJSON *result;                  /* its entry in the results document; NULL: none */
     double *samples;
     size_t n, cap;
-    int warmup_done;
-} sample_set;
+    size_t round_n[GB_MAX_ROUNDS];  /* samples taken in each round, in order */
+    int rounds;                     /* rounds measured */
+    int warmup_reps;
+    int again;                      /* measure it in the next round too */
+} track;
 
-static int push_sample(sample_set *s, double v) {
+/* The tracks of one case: per backend slot and timing. */
+typedef struct {
+    track t[sizeof ((gb_backend_set *)0)->slot / sizeof ((gb_backend_set *)0)->slot[0]][GB_MAX_TIMINGS];
+    cJSON *obj;                     /* the case's entry in the results document */
+    int again;                      /* some track is measured in the next round */
+} case_tracks;
+
+static int push_sample(track *s, double v) {
     if (s->n == s->cap) {
         size_t ncap = s->cap ? 2 * s->cap : 64;
         double *n = realloc(s->samples, ncap * sizeof *n);
@@ -196,11 +210,29 @@ static int push_sample(sample_set *s, double v) {
     return GB_OK;
 }
 
-/* The stopping rule (runner.h). Wall-clock accounting uses the host clock
- * around each repetition so that the budget counts what the user waits for. */
+/* One round's share of a case's budget: the repetitions and the minimum
+ * time are split over the rounds, so rounds cost warm-ups, not a multiple
+ * of the run; max_time_s stays a per-visit cap. */
+static gb_budget round_budget(const gb_budget *b, int rounds) {
+    gb_budget r = *b;
+    r.min_reps = (b->min_reps + rounds - 1) / rounds;
+    if (r.min_reps < 1) r.min_reps = 1;
+    r.max_reps = b->max_reps / rounds; /* rounded down: the total stays within max_reps */
+    if (r.max_reps < r.min_reps) r.max_reps = r.min_reps;
+    r.min_time_s = b->min_time_s / rounds;
+    return r;
+}
+
+/* The stopping rule (runner.h), for one visit: appends this round's samples
+ * to out and records their count. *capped is set when max_time_s, not the
+ * budget, ended the visit: such a case is not visited again. Wall-clock
+ * accounting uses the host clock around each repetition so that the budget
+ * counts what the user waits for. */
 static int measure(const gb_backend *b, void *state, int timing, const gb_budget *budget,
-                   int cache_cold, sample_set *out, gb_err *e) {
+                   int cache_cold, track *out, int *capped, gb_err *e) {
     double start = gb_now(), seconds;
+    size_t first = out->n;
+    *capped = 0;
     /* Warm up for `warmup` repetitions and min_warmup_s, whichever is
      * longer, within a quarter of the budget. The time floor is there
      * because some effects outlast a fixed count of fast repetitions: on the
@@ -215,23 +247,40 @@ static int measure(const gb_backend *b, void *state, int timing, const gb_budget
         if (cache_cold && b->flush_caches) b->flush_caches();
         int status = b->run(state, timing, &seconds, e);
         if (status != GB_OK) return status;
-        out->warmup_done++;
+        out->warmup_reps++;
     }
     double timed = 0;
     for (;;) {
-        if (gb_interrupted && out->n > 0) break;
+        size_t got = out->n - first;
+        if (gb_interrupted && got > 0) break;
         if (cache_cold && b->flush_caches) b->flush_caches();
         int status = b->run(state, timing, &seconds, e);
         if (status != GB_OK) return status;
         if (!(seconds >= 0) || !isfinite(seconds))
             return gb_errf(e, GB_FAIL, "backend returned an invalid time (%g s)", seconds);
         if (push_sample(out, seconds) != GB_OK) return gb_errf(e, GB_FAIL, "out of memory for samples");
+        got++;
         timed += seconds;
-        int enough = ((int)out->n >= budget->min_reps && timed >= budget->min_time_s) ||
-                     (int)out->n >= budget->max_reps;
-        if (enough || gb_now() - start >= budget->max_time_s || gb_interrupted) break;
+        int enough = ((int)got >= budget->min_reps && timed >= budget->min_time_s) ||
+                     (int)got >= budget->max_reps;
+        if (enough || gb_interrupted) break;
+        if (gb_now() - start >= budget->max_time_s) { *capped = 1; break; }
     }
+    out->round_n[out->rounds++] = out->n - first;
     return GB_OK;
+}
+
+/* (Re)write a result's samples and everything computed from them. */
+static void write_measurement(cJSON *results, cJSON *case_obj, const gb_case *c, const track *t) {
+    static const char *const derived[] = {"warmup_reps", "round_sizes", "samples_s", "stats", "gflops",
+                                          "gbs", "pct_of_peak", "peak", NULL};
+    cJSON *r = t->result;
+    for (int i = 0; derived[i]; i++) cJSON_DeleteItemFromObjectCaseSensitive(r, derived[i]);
+    cJSON_AddNumberToObject(r, "warmup_reps", t->warmup_reps);
+    cJSON *sizes = cJSON_AddArrayToObject(r, "round_sizes");
+    for (int i = 0; i < t->rounds; i++) cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)t->round_n[i]));
+    add_stats(r, t->samples, t->n, t->round_n, t->rounds, c);
+    add_pct_of_peak(results, case_obj, r);
 }
 
 /* ---- one case ------------------------------------------------------------- */
@@ -266,9 +315,11 @@ typedef struct {
     int have;
 } reference;
 
+/* The first visit of a case by one backend: prepare, measure every timing,
+ * fetch and verify the output, record it all. */
 static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
                         int slot_index, const gb_arrays *in, reference *ref, rate_book *rates,
-                        cJSON *case_obj) {
+                        cJSON *case_obj, track *tracks, int rounds) {
     const gb_case *c = &item->c;
     const gb_backend *b = slot->b;
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(case_obj, "results");
@@ -314,6 +365,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         return;
     }
 
+    gb_budget budget = round_budget(&item->budget, rounds);
     cJSON *made[GB_MAX_TIMINGS] = {0};
     int measured_any = 0, fatal = 0;
     for (int t = 0; t < b->ntimings; t++) {
@@ -322,28 +374,29 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         cJSON_AddItemToArray(arr, r);
         cJSON_AddNumberToObject(r, "setup_s", setup);
         if (fatal) { set_status(r, "error", e.msg); continue; }
-        sample_set ss = {0};
-        status = measure(b, state, t, &item->budget, cfg->cache_cold, &ss, &e);
-        cJSON_AddNumberToObject(r, "warmup_reps", ss.warmup_done);
+        track *tr = &tracks[t];
+        int capped;
+        status = measure(b, state, t, &budget, cfg->cache_cold, tr, &capped, &e);
         if (status != GB_OK) {
             set_status(r, "error", e.msg);
             if (status == GB_FATAL) {
                 fatal = 1;
                 gb_backends_disable(slot, e.msg);
             }
-        } else if (ss.n == 0) {
+        } else if (tr->n == 0) {
             set_status(r, "skipped", "interrupted");
         } else {
-            add_stats(r, ss.samples, ss.n, c);
+            tr->result = r;
+            tr->again = !capped && rounds > 1;
+            write_measurement(cfg->results, case_obj, c, tr);
             measured_any = 1;
             /* Below a millisecond a repetition is mostly fixed overhead
              * (launches, thread wake-ups): its rate would predict absurd
              * times for larger sizes, so it is not used for projection. */
-            double med = gb_median(ss.samples, ss.n);
+            double med = gb_median(tr->samples, tr->n);
             if (t == 0 && med >= GB_PROJECTION_MIN_S)
                 rate_store(rates, item->benchmark, c->dtype, slot_index, case_work(c) / med, c->label);
         }
-        free(ss.samples);
     }
 
     /* Fetch and check the output of the last repetition. */
@@ -369,11 +422,12 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         cJSON *r = made[t];
         if (!r) continue;
         const char *st = cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring;
-        if (strcmp(st, "ok") == 0 && v.status == GB_VERIFY_FAILED)
+        if (strcmp(st, "ok") == 0 && v.status == GB_VERIFY_FAILED) {
             set_status(r, "failed", v.detail[0] ? v.detail : "verification failed");
+            tracks[t].again = 0; /* a wrong answer is not timed further */
+        }
         add_verdict(r, &v);
         cJSON_AddItemToObject(r, "extra", cJSON_Duplicate(extra, 1));
-        if (cJSON_GetObjectItemCaseSensitive(r, "stats")) add_pct_of_peak(cfg->results, case_obj, r);
     }
     cJSON_Delete(extra);
 
@@ -384,6 +438,43 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     } else {
         gb_arrays_free(&out);
     }
+}
+
+/* A later visit: prepare again (fresh buffers), measure the timings still
+ * taking part, release. The output was verified on the first visit. */
+static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
+                              const gb_arrays *in, cJSON *case_obj, track *tracks, int round, int rounds) {
+    const gb_backend *b = slot->b;
+    int wanted = 0;
+    for (int t = 0; t < b->ntimings; t++) wanted |= tracks[t].again;
+    if (!wanted || slot->disabled || gb_interrupted) return;
+    gb_err e = {{0}};
+    char why[GB_MSG_LEN + 32];
+    void *state = NULL;
+    int prepared = b->prepare(&item->c, in, &state, &e), status = prepared;
+    if (prepared == GB_FATAL) gb_backends_disable(slot, e.msg);
+    gb_budget budget = round_budget(&item->budget, rounds);
+    for (int t = 0; t < b->ntimings; t++) {
+        track *tr = &tracks[t];
+        if (!tr->again) continue;
+        int capped = 0, measured = 0;
+        if (status == GB_OK && !gb_interrupted) {
+            status = measure(b, state, t, &budget, cfg->cache_cold, tr, &capped, &e);
+            measured = status == GB_OK;
+        }
+        if (status != GB_OK) {
+            /* what earlier rounds measured stays, but the result says it broke */
+            snprintf(why, sizeof why, "round %d: %s", round + 1, e.msg);
+            set_status(tr->result, "error", why);
+            tr->again = 0;
+            if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
+            if (prepared == GB_OK && status != GB_FATAL) status = GB_OK; /* the next timing may work */
+            continue;
+        }
+        if (measured) write_measurement(cfg->results, case_obj, &item->c, tr);
+        tr->again = measured && !capped && !gb_interrupted && round + 1 < rounds;
+    }
+    if (prepared == GB_OK) b->release(state);
 }
 
 static const cJSON *find_result(const cJSON *arr, const char *backend, const char *timing) {
@@ -410,6 +501,7 @@ static void add_speedups(cJSON *case_obj) {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(case_obj, "results");
     const cJSON *cpu = find_result(arr, "cpu", "host");
     if (!cpu) return;
+    cJSON_DeleteItemFromObjectCaseSensitive(case_obj, "speedup"); /* from an earlier round */
     cJSON *sp = NULL;
     static const char *const timings[] = {"device", "end_to_end"};
     for (int i = 0; i < 2; i++) {
@@ -459,60 +551,132 @@ static int checkpoint(gb_run_config *cfg, gb_err *e) {
     return GB_OK;
 }
 
-int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
-    cJSON *cases = cJSON_GetObjectItemCaseSensitive(cfg->results, "cases");
-    rate_book rates = {0};
-    int status = GB_OK;
-    for (size_t i = 0; i < s->count && status == GB_OK; i++) {
-        const gb_plan_item *item = &s->items[i];
-        const gb_case *c = &item->c;
-        cJSON *case_obj = new_case_object(c);
-        cJSON_AddItemToArray(cases, case_obj);
-        cJSON *arr = cJSON_GetObjectItemCaseSensitive(case_obj, "results");
+/* Round 0 of a case: inputs, every backend, verification. */
+static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, rate_book *rates,
+                        case_tracks *ct) {
+    const gb_plan_item *item = &s->items[i];
+    const gb_case *c = &item->c;
+    cJSON *case_obj = new_case_object(c);
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(cfg->results, "cases"), case_obj);
+    cJSON *arr = cJSON_GetObjectItemCaseSensitive(case_obj, "results");
+    ct->obj = case_obj;
 
-        if (gb_interrupted) {
-            for (int k = 0; k < cfg->backends->count; k++)
-                if (cfg->backends->slot[k].selected) add_all_timings(arr, &cfg->backends->slot[k], "skipped", "interrupted");
-            continue;
-        }
-        if (cfg->progress)
-            fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", i + 1, s->count, c->op->name, c->label,
-                    gb_dtype_name(c->dtype));
-
-        double need = c->op->host_bytes(c), avail = host_available_bytes();
-        gb_arrays in = {0};
-        gb_err err = {{0}};
-        int made = GB_FAIL;
-        if (need > avail)
-            snprintf(err.msg, sizeof err.msg, "needs %.2f GiB of host memory, %.2f GiB available",
-                     need / 1073741824.0, avail / 1073741824.0);
-        else
-            made = c->op->make_inputs(c, &in, &err);
-        if (made != GB_OK) {
-            for (int k = 0; k < cfg->backends->count; k++)
-                if (cfg->backends->slot[k].selected)
-                    add_all_timings(arr, &cfg->backends->slot[k], made == GB_FAIL && need <= avail ? "error" : "skipped", err.msg);
-        } else {
-            reference ref = {0};
-            for (int k = 0; k < cfg->backends->count; k++) {
-                gb_backend_slot *slot = &cfg->backends->slot[k];
-                if (!slot->selected) continue;
-                if (cfg->progress)
-                    fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s: %s", i + 1, s->count, c->op->name,
-                            c->label, gb_dtype_name(c->dtype), slot->name);
-                run_backend(cfg, item, slot, k, &in, &ref, &rates, case_obj);
-            }
-            if (ref.have) gb_arrays_free(&ref.out);
-        }
-        gb_arrays_free(&in);
-        add_speedups(case_obj);
-        if (cfg->progress) fprintf(stderr, "\r\033[K");
-        if (!cfg->quiet && cfg->lines) {
-            gb_report_case_line(case_obj, cfg->lines);
-            fflush(cfg->lines);
-        }
-        status = checkpoint(cfg, e);
+    if (gb_interrupted) {
+        for (int k = 0; k < cfg->backends->count; k++)
+            if (cfg->backends->slot[k].selected) add_all_timings(arr, &cfg->backends->slot[k], "skipped", "interrupted");
+        return;
     }
+    double need = c->op->host_bytes(c), avail = host_available_bytes();
+    gb_arrays in = {0};
+    gb_err err = {{0}};
+    int made = GB_FAIL;
+    if (need > avail)
+        snprintf(err.msg, sizeof err.msg, "needs %.2f GiB of host memory, %.2f GiB available",
+                 need / 1073741824.0, avail / 1073741824.0);
+    else
+        made = c->op->make_inputs(c, &in, &err);
+    if (made != GB_OK) {
+        for (int k = 0; k < cfg->backends->count; k++)
+            if (cfg->backends->slot[k].selected)
+                add_all_timings(arr, &cfg->backends->slot[k], made == GB_FAIL && need <= avail ? "error" : "skipped", err.msg);
+    } else {
+        reference ref = {0};
+        for (int k = 0; k < cfg->backends->count; k++) {
+            gb_backend_slot *slot = &cfg->backends->slot[k];
+            if (!slot->selected) continue;
+            if (cfg->progress)
+                fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s: %s", i + 1, s->count, c->op->name,
+                        c->label, gb_dtype_name(c->dtype), slot->name);
+            run_backend(cfg, item, slot, k, &in, &ref, rates, case_obj, ct->t[k], s->rounds);
+        }
+        if (ref.have) gb_arrays_free(&ref.out);
+    }
+    gb_arrays_free(&in);
+}
+
+/* Round 1, 2, ... of a case: the same inputs (same seed), made again. */
+static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cfg, case_tracks *ct) {
+    const gb_plan_item *item = &s->items[i];
+    gb_arrays in = {0};
+    gb_err err = {{0}};
+    if (item->c.op->make_inputs(&item->c, &in, &err) != GB_OK) {
+        /* it worked in round 0: keep those samples, say why the rounds stop */
+        for (int k = 0; k < cfg->backends->count; k++)
+            for (int t = 0; t < GB_MAX_TIMINGS; t++)
+                if (ct->t[k][t].again) {
+                    char why[GB_MSG_LEN + 32];
+                    snprintf(why, sizeof why, "round %d: %s", round + 1, err.msg);
+                    set_status(ct->t[k][t].result, "error", why);
+                    ct->t[k][t].again = 0;
+                }
+        return;
+    }
+    for (int k = 0; k < cfg->backends->count; k++) {
+        gb_backend_slot *slot = &cfg->backends->slot[k];
+        if (!slot->selected || !slot->b) continue;
+        if (cfg->progress)
+            fprintf(stderr, "\r\033[K[round %d/%d] [%zu/%zu] %s %s %s: %s", round + 1, s->rounds, i + 1,
+                    s->count, item->c.op->name, item->c.label, gb_dtype_name(item->c.dtype), slot->name);
+        run_backend_again(cfg, item, slot, &in, ct->obj, ct->t[k], round, s->rounds);
+    }
+    gb_arrays_free(&in);
+}
+
+static int case_again(const case_tracks *ct) {
+    for (size_t k = 0; k < sizeof ct->t / sizeof ct->t[0]; k++)
+        for (int t = 0; t < GB_MAX_TIMINGS; t++)
+            if (ct->t[k][t].again) return 1;
+    return 0;
+}
+
+static void free_tracks(case_tracks *ct) {
+    for (size_t k = 0; k < sizeof ct->t / sizeof ct->t[0]; k++)
+        for (int t = 0; t < GB_MAX_TIMINGS; t++) {
+            free(ct->t[k][t].samples);
+            ct->t[k][t].samples = NULL;
+        }
+}
+
+int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
+    rate_book rates = {0};
+    case_tracks *tracks = calloc(s->count ? s->count : 1, sizeof *tracks);
+    if (!tracks) return gb_errf(e, GB_FAIL, "out of memory for %zu cases", s->count);
+    int status = GB_OK;
+    /* Round 0 visits every case; later rounds revisit, in the same order,
+     * the results that did not hit max_time_s (runner.h). A case is final
+     * when no result of it is visited again: then its line is printed. */
+    for (int round = 0; round < s->rounds && status == GB_OK; round++) {
+        for (size_t i = 0; i < s->count && status == GB_OK; i++) {
+            case_tracks *ct = &tracks[i];
+            if (round == 0) {
+                if (cfg->progress)
+                    fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", i + 1, s->count, s->items[i].c.op->name,
+                            s->items[i].c.label, gb_dtype_name(s->items[i].c.dtype));
+                first_visit(s, i, cfg, &rates, ct);
+            } else {
+                if (!ct->again || gb_interrupted) continue;
+                next_visit(s, i, round, cfg, ct);
+            }
+            ct->again = !gb_interrupted && case_again(ct);
+            add_speedups(ct->obj);
+            if (cfg->progress) fprintf(stderr, "\r\033[K");
+            if (!ct->again) {
+                free_tracks(ct);
+                if (!cfg->quiet && cfg->lines) {
+                    gb_report_case_line(ct->obj, cfg->lines);
+                    fflush(cfg->lines);
+                }
+            }
+            status = checkpoint(cfg, e);
+        }
+        if (gb_interrupted) break;
+    }
+    for (size_t i = 0; i < s->count; i++) {
+        if (tracks[i].again && tracks[i].obj && !cfg->quiet && cfg->lines) /* interrupted between rounds */
+            gb_report_case_line(tracks[i].obj, cfg->lines);
+        free_tracks(&tracks[i]);
+    }
+    free(tracks);
     free(rates.memo);
     return status;
 }

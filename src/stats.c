@@ -90,3 +90,13 @@ void gb_stats_compute(const double *samples, size_t n, gb_stats *out) {
         }
     }
 }
+
+void gb_stats_widen_to_rounds(const double *samples, const size_t *round_n, int rounds, gb_stats *out) {
+    size_t at = 0;
+    for (int r = 0; r < rounds; at += round_n[r], r++) {
+        if (round_n[r] == 0 || at + round_n[r] > out->n) continue;
+        double m = gb_median(samples + at, round_n[r]);
+        if (m < out->ci95_low) out->ci95_low = m;
+        if (m > out->ci95_high) out->ci95_high = m;
+    }
+}

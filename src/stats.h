@@ -23,6 +23,13 @@ typedef struct {
 /* Summarise n samples, in the order they were taken (not modified; n may be
  * 0: all fields 0). */
 void gb_stats_compute(const double *samples, size_t n, gb_stats *out);
+/* Widen out's interval to cover the median of every round as well. A run
+ * visits its whole suite `rounds` times (runner.h), so each round samples
+ * the machine at a different moment of the run: clocks, neighbours on a
+ * shared host and thread wake-up paths drift over seconds, which the
+ * consecutive repetitions of one visit cannot show. round_n[r] samples of
+ * round r follow each other in samples, in order. */
+void gb_stats_widen_to_rounds(const double *samples, const size_t *round_n, int rounds, gb_stats *out);
 /* 1-based ranks (lo, hi) of the order statistics bounding the 95% CI of the
  * median of n samples; exposed for the tests. */
 void gb_stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi);

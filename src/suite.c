@@ -342,7 +342,8 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
     int status = GB_FAIL;
     static const char *const top_keys[] = {"name", "description", "defaults", "benchmarks", NULL};
     static const char *const default_keys[] = {"dtypes", "warmup", "min_reps", "min_time_s",
-                                               "max_time_s", "max_reps", "min_warmup_s", "seed", NULL};
+                                               "max_time_s", "max_reps", "min_warmup_s", "seed", "rounds",
+                                               NULL};
     if (!cJSON_IsObject(doc)) {
         gb_errf(e, GB_FAIL, "%s: top level: expected an object, got %s", path, json_type_name(doc));
         goto out;
@@ -370,6 +371,7 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
                               .min_time_s = 0.2, .max_time_s = 5};
     s->dtypes = 1u << GB_FLOAT32 | 1u << GB_FLOAT64;
     s->seed = 42;
+    s->rounds = 3;
     const cJSON *defs = cJSON_GetObjectItemCaseSensitive(doc, "defaults");
     if (defs) {
         if (!cJSON_IsObject(defs)) {
@@ -386,8 +388,14 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
             if (read_number(s, sv, "defaults.seed", 0, 9007199254740991.0, 1, &d, e)) goto out;
             s->seed = (uint64_t)d;
         }
+        const cJSON *rv = cJSON_GetObjectItemCaseSensitive(defs, "rounds");
+        if (rv) {
+            if (read_number(s, rv, "defaults.rounds", 1, GB_MAX_ROUNDS, 1, &d, e)) goto out;
+            s->rounds = (int)d;
+        }
     }
     if (f && f->has_seed) s->seed = f->seed;
+    if (f && f->rounds > 0) s->rounds = f->rounds;
 
     const cJSON *benches = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
     if (!benches) { gb_errf(e, GB_FAIL, "%s: top level: missing required key \"benchmarks\"", path); goto out; }

@@ -3,7 +3,7 @@
  * Format (README "Suite files"):
  *   { "name": "quick", "description": "...",
  *     "defaults": { "dtypes": ["float32","float64"], "warmup": 2, "min_reps": 5,
- *                   "min_time_s": 0.2, "max_time_s": 5, "seed": 42 },
+ *                   "min_time_s": 0.2, "max_time_s": 5, "seed": 42, "rounds": 3 },
  *     "benchmarks": [ { "op": "matmul", "sizes": [256, [512,1024,256]],
  *                       "dtypes": ["float32"], "params": {"math": "tf32"},
  *                       "max_time_s": 10 }, ... ] }
@@ -31,6 +31,9 @@ typedef struct {
     double max_time_s;
 } gb_budget;
 
+/* Rounds are at most this many: each splits the repetition budget further. */
+#define GB_MAX_ROUNDS 20
+
 typedef struct {
     gb_case c;
     gb_budget budget;
@@ -43,6 +46,7 @@ typedef struct {
     char description[512];
     gb_budget defaults;
     uint64_t seed;
+    int rounds;         /* passes over the whole plan (runner.h); "defaults.rounds" */
     unsigned dtypes;    /* default dtype mask: bit GB_FLOAT32, GB_FLOAT64 */
     cJSON *doc;         /* the parsed file, kept for the results' "suite" */
     gb_plan_item *items;
@@ -55,6 +59,7 @@ typedef struct {
     const char *dtypes;  /* comma list or NULL */
     int has_seed;
     uint64_t seed;
+    int rounds;          /* > 0: replaces the suite's rounds */
 } gb_suite_filter;
 
 /* Load and validate path; on failure returns GB_FAIL with
