@@ -9,7 +9,9 @@
  *   same        when |change| <= threshold
  *   regression  when change > threshold, p <= alpha and CI low > threshold
  *   improvement when change < −threshold, p <= alpha and CI high < −threshold
- *   unsure      otherwise (beyond the threshold but not established) */
+ *   unsure      otherwise (beyond the threshold but not established)
+ * then the noise floor: a regression or improvement whose CI does not also
+ * clear the larger spread of round medians of the two results is unsure. */
 #include "compare.h"
 
 #include <math.h>
@@ -115,6 +117,40 @@ int gb_compare_samples(const double *base, size_t nb, const double *cur, size_t 
         }
     }
     return 0;
+}
+
+double gb_round_spread(const double *samples, size_t n, const size_t *round_n, int rounds) {
+    double lo = INFINITY, hi = 0;
+    size_t at = 0;
+    int counted = 0;
+    for (int r = 0; r < rounds; at += round_n[r], r++) {
+        if (round_n[r] == 0 || at + round_n[r] > n) continue;
+        double *s = malloc(round_n[r] * sizeof *s);
+        if (!s) return 0;
+        memcpy(s, samples + at, round_n[r] * sizeof *s);
+        qsort(s, round_n[r], sizeof *s, cmp_d);
+        double m = sorted_median(s, round_n[r]);
+        free(s);
+        if (m < lo) lo = m;
+        if (m > hi) hi = m;
+        counted++;
+    }
+    return counted >= 2 && lo > 0 ? hi / lo - 1.0 : 0;
+}
+
+void gb_apply_noise_floor(gb_sample_verdict *v, double floor) {
+    if (!(floor > 0)) return;
+    if (v->verdict == GB_V_REGRESSION && !(v->ci_low > floor)) {
+        v->verdict = GB_V_UNSURE;
+        snprintf(v->reason, sizeof v->reason,
+                 "interval reaches %+.1f%%, within the %.1f%% the runs varied between their own rounds",
+                 100.0 * v->ci_low, 100.0 * floor);
+    } else if (v->verdict == GB_V_IMPROVEMENT && !(v->ci_high < -floor)) {
+        v->verdict = GB_V_UNSURE;
+        snprintf(v->reason, sizeof v->reason,
+                 "interval reaches %+.1f%%, within the %.1f%% the runs varied between their own rounds",
+                 100.0 * v->ci_high, 100.0 * floor);
+    }
 }
 
 /* ---- names and keys --------------------------------------------------- */
@@ -228,6 +264,20 @@ static double *samples_of(const cJSON *r, size_t *n) {
     return v;
 }
 
+/* The spread of a result's round medians (gb_round_spread), from its
+ * samples and "round_sizes"; 0 when it has none (a one-round run, or a file
+ * from before rounds). */
+static double round_spread_of(const cJSON *r, const double *samples, size_t n) {
+    const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(r, "round_sizes");
+    size_t round_n[64];
+    int rounds = 0;
+    for (const cJSON *x = cJSON_IsArray(sizes) ? sizes->child : NULL; x && rounds < 64; x = x->next) {
+        if (!cJSON_IsNumber(x) || x->valuedouble < 0) return 0;
+        round_n[rounds++] = (size_t)x->valuedouble;
+    }
+    return gb_round_spread(samples, n, round_n, rounds);
+}
+
 /* ok, or the status with its reason ("skipped: too big for GPU memory") */
 static int result_ok(const cJSON *r, char *desc, size_t len) {
     const char *st = str_of(r, "status");
@@ -254,12 +304,13 @@ static void add_num_or_null(cJSON *o, const char *k, double v) {
     else cJSON_AddNullToObject(o, k);
 }
 
-static cJSON *side_obj(const cJSON *r, const char *desc, size_t n, double median) {
+static cJSON *side_obj(const cJSON *r, const char *desc, size_t n, double median, double spread) {
     cJSON *s = cJSON_CreateObject();
     cJSON_AddStringToObject(s, "status", str_of(r, "status"));
     if (strcmp(desc, "ok") != 0) cJSON_AddStringToObject(s, "detail", desc);
     cJSON_AddNumberToObject(s, "n", (double)n);
     add_num_or_null(s, "median_s", median);
+    cJSON_AddNumberToObject(s, "round_spread", spread);
     return s;
 }
 
@@ -432,11 +483,15 @@ cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cu
             v.verdict = GB_V_NOT_COMPARED;
             snprintf(v.reason, sizeof v.reason, "out of memory");
         }
+        double spread_b = round_spread_of(b->r, sb, nb), spread_c = round_spread_of(c->r, sc, nc);
+        double floor = spread_b > spread_c ? spread_b : spread_c;
+        gb_apply_noise_floor(&v, floor);
         free(sb);
         free(sc);
         counts[v.verdict]++;
-        cJSON_AddItemToObject(item, "baseline", side_obj(b->r, db, v.n_base, v.base_median));
-        cJSON_AddItemToObject(item, "current", side_obj(c->r, dc, v.n_cur, v.cur_median));
+        cJSON_AddItemToObject(item, "baseline", side_obj(b->r, db, v.n_base, v.base_median, spread_b));
+        cJSON_AddItemToObject(item, "current", side_obj(c->r, dc, v.n_cur, v.cur_median, spread_c));
+        cJSON_AddNumberToObject(item, "noise_floor", floor);
         add_num_or_null(item, "change", v.change);
         add_num_or_null(item, "ci_low", v.ci_low);
         add_num_or_null(item, "ci_high", v.ci_high);

@@ -69,6 +69,18 @@ typedef struct {
 int gb_compare_samples(const double *base, size_t nb, const double *cur, size_t nc, gb_rule rule,
                        gb_sample_verdict *out);
 
+/* How far the medians of a result's rounds spread: max/min − 1 (0.08 = the
+ * slowest round's median is 8% above the fastest's); 0 with fewer than two
+ * rounds. round_n[r] samples of round r follow each other in samples. */
+double gb_round_spread(const double *samples, size_t n, const size_t *round_n, int rounds);
+
+/* The noise floor: a change no larger than the spread either run showed
+ * between its own rounds is not evidence of a change, whatever the samples
+ * of the two runs say (they cannot see what drifts between runs). A
+ * regression or improvement whose interval does not clear floor becomes
+ * unsure, with the reason. */
+void gb_apply_noise_floor(gb_sample_verdict *v, double floor);
+
 typedef struct {
     gb_rule rule;                 /* CLI or built-in defaults */
     int cli_set_threshold, cli_set_alpha;
