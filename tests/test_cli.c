@@ -139,6 +139,7 @@ TEST(cli_quick_suite_cpu_end_to_end) {
     CHECK(cJSON_IsString(get(get(get(ctx, "libraries"), "openblas"), "core")));
     CHECK(strstr(get(ctx, "command_line")->valuestring, "run suites/quick.json") != NULL);
     CHECK(get(ctx, "seed")->valueint == 42);
+    CHECK(get(ctx, "rounds")->valueint == 3);
     const cJSON *cpu_peaks = get(get(doc, "peaks"), "cpu");
     CHECK(cJSON_IsNumber(get(cpu_peaks, "triad_gbs")) && get(cpu_peaks, "triad_gbs")->valuedouble > 0);
     CHECK(cJSON_IsNumber(get(cpu_peaks, "gemm_float64_gflops")));
@@ -172,6 +173,13 @@ TEST(cli_quick_suite_cpu_end_to_end) {
         CHECK(n >= 5 || get(st, "median")->valuedouble * n > 0.5); /* min_reps, unless max_time hit */
         CHECK(cJSON_GetArraySize(get(r, "samples_s")) == n);
         CHECK(n <= 1000); /* max_reps default caps the samples kept */
+        /* three rounds (the default), or one when max_time_s ended the first */
+        const cJSON *sizes = get(r, "round_sizes");
+        int rounds = cJSON_GetArraySize(sizes), total = 0;
+        CHECK(rounds == 3 || rounds == 1);
+        const cJSON *k;
+        cJSON_ArrayForEach(k, sizes) total += k->valueint;
+        CHECK(total == n);
         double med = get(st, "median")->valuedouble;
         CHECK(med > 0 && get(st, "min")->valuedouble <= med);
         CHECK(get(st, "ci95_low")->valuedouble <= med && med <= get(st, "ci95_high")->valuedouble);

@@ -110,6 +110,31 @@ TEST(suite_bad_dtype_and_budget_are_errors) {
                  "defaults: max_reps (5) is smaller than min_reps (10)", NULL);
     expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8],\"warmup\":\"2\"}]}",
                  "benchmarks[0].warmup: expected an integer, got a string", NULL);
+    expect_error("{\"name\":\"t\",\"defaults\":{\"rounds\":0},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                 "defaults.rounds", "got 0");
+    expect_error("{\"name\":\"t\",\"defaults\":{\"rounds\":2.5},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                 "defaults.rounds", "integer");
+    /* rounds is a property of the whole run, not of one benchmark */
+    expect_error("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8],\"rounds\":2}]}",
+                 "benchmarks[0]", "rounds");
+}
+
+TEST(suite_rounds_default_suite_value_and_override) {
+    const char *text = "{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}";
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(gb_suite_parse(text, "t.json", NULL, &s, &e) == GB_OK);
+    CHECK(s.rounds == 3);
+    gb_suite_free(&s);
+    CHECK(gb_suite_parse("{\"name\":\"t\",\"defaults\":{\"rounds\":5},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                         "t.json", NULL, &s, &e) == GB_OK);
+    CHECK(s.rounds == 5);
+    gb_suite_free(&s);
+    gb_suite_filter f = {0};
+    f.rounds = 1;
+    CHECK(gb_suite_parse(text, "t.json", &f, &s, &e) == GB_OK);
+    CHECK(s.rounds == 1);
+    gb_suite_free(&s);
 }
 
 TEST(suite_missing_required_keys) {

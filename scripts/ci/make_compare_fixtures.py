@@ -18,6 +18,12 @@ outliers (5% of samples, +10..40%: preemption, clock ramps). The files:
   version7.json    schema_version 7                               -> exit 2
   other_gpu.json   same.json from another GPU and driver          -> warning
   policy.json      a sample policy file
+  drift_base.json, two runs in 3 rounds each, where every round of every
+  drift_cur.json   result runs up to ~10-20% slow or fast (a shared VM's
+                   seconds-long drift)                           -> no regression,
+                                                                    though the samples alone
+                                                                    would say several
+  drift_slower30.json  drift_cur.json, the target x 1.30         -> exactly it
 """
 import copy
 import json
@@ -100,7 +106,16 @@ def result(backend, timing, samples):
     }
 
 
-def document(seed, n=20, spread=0.03, cases=CASES, **ctx):
+def drifting(rng, true_s, n, spread, rounds, drift):
+    """(samples, round_sizes): `rounds` rounds of n samples, each round's
+    true time scaled by its own log-normal factor (sd `drift`)."""
+    out = []
+    for _ in range(rounds):
+        out += draw(rng, true_s * math.exp(rng.gauss(0.0, drift)), n, spread)
+    return out, [n] * rounds
+
+
+def document(seed, n=20, spread=0.03, cases=CASES, rounds=1, drift=0.0, **ctx):
     rng = random.Random(seed)
     doc = {
         "schema": "gpubench-results", "schema_version": 1, "gpubench_version": "0.1.0",
@@ -116,7 +131,13 @@ def document(seed, n=20, spread=0.03, cases=CASES, **ctx):
         c = {"op": op, "dtype": dtype, "shape": shape, "label": label, "params": params,
              "flops": 0, "bytes": 0, "rate_kind": "flops", "results": []}
         for (backend, timing), t in times.items():
-            c["results"].append(result(backend, timing, draw(rng, t, n, spread)))
+            if rounds == 1:
+                c["results"].append(result(backend, timing, draw(rng, t, n, spread)))
+            else:
+                samples, sizes = drifting(rng, t, n, spread, rounds, drift)
+                r = result(backend, timing, samples)
+                r["round_sizes"] = sizes
+                c["results"].append(r)
         doc["cases"].append(c)
     op, dtype, shape, label, params = SKIPPED
     doc["cases"].append({"op": op, "dtype": dtype, "shape": shape, "label": label, "params": params,
@@ -185,6 +206,12 @@ def main():
     write("version7.json", v7)
 
     write("other_gpu.json", document(2, gpu="NVIDIA A100-SXM4-80GB", driver=12080))
+
+    drift = dict(n=10, rounds=3, drift=0.06)
+    write("drift_base.json", document(5, **drift))
+    drift_cur = document(6, date="2026-11-23T23:10:00Z", **drift)
+    write("drift_cur.json", drift_cur)
+    write("drift_slower30.json", scaled(drift_cur, 1.30))
 
     write("policy.json", {"threshold": "5%", "alpha": 0.01,
                           "ops": {"spgemm": {"threshold": "15%"},
