@@ -356,6 +356,43 @@ static void compare_contexts(const cJSON *ca, const cJSON *cb, const char *label
         }
 }
 
+/* The ceilings each run measured (peaks): the same model of CPU or GPU can
+ * still be a slower machine (a busier host, another VM placement). Seen on
+ * the H100 host: a fresh VM measured 14% less CPU triad bandwidth and 16%
+ * less SGEMM than the previous one, and its CPU results were slower by as
+ * much. A difference above this is worth a warning. */
+#define GB_PEAK_WARN 0.10
+
+static void compare_peaks(const cJSON *pa, const cJSON *pb, const char *label, cJSON *warnings) {
+    for (const cJSON *backend = pa ? pa->child : NULL; backend; backend = backend->next) {
+        const cJSON *other = cJSON_GetObjectItemCaseSensitive(pb, backend->string);
+        for (const cJSON *x = backend->child; x && other; x = x->next) {
+            size_t len = strlen(x->string);
+            int rate = (len > 4 && !strcmp(x->string + len - 4, "_gbs")) ||
+                       (len > 7 && !strcmp(x->string + len - 7, "_gflops"));
+            const cJSON *y = cJSON_GetObjectItemCaseSensitive(other, x->string);
+            if (!rate || !cJSON_IsNumber(x) || !cJSON_IsNumber(y) || !(x->valuedouble > 0)) continue;
+            double change = y->valuedouble / x->valuedouble - 1.0;
+            if (fabs(change) <= GB_PEAK_WARN) continue;
+            char line[400];
+            snprintf(line, sizeof line,
+                     "measured ceilings differ%s%s: %s.%s is %.4g in the baseline, %.4g in the current run "
+                     "(%+.0f%%): the machine itself was %s, so %s changes of that size may not be the code's",
+                     label ? " for " : "", label ? label : "", backend->string, x->string, x->valuedouble,
+                     y->valuedouble, 100.0 * change, change < 0 ? "slower" : "faster", backend->string);
+            cJSON_AddItemToArray(warnings, cJSON_CreateString(line));
+        }
+    }
+}
+
+/* Everything that says whether two runs can be compared. */
+static void compare_runs(const cJSON *ra, const cJSON *rb, const char *label, cJSON *warnings) {
+    compare_contexts(cJSON_GetObjectItemCaseSensitive(ra, "context"), cJSON_GetObjectItemCaseSensitive(rb, "context"),
+                     label, warnings);
+    compare_peaks(cJSON_GetObjectItemCaseSensitive(ra, "peaks"), cJSON_GetObjectItemCaseSensitive(rb, "peaks"), label,
+                  warnings);
+}
+
 static cJSON *describe_doc(const cJSON *doc, const char *name) {
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "path", name);
@@ -415,15 +452,13 @@ cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cu
 
     cJSON *warnings = cJSON_AddArrayToObject(doc, "warnings");
     if (!by_machine) {
-        compare_contexts(cJSON_GetObjectItemCaseSensitive(gb_results_run(base, 0), "context"),
-                         cJSON_GetObjectItemCaseSensitive(gb_results_run(cur, 0), "context"), NULL, warnings);
+        compare_runs(gb_results_run(base, 0), gb_results_run(cur, 0), NULL, warnings);
     } else {
         for (int i = 0; i < gb_results_run_count(base); i++)
             for (int j = 0; j < gb_results_run_count(cur); j++) {
                 const char *na = gb_results_run_name(base, i);
                 if (strcmp(na, gb_results_run_name(cur, j)) != 0) continue;
-                compare_contexts(cJSON_GetObjectItemCaseSensitive(gb_results_run(base, i), "context"),
-                                 cJSON_GetObjectItemCaseSensitive(gb_results_run(cur, j), "context"), na, warnings);
+                compare_runs(gb_results_run(base, i), gb_results_run(cur, j), na, warnings);
             }
     }
     warn_incomplete(base, "baseline", warnings);

@@ -347,6 +347,41 @@ TEST(compare_drifting_rounds_are_no_regression_but_a_30_percent_slowdown_is) {
     CHECK(regressions_are_only(big, "matmul/float32/1024x1024x1024/math=default/cuda/device"));
 }
 
+/* peaks of a run: {"cpu": {"triad_gbs": triad, "gemm_n": 4096}} */
+static void set_cpu_peaks(cJSON *doc, double triad) {
+    cJSON *peaks = cJSON_CreateObject(), *cpu = cJSON_AddObjectToObject(peaks, "cpu");
+    cJSON_AddNumberToObject(cpu, "triad_gbs", triad);
+    cJSON_AddNumberToObject(cpu, "gemm_n", triad); /* a size, not a rate: never warned about */
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "peaks");
+    cJSON_AddItemToObject(doc, "peaks", peaks);
+}
+
+static int warnings_mentioning(const cJSON *cmp, const char *what) {
+    int n = 0;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(cmp, "warnings")) n += strstr(w->valuestring, what) != NULL;
+    return n;
+}
+
+TEST(compare_warns_when_the_measured_ceilings_differ) {
+    cJSON *a = gb_results_load(D "base.json", NULL, 0), *b = gb_results_load(D "same.json", NULL, 0);
+    CHECK(a && b);
+    if (!a || !b) { cJSON_Delete(a); cJSON_Delete(b); return; }
+    gb_compare_options o = {.rule = {GB_DEFAULT_THRESHOLD, GB_DEFAULT_ALPHA}};
+    set_cpu_peaks(a, 110);
+    set_cpu_peaks(b, 95); /* -14%: the current machine is a slower one */
+    cJSON *cmp = gb_compare_docs(a, "base", b, "cur", &o);
+    CHECK(warnings_mentioning(cmp, "measured ceilings differ: cpu.triad_gbs is 110 in the baseline, 95 in") == 1);
+    CHECK(warnings_mentioning(cmp, "gemm_n") == 0);
+    cJSON_Delete(cmp);
+    set_cpu_peaks(b, 106); /* -4%: within what the measurement itself varies */
+    cmp = gb_compare_docs(a, "base", b, "cur", &o);
+    CHECK(warnings_mentioning(cmp, "measured ceilings") == 0);
+    cJSON_Delete(cmp);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
 TEST(compare_wrong_schema_version_is_an_input_error) { /* (e) */
     char out[2048];
     CHECK(run_compare(D "base.json", D "version7.json", NULL, NULL, "table", big, sizeof big) == 2);
