@@ -20,6 +20,7 @@
 
 #include "mannwhitney.h"
 #include "results_io.h"
+#include "stats.h"
 
 const char *gb_verdict_name(gb_cmp_verdict v) {
     switch (v) {
@@ -120,21 +121,8 @@ int gb_compare_samples(const double *base, size_t nb, const double *cur, size_t 
 }
 
 double gb_round_spread(const double *samples, size_t n, const size_t *round_n, int rounds) {
-    double lo = INFINITY, hi = 0;
-    size_t at = 0;
-    int counted = 0;
-    for (int r = 0; r < rounds; at += round_n[r], r++) {
-        if (round_n[r] == 0 || at + round_n[r] > n) continue;
-        double *s = malloc(round_n[r] * sizeof *s);
-        if (!s) return 0;
-        memcpy(s, samples + at, round_n[r] * sizeof *s);
-        qsort(s, round_n[r], sizeof *s, cmp_d);
-        double m = sorted_median(s, round_n[r]);
-        free(s);
-        if (m < lo) lo = m;
-        if (m > hi) hi = m;
-        counted++;
-    }
+    double lo = 0, hi = 0;
+    int counted = gb_stats_round_median_range(samples, n, round_n, rounds, &lo, &hi);
     return counted >= 2 && lo > 0 ? hi / lo - 1.0 : 0;
 }
 

@@ -91,12 +91,23 @@ void gb_stats_compute(const double *samples, size_t n, gb_stats *out) {
     }
 }
 
-void gb_stats_widen_to_rounds(const double *samples, const size_t *round_n, int rounds, gb_stats *out) {
+int gb_stats_round_median_range(const double *samples, size_t n, const size_t *round_n, int rounds,
+                                double *lo, double *hi) {
     size_t at = 0;
+    int counted = 0;
     for (int r = 0; r < rounds; at += round_n[r], r++) {
-        if (round_n[r] == 0 || at + round_n[r] > out->n) continue;
+        if (round_n[r] == 0 || at + round_n[r] > n) continue;
         double m = gb_median(samples + at, round_n[r]);
-        if (m < out->ci95_low) out->ci95_low = m;
-        if (m > out->ci95_high) out->ci95_high = m;
+        if (!counted || m < *lo) *lo = m;
+        if (!counted || m > *hi) *hi = m;
+        counted++;
     }
+    return counted;
+}
+
+void gb_stats_widen_to_rounds(const double *samples, const size_t *round_n, int rounds, gb_stats *out) {
+    double lo, hi;
+    if (!gb_stats_round_median_range(samples, out->n, round_n, rounds, &lo, &hi)) return;
+    if (lo < out->ci95_low) out->ci95_low = lo;
+    if (hi > out->ci95_high) out->ci95_high = hi;
 }

@@ -30,6 +30,11 @@ void gb_stats_compute(const double *samples, size_t n, gb_stats *out);
  * consecutive repetitions of one visit cannot show. round_n[r] samples of
  * round r follow each other in samples, in order. */
 void gb_stats_widen_to_rounds(const double *samples, const size_t *round_n, int rounds, gb_stats *out);
+/* The smallest and largest of the rounds' medians (same layout as above;
+ * rounds whose sizes run past n are ignored). Returns how many rounds had
+ * samples; *lo and *hi are untouched when none did. */
+int gb_stats_round_median_range(const double *samples, size_t n, const size_t *round_n, int rounds,
+                                double *lo, double *hi);
 /* 1-based ranks (lo, hi) of the order statistics bounding the 95% CI of the
  * median of n samples; exposed for the tests. */
 void gb_stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi);
