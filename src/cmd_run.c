@@ -261,6 +261,10 @@ int gb_cmd_run(int argc, char **argv) {
                          .lines = lines};
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
+    int before = cJSON_GetArraySize(warnings);
+    gb_sanity_check_ceilings(doc, warnings);
+    for (int i = before; i < cJSON_GetArraySize(warnings); i++)
+        fprintf(stderr, "WARNING: %s\n", cJSON_GetArrayItem(warnings, i)->valuestring);
     for (int i = 0; i < set.count; i++)
         if (set.slot[i].disabled) {
             char msg[GB_MSG_LEN + 64];

@@ -120,6 +120,45 @@ static const char *string(const cJSON *o, const char *key) {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+static const char *text_or_empty(const cJSON *o, const char *key) {
+    const char *t = string(o, key);
+    return t ? t : "";
+}
+
+int gb_sanity_check_ceilings(const cJSON *results, cJSON *warnings) {
+    /* the worst excess per ceiling ("cpu.gemm_float64_gflops") */
+    enum { MAX_CEILINGS = 32 };
+    typedef struct { const char *peak; double pct; const cJSON *c; } excess;
+    excess worst[MAX_CEILINGS];
+    int n = 0, count = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(results, "cases")) {
+        const cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(c, "results")) {
+            double pct = number(r, "pct_of_peak");
+            const char *peak = string(r, "peak");
+            /* only compute ceilings: a bandwidth ceiling is DRAM's, and sizes
+             * that fit in cache beat it legitimately */
+            if (!peak || !strstr(peak, "_gflops") || !(pct > GB_CEILING_SLACK)) continue;
+            int i = 0;
+            while (i < n && strcmp(worst[i].peak, peak) != 0) i++;
+            if (i == n) {
+                if (n == MAX_CEILINGS) continue;
+                worst[n++] = (excess){peak, 0, NULL};
+            }
+            if (pct > worst[i].pct) worst[i] = (excess){peak, pct, c};
+        }
+    }
+    for (int i = 0; i < n; i++)
+        warnf(warnings, &count,
+              "%s %s %s reached %.0f%% of the ceiling %s measured at the start: that ceiling came in a "
+              "slow moment of this machine, so %% of peak against it is overstated",
+              text_or_empty(worst[i].c, "op"), text_or_empty(worst[i].c, "label"),
+              text_or_empty(worst[i].c, "dtype"), worst[i].pct,
+              worst[i].peak);
+    return count;
+}
+
 int gb_sanity_check_context(const cJSON *context, cJSON *warnings) {
     int count = 0;
     const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(context, "cpu");

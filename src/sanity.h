@@ -16,6 +16,13 @@ int gb_sanity_check(const cJSON *context, cJSON *warnings);
  * Neither prints: the caller shows the warnings. */
 int gb_sanity_check_context(const cJSON *context, cJSON *warnings);
 int gb_sanity_check_machine(cJSON *warnings);
+/* After a run: a result above GB_CEILING_SLACK of its compute (GEMM)
+ * ceiling shows that
+ * the ceiling (measured once, at the start) came in a slow moment of the
+ * machine. One warning per ceiling, naming the case that beat it most; the
+ * % of peak against that ceiling is then overstated. Returns the count. */
+#define GB_CEILING_SLACK 105.0
+int gb_sanity_check_ceilings(const cJSON *results, cJSON *warnings);
 /* The OpenBLAS core to ask for when `core` (openblas_get_corename()) uses an
  * older ISA than the CPU's isa flags (context spelling), given the library's
  * openblas_get_config() string; NULL when core is already the best. */
