@@ -447,6 +447,8 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     const gb_backend *b = slot->b;
     int wanted = 0;
     for (int t = 0; t < b->ntimings; t++) wanted |= tracks[t].again;
+    if (slot->disabled) /* a fatal error since: what earlier rounds measured stands */
+        for (int t = 0; t < b->ntimings; t++) tracks[t].again = 0;
     if (!wanted || slot->disabled || gb_interrupted) return;
     gb_err e = {{0}};
     char why[GB_MSG_LEN + 32];

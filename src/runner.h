@@ -2,6 +2,13 @@
  * verification across backends, and one results entry per case.
  *
  * How a result is timed, in one place (runner.c, measure()):
+ *   0. rounds: the whole plan is visited `rounds` times, in order; each
+ *      visit makes the inputs and prepares the backend again and takes its
+ *      share of the budget (min_reps and min_time_s divided by rounds,
+ *      rounded up; max_reps divided, rounded down; max_time_s as is). The
+ *      output is verified on the first visit. A result whose visit was cut
+ *      by max_time_s is not visited again. Every round's median widens the
+ *      confidence interval (stats.h). Then, per visit:
  *   1. untimed repetitions: at least `warmup` of them and min_warmup_s of
  *      them (cut short once they have used a quarter of max_time_s, so a
  *      huge case does not spend its budget warming up);
