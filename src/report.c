@@ -39,7 +39,8 @@ enum { SIDE_CPU = 0, SIDE_DEV, SIDE_E2E, NSIDES };
 typedef struct {
     const cJSON *r;        /* NULL: the run has no such result */
     const char *backend, *status, *reason, *verif;
-    double median, lo, hi; /* NAN when no statistics */
+    double median, lo, hi; /* NAN when no statistics; lo, hi NAN with one sample */
+    int n;                 /* samples */
     double rate, pct;      /* NAN when absent */
 } side;
 
@@ -61,8 +62,10 @@ static void read_side(const cJSON *c, const cJSON *r, side *s) {
     s->verif = str(get(r, "verification"), "status");
     const cJSON *st = get(r, "stats");
     s->median = num(st, "median");
-    s->lo = num(st, "ci95_low");
-    s->hi = num(st, "ci95_high");
+    s->n = (int)num(st, "n");
+    /* one repetition has no interval: its ci95 bounds are that sample */
+    s->lo = s->n >= 2 ? num(st, "ci95_low") : NAN;
+    s->hi = s->n >= 2 ? num(st, "ci95_high") : NAN;
     s->rate = num(r, strcmp(str(c, "rate_kind"), "bytes") == 0 ? "gbs" : "gflops");
     s->pct = num(r, "pct_of_peak");
 }
@@ -218,7 +221,8 @@ static void fmt_sig(char *buf, size_t len, double v) {
     if (isnan(v)) snprintf(buf, len, "–");
     else snprintf(buf, len, "%.*f", decimals(v), v);
 }
-/* Median in ms with ± half the 95% CI width, at the median's precision. */
+/* Median in ms with ± half the 95% CI width, at the median's precision;
+ * "(1 rep)" instead when a single repetition was all the budget allowed. */
 static void fmt_time(char *buf, size_t len, const side *s) {
     double ms = s->median * 1e3;
     int dec = decimals(ms);
@@ -228,6 +232,8 @@ static void fmt_time(char *buf, size_t len, const side *s) {
         snprintf(buf, len, "%.*f ± <%.*f", dec, ms, dec, pow(10, -dec));
     else if (!isnan(hw))
         snprintf(buf, len, "%.*f ± %.*f", dec, ms, dec, hw);
+    else if (s->n == 1)
+        snprintf(buf, len, "%.*f (1 rep)", dec, ms);
     else
         snprintf(buf, len, "%.*f", dec, ms);
 }
@@ -559,7 +565,8 @@ static void header(gb_format f, FILE *out, const cJSON *results, const rdoc *d, 
     }
     para(f, out,
          "How to read: times are medians over the timed repetitions in ms; ± is half the width of the "
-         "95% confidence interval of the median. Speedup = CPU median / GPU median: above 1× the GPU is "
+         "95% confidence interval of the median, which covers every round's median (\"1 rep\": a single "
+         "repetition, no interval). Speedup = CPU median / GPU median: above 1× the GPU is "
          "faster, below 1× the CPU is. \"dev\" (device-resident): inputs already in GPU memory; "
          "\"e2e\" (end-to-end): including the copies between host and GPU. Rates (GFLOP/s or GB/s) come from the median time; "
          "% peak is against this machine's measured ceilings (the GPU's from the device time).",

@@ -198,6 +198,38 @@ TEST(report_table_has_columns_speedups_and_notes) {
     free(s);
 }
 
+TEST(report_single_repetition_says_so_instead_of_an_interval) {
+    /* One sample (a huge case, cut by max_time_s) has ci95 bounds equal to
+     * it: printing "± <1" would claim a precision nobody measured. */
+    char why[1024];
+    cJSON *doc = gb_results_load(FIX_CPU, why, sizeof why);
+    CHECK(doc != NULL);
+    if (!doc) return;
+    cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
+                   cJSON_GetObjectItemCaseSensitive(doc, "cases"), 0), "results"), 0);
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "stats");
+    double m = cJSON_GetObjectItemCaseSensitive(st, "median")->valuedouble;
+    cJSON_ReplaceItemInObjectCaseSensitive(st, "n", cJSON_CreateNumber(1));
+    cJSON_ReplaceItemInObjectCaseSensitive(st, "ci95_low", cJSON_CreateNumber(m));
+    cJSON_ReplaceItemInObjectCaseSensitive(st, "ci95_high", cJSON_CreateNumber(m));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    gb_report_options o = {.format = GB_FMT_TABLE};
+    CHECK(gb_report_render(doc, &o, out) == 0);
+    fclose(out);
+    const char *at = buf ? strstr(buf, "(1 rep)") : NULL;
+    CHECK(at != NULL);
+    if (at) { /* and no ± on that line */
+        const char *start = at, *end = strchr(at, '\n');
+        while (start > buf && start[-1] != '\n') start--;
+        const char *pm = strstr(start, "±");
+        CHECK(!pm || (end && pm > end));
+    }
+    free(buf);
+    cJSON_Delete(doc);
+}
+
 TEST(report_table_columns_align) {
     char *s = render(FIX_H100, GB_FMT_TABLE, "matmul", 0);
     CHECK(s != NULL);
