@@ -19,6 +19,8 @@ static void usage(FILE *f) {
             "\n"
             "  -t, --threshold PCT   smallest change that matters (default 5%%)\n"
             "  -a, --alpha A         significance level of the Mann-Whitney U test (default 0.01)\n"
+            "  -m, --min-change D    smallest change of the median that counts, e.g. 10us (default);\n"
+            "                        launch-bound calls move by a few us between processes\n"
             "  -p, --policy FILE     per-op thresholds (JSON; see docs/ci.md)\n"
             "  -f, --format F        table (default), md or json\n"
             "  -o, --output FILE     write the report there instead of stdout\n"
@@ -32,21 +34,22 @@ int gb_cmd_compare(int argc, char **argv) {
     static const struct option opts[] = {
         {"threshold", required_argument, 0, 't'}, {"alpha", required_argument, 0, 'a'},
         {"policy", required_argument, 0, 'p'},    {"format", required_argument, 0, 'f'},
+        {"min-change", required_argument, 0, 'm'},
         {"output", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    gb_compare_options o = {.rule = {GB_DEFAULT_THRESHOLD, GB_DEFAULT_ALPHA}};
+    gb_compare_options o = {.rule = GB_DEFAULT_RULE};
     gb_compare_format fmt = GB_CMP_TABLE;
     const char *policy_path = NULL, *output = NULL;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "t:a:p:f:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:a:m:p:f:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 't':
             if (gb_parse_percent(optarg, &o.rule.threshold) != 0) {
                 fprintf(stderr, "gpubench compare: --threshold: expected a percentage like 5%%, got '%s'\n", optarg);
                 return GB_EXIT_USAGE;
             }
-            o.cli_set_threshold = 1;
+            o.cli_set |= GB_CLI_THRESHOLD;
             break;
         case 'a': {
             char *end;
@@ -55,9 +58,17 @@ int gb_cmd_compare(int argc, char **argv) {
                 fprintf(stderr, "gpubench compare: --alpha: expected a number between 0 and 1, got '%s'\n", optarg);
                 return GB_EXIT_USAGE;
             }
-            o.cli_set_alpha = 1;
+            o.cli_set |= GB_CLI_ALPHA;
             break;
         }
+        case 'm':
+            if (gb_parse_duration(optarg, &o.rule.min_change_s) != 0) {
+                fprintf(stderr, "gpubench compare: --min-change: expected a duration like 10us, 0.5ms or 0, got '%s'\n",
+                        optarg);
+                return GB_EXIT_USAGE;
+            }
+            o.cli_set |= GB_CLI_MIN_CHANGE;
+            break;
         case 'p': policy_path = optarg; break;
         case 'f':
             if (strcmp(optarg, "table") == 0) fmt = GB_CMP_TABLE;

@@ -141,6 +141,16 @@ void gb_apply_noise_floor(gb_sample_verdict *v, double floor) {
     }
 }
 
+void gb_apply_time_floor(gb_sample_verdict *v, double min_change_s) {
+    if (v->verdict != GB_V_REGRESSION && v->verdict != GB_V_IMPROVEMENT) return;
+    double shift = v->cur_median - v->base_median;
+    if (!(fabs(shift) < min_change_s)) return;
+    v->verdict = GB_V_UNSURE;
+    snprintf(v->reason, sizeof v->reason,
+             "medians differ by %.2g us, under the %.2g us a launch-bound call varies between processes",
+             fabs(shift) * 1e6, min_change_s * 1e6);
+}
+
 /* ---- names and keys --------------------------------------------------- */
 
 static const char *str_of(const cJSON *o, const char *k) {
@@ -434,6 +444,7 @@ cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cu
     cJSON_AddStringToObject(method, "change", "Hodges-Lehmann estimate of the time ratio current/baseline, minus 1");
     cJSON_AddNumberToObject(method, "threshold", o->rule.threshold);
     cJSON_AddNumberToObject(method, "alpha", o->rule.alpha);
+    cJSON_AddNumberToObject(method, "min_change_s", o->rule.min_change_s);
     if (o->policy_path) cJSON_AddStringToObject(method, "policy", o->policy_path);
     else cJSON_AddNullToObject(method, "policy");
     cJSON_AddBoolToObject(method, "by_machine", by_machine);
@@ -470,7 +481,7 @@ cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cu
         }
         c->matched = b->matched = 1;
         gb_rule rule = gb_policy_rule(o->policy, str_of(b->c, "op"), str_of(b->r, "backend"), o->rule,
-                                      o->cli_set_threshold, o->cli_set_alpha);
+                                      o->cli_set);
         cJSON *item = cJSON_CreateObject();
         cJSON_AddStringToObject(item, "name", name);
         cJSON_AddStringToObject(item, "op", str_of(b->c, "op"));
@@ -485,6 +496,7 @@ cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cu
         if (b->machine) cJSON_AddStringToObject(item, "machine", b->machine);
         cJSON_AddNumberToObject(item, "threshold", rule.threshold);
         cJSON_AddNumberToObject(item, "alpha", rule.alpha);
+        cJSON_AddNumberToObject(item, "min_change_s", rule.min_change_s);
 
         int okb = result_ok(b->r, db, sizeof db), okc = result_ok(c->r, dc, sizeof dc);
         size_t nb = 0, nc = 0;
@@ -509,6 +521,7 @@ cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cu
         double spread_b = round_spread_of(b->r, sb, nb), spread_c = round_spread_of(c->r, sc, nc);
         double floor = spread_b > spread_c ? spread_b : spread_c;
         gb_apply_noise_floor(&v, floor);
+        gb_apply_time_floor(&v, rule.min_change_s);
         free(sb);
         free(sc);
         counts[v.verdict]++;

@@ -27,10 +27,23 @@ const char *gb_verdict_name(gb_cmp_verdict v);
 typedef struct {
     double threshold;
     double alpha;
+    double min_change_s;  /* the time floor: see gb_apply_time_floor */
 } gb_rule;
 
 #define GB_DEFAULT_THRESHOLD 0.05
 #define GB_DEFAULT_ALPHA 0.01
+/* 10 µs: between two processes of the same build on the H100 host, cuBLAS
+ * GEMMs of 15-20 µs moved by 4.1-4.2 µs in every round (a launch-bound
+ * call's fixed costs differ per process); twice that is the default. */
+#define GB_DEFAULT_MIN_CHANGE_S 10e-6
+#define GB_DEFAULT_RULE {GB_DEFAULT_THRESHOLD, GB_DEFAULT_ALPHA, GB_DEFAULT_MIN_CHANGE_S}
+
+/* Which values the command line set (they win over a policy's top level). */
+enum { GB_CLI_THRESHOLD = 1, GB_CLI_ALPHA = 2, GB_CLI_MIN_CHANGE = 4 };
+
+/* Parse a duration: "10us", "0.5ms", "2e-5s" or a bare number of seconds.
+ * Seconds in *out; 0 or -1. */
+int gb_parse_duration(const char *s, double *out);
 
 /* Parse "5%", "5" (percent) or "0.5%": fraction in *out. 0 or -1. */
 int gb_parse_percent(const char *s, double *out);
@@ -46,10 +59,10 @@ gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, char *why, si
 void gb_policy_free(gb_policy *p);
 /* The rule for one op/backend: start from base (the CLI or built-in
  * default); the policy's top level replaces it only where the CLI did not
- * set a value (cli_set_threshold / cli_set_alpha), then the op's entry, then
- * the op's backend entry. p may be NULL. */
+ * set a value (cli_set: GB_CLI_* bits), then the op's entry, then the op's
+ * backend entry. p may be NULL. */
 gb_rule gb_policy_rule(const gb_policy *p, const char *op, const char *backend, gb_rule base,
-                       int cli_set_threshold, int cli_set_alpha);
+                       unsigned cli_set);
 
 /* The verdict for one pair of sample sets. */
 typedef struct {
@@ -81,9 +94,15 @@ double gb_round_spread(const double *samples, size_t n, const size_t *round_n, i
  * unsure, with the reason. */
 void gb_apply_noise_floor(gb_sample_verdict *v, double floor);
 
+/* The time floor: a regression or improvement whose medians differ by less
+ * than min_change_s (absolute) becomes unsure. Launch-bound calls of a few
+ * microseconds shift by a few microseconds from one process to the next,
+ * in every round alike, which neither the samples nor the rounds can show. */
+void gb_apply_time_floor(gb_sample_verdict *v, double min_change_s);
+
 typedef struct {
     gb_rule rule;                 /* CLI or built-in defaults */
-    int cli_set_threshold, cli_set_alpha;
+    unsigned cli_set;             /* GB_CLI_* bits */
     const gb_policy *policy;      /* may be NULL */
     const char *policy_path;      /* shown in the report; may be NULL */
 } gb_compare_options;

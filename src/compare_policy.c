@@ -4,6 +4,7 @@
  * per-op (and per-op-per-backend) overrides of the same two keys. Every key
  * is checked, because a misspelt "treshold" that silently falls back to the
  * default is exactly the kind of mistake a CI gate must not hide. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,23 @@ int gb_parse_percent(const char *s, double *out) {
     return 0;
 }
 
-/* threshold: "5%" or a number (percent). alpha: a number in (0, 1). */
+int gb_parse_duration(const char *s, double *out) {
+    static const struct { const char *unit; double scale; } units[] = {
+        {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"", 1}};
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || v < 0) return -1;
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *out = v * units[i].scale;
+            return 0;
+        }
+    return -1;
+}
+
+/* threshold: "5%" or a number (percent). alpha: a number in (0, 1).
+ * min_change: "10us" or a number of seconds. */
 static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, int allow_backends,
                           const char *name, char *why, size_t why_len) {
     if (!cJSON_IsObject(obj)) {
@@ -42,6 +59,14 @@ static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, in
             if (cJSON_IsString(it) ? gb_parse_percent(it->valuestring, &t) != 0
                                    : !(cJSON_IsNumber(it) && it->valuedouble >= 0)) {
                 snprintf(why, why_len, "%s: %s.threshold: expected a percentage like \"5%%\"", name, where);
+                return -1;
+            }
+        } else if (strcmp(k, "min_change") == 0) {
+            double d;
+            if (cJSON_IsString(it) ? gb_parse_duration(it->valuestring, &d) != 0
+                                   : !(cJSON_IsNumber(it) && it->valuedouble >= 0)) {
+                snprintf(why, why_len, "%s: %s.min_change: expected a duration like \"10us\" (or seconds)", name,
+                         where);
                 return -1;
             }
         } else if (strcmp(k, "alpha") == 0) {
@@ -79,7 +104,7 @@ static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, in
                 if (check_rule_obj(b, sub, 0, 0, name, why, why_len) != 0) return -1;
             }
         } else {
-            snprintf(why, why_len, "%s: %s: unknown key \"%s\" (expected threshold, alpha%s%s)", name,
+            snprintf(why, why_len, "%s: %s: unknown key \"%s\" (expected threshold, alpha, min_change%s%s)", name,
                      where, k, allow_ops ? ", ops" : "", allow_backends ? ", backends" : "");
             return -1;
         }
@@ -140,11 +165,16 @@ void gb_policy_free(gb_policy *p) {
     free(p);
 }
 
-static void apply(const cJSON *obj, gb_rule *r, int set_t, int set_a) {
+static void apply(const cJSON *obj, gb_rule *r, int set_t, int set_a, int set_m) {
     if (!obj) return;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, "threshold");
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "alpha");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "min_change");
     double v;
+    if (m && set_m) {
+        if (cJSON_IsString(m) && gb_parse_duration(m->valuestring, &v) == 0) r->min_change_s = v;
+        else if (cJSON_IsNumber(m)) r->min_change_s = m->valuedouble;
+    }
     if (t && set_t) {
         if (cJSON_IsString(t) && gb_parse_percent(t->valuestring, &v) == 0) r->threshold = v;
         else if (cJSON_IsNumber(t)) r->threshold = t->valuedouble / 100.0;
@@ -153,14 +183,14 @@ static void apply(const cJSON *obj, gb_rule *r, int set_t, int set_a) {
 }
 
 gb_rule gb_policy_rule(const gb_policy *p, const char *op, const char *backend, gb_rule base,
-                       int cli_set_threshold, int cli_set_alpha) {
+                       unsigned cli_set) {
     gb_rule r = base;
     if (!p) return r;
-    apply(p->doc, &r, !cli_set_threshold, !cli_set_alpha);
+    apply(p->doc, &r, !(cli_set & GB_CLI_THRESHOLD), !(cli_set & GB_CLI_ALPHA), !(cli_set & GB_CLI_MIN_CHANGE));
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(p->doc, "ops");
     const cJSON *o = op ? cJSON_GetObjectItemCaseSensitive(ops, op) : NULL;
-    apply(o, &r, 1, 1);
+    apply(o, &r, 1, 1, 1);
     const cJSON *bs = cJSON_GetObjectItemCaseSensitive(o, "backends");
-    apply(backend ? cJSON_GetObjectItemCaseSensitive(bs, backend) : NULL, &r, 1, 1);
+    apply(backend ? cJSON_GetObjectItemCaseSensitive(bs, backend) : NULL, &r, 1, 1, 1);
     return r;
 }

@@ -130,7 +130,7 @@ TEST(hodges_lehmann_estimate_and_interval) {
 
 TEST(verdict_rules_on_synthetic_samples) {
     double b[30], c[30];
-    gb_rule rule = {0.05, 0.01};
+    gb_rule rule = {0.05, 0.01, 0};
     gb_sample_verdict v;
     for (int i = 0; i < 30; i++) b[i] = 1.0 + 0.001 * ((i * 7) % 30);
     for (int i = 0; i < 30; i++) c[i] = b[(i * 11) % 30] * 1.20;
@@ -184,6 +184,31 @@ TEST(round_spread_and_noise_floor) {
     CHECK(v.verdict == GB_V_SAME); /* only a claimed change is questioned */
 }
 
+TEST(time_floor_and_durations) {
+    double d;
+    CHECK(gb_parse_duration("10us", &d) == 0 && fabs(d - 10e-6) < 1e-18);
+    CHECK(gb_parse_duration("0.5ms", &d) == 0 && fabs(d - 5e-4) < 1e-18);
+    CHECK(gb_parse_duration("2e-5", &d) == 0 && fabs(d - 2e-5) < 1e-18);
+    CHECK(gb_parse_duration("0", &d) == 0 && d == 0);
+    CHECK(gb_parse_duration("10 us", &d) != 0);
+    CHECK(gb_parse_duration("-1us", &d) != 0);
+    CHECK(gb_parse_duration("us", &d) != 0);
+    gb_sample_verdict v;
+    memset(&v, 0, sizeof v);
+    v.verdict = GB_V_REGRESSION;
+    v.base_median = 17.5e-6;
+    v.cur_median = 21.7e-6; /* +24%, but 4.2 us */
+    gb_apply_time_floor(&v, 10e-6);
+    CHECK(v.verdict == GB_V_UNSURE);
+    CHECK(strstr(v.reason, "4.2 us") != NULL);
+    v.verdict = GB_V_REGRESSION;
+    v.cur_median = 30e-6; /* 12.5 us */
+    gb_apply_time_floor(&v, 10e-6);
+    CHECK(v.verdict == GB_V_REGRESSION);
+    gb_apply_time_floor(&v, 0);
+    CHECK(v.verdict == GB_V_REGRESSION);
+}
+
 TEST(percent_and_policy_parsing) {
     double t;
     CHECK(gb_parse_percent("5%", &t) == 0 && fabs(t - 0.05) < 1e-15);
@@ -195,14 +220,28 @@ TEST(percent_and_policy_parsing) {
                              " \"backends\": {\"cpu\": {\"threshold\": 20, \"alpha\": 0.05}}}}}");
     gb_policy *p = gb_policy_from_json(doc, "p.json", why, sizeof why);
     CHECK(p != NULL);
-    gb_rule base = {0.03, 0.01};
-    CHECK_NEAR(gb_policy_rule(p, "matmul", "cuda", base, 0, 0).threshold, 0.05, 1e-15);
-    CHECK_NEAR(gb_policy_rule(p, "matmul", "cuda", base, 1, 0).threshold, 0.03, 1e-15); /* CLI wins over top */
-    CHECK_NEAR(gb_policy_rule(p, "fft", "cuda", base, 1, 0).threshold, 0.10, 1e-15);   /* op wins over CLI */
-    gb_rule r = gb_policy_rule(p, "fft", "cpu", base, 0, 0);
+    gb_rule base = {0.03, 0.01, 0};
+    CHECK_NEAR(gb_policy_rule(p, "matmul", "cuda", base, 0).threshold, 0.05, 1e-15);
+    CHECK_NEAR(gb_policy_rule(p, "matmul", "cuda", base, GB_CLI_THRESHOLD).threshold, 0.03, 1e-15); /* CLI wins over top */
+    CHECK_NEAR(gb_policy_rule(p, "fft", "cuda", base, GB_CLI_THRESHOLD).threshold, 0.10, 1e-15);   /* op wins over CLI */
+    gb_rule r = gb_policy_rule(p, "fft", "cpu", base, 0);
     CHECK_NEAR(r.threshold, 0.20, 1e-15);
     CHECK_NEAR(r.alpha, 0.05, 1e-15);
     gb_policy_free(p);
+    cJSON_Delete(doc);
+    /* min_change: a duration, top level and per op; the CLI's wins over the top level */
+    doc = cJSON_Parse("{\"min_change\": \"50us\", \"ops\": {\"svd\": {\"min_change\": 0.001}}}");
+    p = gb_policy_from_json(doc, "p.json", why, sizeof why);
+    CHECK(p != NULL);
+    gb_rule mb = {0.05, 0.01, 10e-6};
+    CHECK_NEAR(gb_policy_rule(p, "fft", "cuda", mb, 0).min_change_s, 50e-6, 1e-18);
+    CHECK_NEAR(gb_policy_rule(p, "fft", "cuda", mb, GB_CLI_MIN_CHANGE).min_change_s, 10e-6, 1e-18);
+    CHECK_NEAR(gb_policy_rule(p, "svd", "cpu", mb, GB_CLI_MIN_CHANGE).min_change_s, 1e-3, 1e-18);
+    gb_policy_free(p);
+    cJSON_Delete(doc);
+    doc = cJSON_Parse("{\"min_change\": \"ten us\"}");
+    CHECK(gb_policy_from_json(doc, "p.json", why, sizeof why) == NULL);
+    CHECK(strstr(why, "p.json: (top level).min_change: expected a duration") != NULL);
     cJSON_Delete(doc);
     doc = cJSON_Parse("{\"ops\": {\"fft\": {\"treshold\": \"10%\"}}}");
     CHECK(gb_policy_from_json(doc, "p.json", why, sizeof why) == NULL);
@@ -332,7 +371,7 @@ TEST(compare_drifting_rounds_are_no_regression_but_a_30_percent_slowdown_is) {
             for (cJSON *c = cJSON_GetObjectItemCaseSensitive(docs[d], "cases")->child; c; c = c->next)
                 for (cJSON *r = cJSON_GetObjectItemCaseSensitive(c, "results")->child; r; r = r->next)
                     cJSON_DeleteItemFromObjectCaseSensitive(r, "round_sizes");
-        gb_compare_options o = {.rule = {GB_DEFAULT_THRESHOLD, GB_DEFAULT_ALPHA}};
+        gb_compare_options o = {.rule = GB_DEFAULT_RULE};
         cJSON *cmp = gb_compare_docs(a, "base", b, "cur", &o);
         char *text = cJSON_Print(cmp);
         CHECK(count_verdict(text, "regression") + count_verdict(text, "improvement") >= 1);
@@ -367,7 +406,7 @@ TEST(compare_warns_when_the_measured_ceilings_differ) {
     cJSON *a = gb_results_load(D "base.json", NULL, 0), *b = gb_results_load(D "same.json", NULL, 0);
     CHECK(a && b);
     if (!a || !b) { cJSON_Delete(a); cJSON_Delete(b); return; }
-    gb_compare_options o = {.rule = {GB_DEFAULT_THRESHOLD, GB_DEFAULT_ALPHA}};
+    gb_compare_options o = {.rule = GB_DEFAULT_RULE};
     set_cpu_peaks(a, 110);
     set_cpu_peaks(b, 95); /* -14%: the current machine is a slower one */
     cJSON *cmp = gb_compare_docs(a, "base", b, "cur", &o);
@@ -380,6 +419,73 @@ TEST(compare_warns_when_the_measured_ceilings_differ) {
     cJSON_Delete(cmp);
     cJSON_Delete(a);
     cJSON_Delete(b);
+}
+
+/* Real runs: suites/quick.json twice back to back on the H100 host, two
+ * pairs from two leases of the machine (results/reference/). */
+#define REF "results/reference/quick-h100-"
+
+static cJSON *compare_files(const char *a, const char *b, double min_change_s) {
+    cJSON *da = gb_results_load(a, NULL, 0), *db = gb_results_load(b, NULL, 0);
+    cJSON *cmp = NULL;
+    if (da && db) {
+        gb_compare_options o = {.rule = GB_DEFAULT_RULE};
+        o.rule.min_change_s = min_change_s;
+        cmp = gb_compare_docs(da, a, db, b, &o);
+    }
+    cJSON_Delete(da);
+    cJSON_Delete(db);
+    return cmp;
+}
+
+static int summary_count(const cJSON *cmp, const char *verdict) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cmp, "summary"), verdict);
+    return cJSON_IsNumber(v) ? v->valueint : -1;
+}
+
+TEST(compare_real_back_to_back_h100_runs_report_no_regression) {
+    static const char *const pairs[][2] = {{REF "run1.json", REF "run2.json"}, {REF "run4.json", REF "run5.json"}};
+    for (int i = 0; i < 2; i++) {
+        cJSON *cmp = compare_files(pairs[i][0], pairs[i][1], GB_DEFAULT_MIN_CHANGE_S);
+        CHECK(cmp != NULL);
+        CHECK(summary_count(cmp, "regression") == 0);
+        CHECK(summary_count(cmp, "improvement") == 0);
+        CHECK(summary_count(cmp, "same") >= 60); /* not everything made unsure */
+        cJSON_Delete(cmp);
+    }
+    /* without the time floor, the second pair has the two launch-bound
+     * cuBLAS GEMMs (200x300x100, ~17 us) that moved by 4 us between processes */
+    cJSON *cmp = compare_files(REF "run4.json", REF "run5.json", 0);
+    CHECK(summary_count(cmp, "regression") == 2);
+    cJSON_Delete(cmp);
+}
+
+TEST(compare_real_h100_run_with_one_case_10_percent_slower_flags_it) {
+    cJSON *base = gb_results_load(REF "run1.json", NULL, 0), *cur = gb_results_load(REF "run2.json", NULL, 0);
+    CHECK(base && cur);
+    if (!base || !cur) { cJSON_Delete(base); cJSON_Delete(cur); return; }
+    static const char *const target = "svd/float32/200x50/method=auto/cuda/device";
+    char name[400];
+    for (cJSON *c = cJSON_GetObjectItemCaseSensitive(cur, "cases")->child; c; c = c->next)
+        for (cJSON *r = cJSON_GetObjectItemCaseSensitive(c, "results")->child; r; r = r->next) {
+            gb_result_name(c, r, NULL, name, sizeof name);
+            if (strcmp(name, target) != 0) continue;
+            size_t n = 0;
+            cJSON *scaled = cJSON_CreateArray();
+            for (const cJSON *x = cJSON_GetObjectItemCaseSensitive(r, "samples_s")->child; x; x = x->next, n++)
+                cJSON_AddItemToArray(scaled, cJSON_CreateNumber(x->valuedouble * 1.10));
+            cJSON_ReplaceItemInObjectCaseSensitive(r, "samples_s", scaled);
+            CHECK(n > 0);
+        }
+    gb_compare_options o = {.rule = GB_DEFAULT_RULE};
+    cJSON *cmp = gb_compare_docs(base, "run1", cur, "run2 slowed", &o);
+    char *text = cJSON_Print(cmp);
+    CHECK(summary_count(cmp, "regression") == 1);
+    CHECK(regressions_are_only(text, target));
+    free(text);
+    cJSON_Delete(cmp);
+    cJSON_Delete(base);
+    cJSON_Delete(cur);
 }
 
 TEST(compare_wrong_schema_version_is_an_input_error) { /* (e) */
