@@ -10,8 +10,11 @@
  *   regression  when change > threshold, p <= alpha and CI low > threshold
  *   improvement when change < −threshold, p <= alpha and CI high < −threshold
  *   unsure      otherwise (beyond the threshold but not established)
- * then the noise floor: a regression or improvement whose CI does not also
- * clear the larger spread of round medians of the two results is unsure. */
+ * then two floors, each turning a regression or improvement into unsure:
+ *   noise floor  its CI does not also clear the larger spread of round
+ *                medians of the two results (drift within a run)
+ *   time floor   its medians differ by less than min_change_s (fixed
+ *                per-process costs of launch-bound calls) */
 #include "compare.h"
 
 #include <math.h>

@@ -1,7 +1,8 @@
-/* compare_policy.c — threshold strings and the --policy file.
+/* compare_policy.c — threshold and duration strings, and the --policy file.
  *
- * The policy is kept small on purpose: a default threshold and alpha, and
- * per-op (and per-op-per-backend) overrides of the same two keys. Every key
+ * The policy is kept small on purpose: a default threshold, alpha and time
+ * floor (min_change), and per-op (and per-op-per-backend) overrides of the
+ * same three keys. Every key
  * is checked, because a misspelt "treshold" that silently falls back to the
  * default is exactly the kind of mistake a CI gate must not hide. */
 #include <errno.h>
