@@ -33,7 +33,8 @@ int gb_cmd_validate(int argc, char **argv) {
             rc = GB_EXIT_USAGE;
             continue;
         }
-        printf("%s: valid: suite \"%s\", %zu cases\n", argv[i], s.name, s.count);
+        printf("%s: valid: suite \"%s\", %zu cases, %d round%s\n", argv[i], s.name, s.count, s.rounds,
+               s.rounds == 1 ? "" : "s");
         gb_suite_free(&s);
     }
     return rc;
