@@ -7,7 +7,7 @@
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
 #   sanitize  test-gpu.sh --sanitize (compute-sanitizer memcheck, racecheck, synccheck)
-#   measure   suites/quick.json twice (stability) and suites/default.json
+#   measure   suites/default.json, then suites/quick.json twice (stability, compare)
 #   overhead  scripts/check-cpu-overhead.sh at the default suite's largest sizes
 #
 # OpenBLAS may detect a modern CPU as an old core (seen: Prescott on an
@@ -57,6 +57,8 @@ for what in "$@"; do
         done
         step "stability: do the two quick runs agree within their CIs (cases over 1 ms)?"
         python3 scripts/check-stability.py "$OUTDIR/quick-1.json" "$OUTDIR/quick-2.json"
+        step "compare: two runs of the same build must show no regression"
+        "$B" compare "$OUTDIR/quick-1.json" "$OUTDIR/quick-2.json" | grep -E "WARNING|REGRESSION|Summary|Result"
         ;;
     overhead)
         step "CPU harness overhead"
