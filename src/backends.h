@@ -15,9 +15,11 @@ typedef struct {
     char reason[GB_MSG_LEN]; /* why unavailable / disabled */
 } gb_backend_slot;
 
+#define GB_MAX_BACKENDS 4
+
 typedef struct {
     int count;
-    gb_backend_slot slot[4];
+    gb_backend_slot slot[GB_MAX_BACKENDS];
 } gb_backend_set;
 
 /* Bring every backend up. requested: comma list of names to select, or NULL

@@ -193,7 +193,7 @@ typedef struct {
 
 /* The tracks of one case: per backend slot and timing. */
 typedef struct {
-    track t[sizeof ((gb_backend_set *)0)->slot / sizeof ((gb_backend_set *)0)->slot[0]][GB_MAX_TIMINGS];
+    track t[GB_MAX_BACKENDS][GB_MAX_TIMINGS];
     cJSON *obj;                     /* the case's entry in the results document */
     int again;                      /* some track is measured in the next round */
 } case_tracks;
@@ -625,14 +625,14 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
 }
 
 static int case_again(const case_tracks *ct) {
-    for (size_t k = 0; k < sizeof ct->t / sizeof ct->t[0]; k++)
+    for (int k = 0; k < GB_MAX_BACKENDS; k++)
         for (int t = 0; t < GB_MAX_TIMINGS; t++)
             if (ct->t[k][t].again) return 1;
     return 0;
 }
 
 static void free_tracks(case_tracks *ct) {
-    for (size_t k = 0; k < sizeof ct->t / sizeof ct->t[0]; k++)
+    for (int k = 0; k < GB_MAX_BACKENDS; k++)
         for (int t = 0; t < GB_MAX_TIMINGS; t++) {
             free(ct->t[k][t].samples);
             ct->t[k][t].samples = NULL;
