@@ -8,7 +8,7 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make CUDA=0     build without the CUDA plugin; make WERROR=1 as in CI
 
-VERSION   := $(shell sed -n 's/^\#define GB_VERSION "\(.*\)"/\1/p' src/gb.h)
+VERSION   := $(shell sed -n 's/^\#define GB_VERSION "\(.*\)"/\1/p' src/core/gb.h)
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 BUILD     ?= build
@@ -36,11 +36,15 @@ OPT       ?= -O3 -fno-math-errno
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 DEFS      := -D_GNU_SOURCE -DGB_GIT_COMMIT='"$(GIT_COMMIT)"' \
              -DGB_BUILD_FLAGS='"$(OPT) $(WARN)"' -DGB_COMPILER='"$(shell $(CC) --version | head -n1)"'
-CFLAGS    += -std=c11 $(OPT) $(WARN) -fopenmp -Isrc -Icpu_backends $(PKG_CFLAGS) $(DEFS)
+# src/ is in rooms (cli, core, ops, results, system); every room is on the
+# include path so a header is named by its file name alone.
+SRC_ROOMS := src/cli src/core src/ops src/results src/system
+INC_SRC   := $(addprefix -I,$(SRC_ROOMS))
+CFLAGS    += -std=c11 $(OPT) $(WARN) -fopenmp $(INC_SRC) -Icpu_backends $(PKG_CFLAGS) $(DEFS)
 LDFLAGS   += -fopenmp -Wl,-rpath,'$$ORIGIN/../lib'
 
-SRC_MAIN  := src/main.c
-SRC_CORE  := $(filter-out $(SRC_MAIN),$(wildcard src/*.c src/ops/*.c)) $(wildcard cpu_backends/*.c)
+SRC_MAIN  := src/cli/main.c
+SRC_CORE  := $(filter-out $(SRC_MAIN),$(wildcard $(addsuffix /*.c,$(SRC_ROOMS)))) $(wildcard cpu_backends/*.c)
 OBJ_CORE  := $(SRC_CORE:%.c=$(BUILD)/%.o)
 OBJ_MAIN  := $(SRC_MAIN:%.c=$(BUILD)/%.o)
 SRC_TEST  := $(wildcard tests/test_*.c) tests/testlib.c
@@ -58,10 +62,10 @@ ifneq ($(strip $(NVCC)),)
   CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
                 -gencode arch=compute_90,code=compute_90
   CU_FLAGS  := -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hidden \
-               -Isrc -Igpu_backends $(PKG_CFLAGS) -D_GNU_SOURCE $(if $(filter 1,$(WERROR)),-Werror all-warnings)
-  GPU_CFLAGS := -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden -Isrc -Igpu_backends \
+               $(INC_SRC) -Igpu_backends $(PKG_CFLAGS) -D_GNU_SOURCE $(if $(filter 1,$(WERROR)),-Werror all-warnings)
+  GPU_CFLAGS := -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden $(INC_SRC) -Igpu_backends \
                -isystem $(CUDA_HOME)/include $(PKG_CFLAGS) $(DEFS)
-  GPU_SRC_C := $(wildcard gpu_backends/*.c) src/gb.c
+  GPU_SRC_C := $(wildcard gpu_backends/*.c) src/core/gb.c
   GPU_SRC_CU := $(wildcard gpu_backends/*.cu)
   GPU_OBJ   := $(GPU_SRC_C:%.c=$(BUILD)/plugin/%.o) $(GPU_SRC_CU:%.cu=$(BUILD)/plugin/%.o)
   # nvcc drives the link: linker options go through -Xlinker (it rejects -Wl,).
@@ -78,25 +82,25 @@ all: gpubench $(ALL_PLUGIN)
 gpubench: $(OBJ_MAIN) $(OBJ_CORE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
 
-$(BUILD)/%.o: %.c $(wildcard src/*.h src/ops/*.h cpu_backends/*.h)
+$(BUILD)/%.o: %.c $(wildcard src/*/*.h cpu_backends/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(PLUGIN): $(GPU_OBJ)
 	$(NVCC) -shared -o $@ $^ $(CU_FLAGS) -Xlinker --exclude-libs,ALL $(GPU_LIBS)
 
-$(BUILD)/plugin/%.o: %.c $(wildcard src/*.h gpu_backends/*.h)
+$(BUILD)/plugin/%.o: %.c $(wildcard src/*/*.h gpu_backends/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(GPU_CFLAGS) -c -o $@ $<
 
-$(BUILD)/plugin/%.o: %.cu $(wildcard src/*.h gpu_backends/*.h)
+$(BUILD)/plugin/%.o: %.cu $(wildcard src/*/*.h gpu_backends/*.h)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(CU_FLAGS) -c -o $@ $<
 
 $(BUILD)/tests/run_tests: $(OBJ_TEST) $(OBJ_CORE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
 
-$(BUILD)/standalone/%: tests/standalone/%.c src/gb.c src/rng.c $(wildcard cpu_backends/*.c)
+$(BUILD)/standalone/%: tests/standalone/%.c src/core/gb.c src/core/rng.c $(wildcard cpu_backends/*.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CPU_LIBS)
 

@@ -15,7 +15,7 @@ void gb_cpu_health(cJSON *health);
 size_t gb_cpu_llc_bytes(void);
 
 /* The per-op implementations (one file each). Each op times one repetition
- * with the host monotonic clock (gb_now() in src/timer.h). */
+ * with the host monotonic clock (gb_now() in src/core/timer.h). */
 extern const gb_op_impl gb_cpu_matmul, gb_cpu_elementwise, gb_cpu_reduction,
     gb_cpu_fft, gb_cpu_solve, gb_cpu_spgemm, gb_cpu_svd;
 #endif

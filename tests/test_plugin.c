@@ -65,7 +65,7 @@ TEST(plugin_abi_mismatch_is_refused) {
                "const gb_backend *gb_backend_plugin(void) { return &b; }\n");
     fclose(f);
     char cmd[512], out[2048];
-    snprintf(cmd, sizeof cmd, "cc -shared -fPIC -Isrc -I/usr/include/cjson -o %s %s", so, src);
+    snprintf(cmd, sizeof cmd, "cc -shared -fPIC -Isrc/core -I/usr/include/cjson -o %s %s", so, src);
     int rc = gb_test_sh(cmd, out, sizeof out);
     CHECK(rc == 0);
     if (rc != 0) { fprintf(stderr, "%s\n", out); return; }

@@ -13,8 +13,8 @@
  * The tool is built from this one file (see the Makefile's tools rule), so
  * it compiles the benchmark's own CPU kernels in with it: the numbers are
  * for exactly the code gpubench times. */
-#include "../../src/gb.c"
-#include "../../src/rng.c"
+#include "../../src/core/gb.c"
+#include "../../src/core/rng.c"
 #include "../../cpu_backends/cpu_elementwise.c"
 #include "../../cpu_backends/cpu_reduction.c"
 

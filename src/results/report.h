@@ -28,7 +28,7 @@ void gb_report_crossover(cJSON *results);
 
 /* ---- Extensions (report branch) ------------------------------------------ */
 
-/* Where the GPU starts to win over a size sweep (src/report_crossover.c).
+/* Where the GPU starts to win over a size sweep (src/results/report_crossover.c).
  * Points are (scalar size, speedup = CPU median / GPU median), in any order;
  * points with a non-positive or non-finite size or speedup are ignored and
  * points at the same size are merged (geometric mean of their speedups).

@@ -60,7 +60,7 @@ typedef struct {
 } gb_arrays;
 
 /* Op parameters from the suite file. One struct for all ops: each op's
- * parameter table (src/op.h) says which fields it reads; the rest keep their
+ * parameter table (src/ops/op.h) says which fields it reads; the rest keep their
  * defaults. Enums are stored as their index in the spec's value list. */
 typedef enum { GB_MATH_DEFAULT = 0, GB_MATH_TF32 = 1 } gb_math;
 typedef enum { GB_FFT_R2C = 0, GB_FFT_C2C = 1 } gb_fft_kind;
@@ -98,7 +98,7 @@ typedef struct gb_case {
 /* Is name one of the entries of a comma-separated list ("cpu,cuda")? */
 int gb_list_contains(const char *list, const char *name);
 
-/* Array helpers (src/gb.c; the plugin compiles the same file in). */
+/* Array helpers (src/core/gb.c; the plugin compiles the same file in). */
 void *gb_alloc(size_t bytes);  /* 64-byte aligned; NULL on failure */
 void gb_free(void *p);
 size_t gb_elem_size(gb_elem e);

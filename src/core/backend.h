@@ -7,7 +7,7 @@
  *
  * The CUDA backend is a plugin: a shared object exporting
  *     const gb_backend *gb_backend_plugin(void);
- * which `gpubench` opens with dlopen at run time (src/plugin.c). Its
+ * which `gpubench` opens with dlopen at run time (src/system/plugin.c). Its
  * abi_version must equal GB_ABI_VERSION. */
 #ifndef GB_BACKEND_H
 #define GB_BACKEND_H
@@ -53,7 +53,7 @@ typedef struct gb_backend {
      * copy of A before a factorization) is part of the repetition. */
     int (*run)(void *state, int timing, double *seconds, gb_err *e);
     /* Copy the output of the last repetition into out (host arrays, named
-     * as in src/op.h). Called after timing. */
+     * as in src/ops/op.h). Called after timing. */
     int (*fetch)(void *state, gb_arrays *out, gb_err *e);
     /* Facts about how the case ran, into extra (an object): routine names,
      * output nnz, math mode. May be NULL. */

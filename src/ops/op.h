@@ -78,7 +78,7 @@ typedef struct gb_op {
 extern const gb_op *const gb_ops[GB_OP_COUNT];
 const gb_op *gb_op_find(const char *name);
 
-/* Shared helpers for ops (src/op_common.c). */
+/* Shared helpers for ops (src/ops/op_common.c). */
 /* The defaults of every param, in one place: math default, fast_math off,
  * fft r2c planned with FFTW_MEASURE, nrhs 1, density 0.01, svd auto. */
 void gb_params_default(gb_params *p);
