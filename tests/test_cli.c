@@ -197,23 +197,91 @@ TEST(cli_quick_suite_cpu_end_to_end) {
     cJSON_Delete(doc);
 }
 
-TEST(cli_ctrl_c_keeps_the_results_measured_so_far) {
-    remove("build/interrupted.json");
-    char cmd[512];
+/* SIGINT, SIGTERM (timeout, SLURM, Kubernetes) and SIGHUP all stop the run
+ * after the current repetition: the results measured so far are written,
+ * marked interrupted with the signal's name, and the exit status is 128 + the
+ * signal's number. */
+static void check_stopped_by(const char *sig, int code) {
+    char path[64], cmd[512];
+    snprintf(path, sizeof path, "build/interrupted-%s.json", sig);
+    remove(path);
     snprintf(cmd, sizeof cmd,
-             "%s run suites/quick.json --backend cpu --no-peak --quiet --out build/interrupted.json "
-             "> /dev/null 2>&1 & pid=$!; sleep 3; kill -INT $pid; wait $pid",
-             gb_test_binary());
+             "%s run suites/quick.json --backend cpu --no-peak --quiet --out %s "
+             "> /dev/null 2>&1 & pid=$!; sleep 3; kill -%s $pid; wait $pid",
+             gb_test_binary(), path, sig);
     int rc = gb_test_sh(cmd, out, sizeof out);
-    CHECK(rc == 130);
-    cJSON *doc = load("build/interrupted.json");
+    CHECK(rc == code);
+    cJSON *doc = load(path);
     CHECK(doc != NULL);
     if (!doc) return;
     CHECK(cJSON_IsTrue(get(doc, "interrupted")));
+    char name[16];
+    snprintf(name, sizeof name, "SIG%s", sig);
+    CHECK(cJSON_IsString(get(doc, "interrupted_by")) && strcmp(get(doc, "interrupted_by")->valuestring, name) == 0);
     CHECK(cJSON_IsFalse(get(doc, "complete")));
     /* every case is listed; those not reached are skipped as "interrupted" */
     CHECK(cJSON_GetArraySize(get(doc, "cases")) == 34);
     const cJSON *sum = get(doc, "summary");
     CHECK(get(sum, "ok")->valueint > 0 && get(sum, "skipped")->valueint > 0);
+    cJSON_Delete(doc);
+}
+
+TEST(cli_ctrl_c_keeps_the_results_measured_so_far) { check_stopped_by("INT", 130); }
+TEST(cli_sigterm_is_an_interruption_too) { check_stopped_by("TERM", 143); }
+TEST(cli_sighup_is_an_interruption_too) { check_stopped_by("HUP", 129); }
+
+/* A line per case as soon as its first round is measured, also when stdout
+ * is a pipe or a file (a CI log): the log has case lines while the run is
+ * still in its first round (not only once a case's last round is done). */
+TEST(cli_case_lines_reach_a_piped_log_while_the_run_goes_on) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "rm -f build/live.log build/live.json; %s run suites/quick.json --backend cpu --no-peak --rounds 3 "
+             "--out build/live.json 2>/dev/null | cat > build/live.log & "
+             "for i in $(seq 1 300); do "
+             "  if grep -q '✓' build/live.log 2>/dev/null; then "
+             "    if pgrep -f 'build/live.json' >/dev/null; then echo LIVE; else echo ENDED; fi; break; fi; "
+             "  sleep 0.05; done; "
+             "pkill -TERM -f 'build/live.json'; wait",
+             gb_test_binary());
+    gb_test_sh(cmd, out, sizeof out);
+    CHECK(strstr(out, "LIVE") != NULL);
+    /* stopped right after the first line: the first case had had one round of three */
+    cJSON *doc = load("build/live.json");
+    const cJSON *first = cJSON_GetArrayItem(get(doc, "cases"), 0);
+    const cJSON *r0 = cJSON_GetArrayItem(get(first, "results"), 0);
+    CHECK(cJSON_GetArraySize(get(r0, "round_sizes")) == 1);
+    cJSON_Delete(doc);
+}
+
+/* Every run ends with where its time went: in the JSON and on stderr. */
+TEST(cli_run_records_its_time_breakdown) {
+    write_file("build/tiny.json",
+               "{\"name\":\"tiny\",\"defaults\":{\"min_reps\":3,\"min_time_s\":0.01,\"max_time_s\":1,\"rounds\":2},"
+               "\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[64,128]},{\"op\":\"fft\",\"sizes\":[64]}]}");
+    int rc = sh("%s run build/tiny.json --backend cpu --no-peak --out build/tiny-results.json 2>&1", NULL);
+    CHECK(rc == 0);
+    CHECK(strstr(out, "time: ") != NULL && strstr(out, "timed samples") != NULL && strstr(out, "warm-up") != NULL);
+    cJSON *doc = load("build/tiny-results.json");
+    const cJSON *tb = get(doc, "time_breakdown");
+    CHECK(cJSON_IsObject(tb));
+    static const char *const keys[] = {"samples_s", "timing_overhead_s", "warmup_s", "setup_s", "inputs_s",
+                                       "verify_s", "ceilings_s", "write_s", "other_s"};
+    double sum = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const cJSON *v = get(tb, keys[i]);
+        CHECK(cJSON_IsNumber(v) && v->valuedouble >= 0);
+        if (cJSON_IsNumber(v)) sum += v->valuedouble;
+    }
+    const cJSON *wall = get(tb, "wall_s");
+    CHECK(cJSON_IsNumber(wall) && wall->valuedouble > 0);
+    /* the parts add up to the wall time ("the rest" is what no part counted) */
+    if (cJSON_IsNumber(wall)) CHECK_NEAR(sum, wall->valuedouble, 1e-6 + 1e-9 * wall->valuedouble);
+    /* the samples the results hold are the timed samples counted */
+    double samples = 0;
+    const cJSON *c, *r, *x;
+    cJSON_ArrayForEach(c, get(doc, "cases")) cJSON_ArrayForEach(r, get(c, "results"))
+        cJSON_ArrayForEach(x, get(r, "samples_s")) samples += x->valuedouble;
+    CHECK(fabs(samples - get(tb, "samples_s")->valuedouble) <= 1e-3 * samples + 1e-4);
     cJSON_Delete(doc);
 }

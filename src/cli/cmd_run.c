@@ -19,6 +19,7 @@
 #include "sanity.h"
 #include "suite.h"
 #include "sysinfo.h"
+#include "timer.h"
 
 static void run_usage(FILE *out) {
     fprintf(out,
@@ -37,21 +38,85 @@ static void run_usage(FILE *out) {
         "                      repetitions (default: the suite's, else 3)\n"
         "  --cache MODE        hot (default) or cold: flush CPU LLC / GPU L2 between repetitions\n"
         "  --no-peak           do not measure the ceilings (no %% of peak in the results)\n"
-        "  --openblas-core C   auto, or an OpenBLAS core name: set OPENBLAS_CORETYPE and re-run\n"
+        "  --openblas-core C   OpenBLAS kernels: auto (the best for this CPU, the default unless\n"
+        "                      OPENBLAS_CORETYPE is set), detected (what OpenBLAS picks itself)\n"
+        "                      or a core name such as Haswell\n"
         "  --plot DIR          render plots with scripts/plot.py (needs Python 3 + matplotlib)\n"
         "  --export-gbench F   also write Google Benchmark JSON to F\n"
         "  --quiet             no per-case lines and no progress\n"
         "  -h, --help          this help\n\n"
         "Exit status: 0 all ran and verified; 1 a verification failed or a case errored;\n"
-        "2 usage or input error (bad suite, unknown backend); 130 interrupted. Ctrl-C stops\n"
-        "after the current repetition and still writes the results measured so far.\n",
+        "2 usage or input error (bad suite, unknown backend); 128+N stopped by signal N (130\n"
+        "Ctrl-C, 143 SIGTERM, 129 SIGHUP): the run stops after the current repetition and\n"
+        "still writes the results measured so far, marked interrupted.\n",
         gb_sysinfo_logical_cpus());
 }
 
-static void on_sigint(int sig) {
-    (void)sig;
-    if (gb_interrupted) _exit(130); /* a second Ctrl-C: stop now */
-    gb_interrupted = 1;
+/* SIGINT, SIGTERM and SIGHUP all mean "stop": `timeout`, SLURM at a job's
+ * time limit and Kubernetes send SIGTERM, a closed terminal SIGHUP. The run
+ * stops after the current repetition and writes what it measured; a second
+ * signal stops at once. */
+static void on_stop_signal(int sig) {
+    if (gb_interrupted) _exit(128 + sig);
+    gb_interrupted = sig;
+}
+
+static void catch_stop_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static const char *signal_name(int sig) {
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "signal";
+    }
+}
+
+static void fmt_seconds(char *buf, size_t len, double s) {
+    if (s < 60) snprintf(buf, len, "%.1f s", s);
+    else snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)s % 60);
+}
+
+/* The time breakdown: into the results ("time_breakdown") and on stderr. */
+static void record_breakdown(cJSON *doc, const gb_time_breakdown *b, int quiet) {
+    double other = b->wall_s - (b->samples_s + b->timing_overhead_s + b->warmup_s + b->setup_s + b->inputs_s +
+                                b->verify_s + b->ceilings_s + b->write_s);
+    if (other < 0) other = 0;
+    const struct { const char *key, *text; double v; } parts[] = {
+        {"samples_s", "timed samples", b->samples_s},
+        {"timing_overhead_s", "between samples (syncs, restores, flushes)", b->timing_overhead_s},
+        {"warmup_s", "warm-up", b->warmup_s},
+        {"setup_s", "backend set-up and release", b->setup_s},
+        {"inputs_s", "making inputs", b->inputs_s},
+        {"verify_s", "fetching and verifying outputs", b->verify_s},
+        {"ceilings_s", "measuring the ceilings", b->ceilings_s},
+        {"write_s", "writing the results file", b->write_s},
+        {"other_s", "the rest", other}};
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "wall_s", b->wall_s);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) cJSON_AddNumberToObject(o, parts[i].key, parts[i].v);
+    if (cJSON_GetObjectItemCaseSensitive(doc, "time_breakdown"))
+        cJSON_ReplaceItemInObjectCaseSensitive(doc, "time_breakdown", o);
+    else
+        cJSON_AddItemToObject(doc, "time_breakdown", o);
+    char buf[32];
+    fmt_seconds(buf, sizeof buf, b->wall_s);
+    fprintf(stderr, "time: %s in all", buf);
+    if (b->samples_s > 0) fprintf(stderr, ", %.1f× the timed samples", b->wall_s / b->samples_s);
+    fprintf(stderr, "\n");
+    if (quiet) return;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        fmt_seconds(buf, sizeof buf, parts[i].v);
+        fprintf(stderr, "  %-44s %9s %5.1f%%\n", parts[i].text, buf,
+                b->wall_s > 0 ? 100.0 * parts[i].v / b->wall_s : 0.0);
+    }
 }
 
 static int parse_int(const char *s, long lo, long hi, long *out) {
@@ -207,11 +272,9 @@ int gb_cmd_run(int argc, char **argv) {
         run_usage(stderr);
         return GB_EXIT_USAGE;
     }
+    int setup = gb_cli_setup_cpu("run", core);
+    if (setup != GB_EXIT_OK) return setup;
     char why[GB_MSG_LEN];
-    if (gb_apply_openblas_core(core, why, sizeof why)) {
-        fprintf(stderr, "gpubench run: %s\n", why);
-        return GB_EXIT_USAGE;
-    }
 
     gb_suite suite;
     gb_err e = {{0}};
@@ -243,22 +306,22 @@ int gb_cmd_run(int argc, char **argv) {
     gb_backends_describe(&set, context);
     cJSON *doc = new_results_doc(&suite, context, bopt.cache_cold ? "cold" : "hot");
     cJSON *warnings = cJSON_GetObjectItemCaseSensitive(doc, "warnings");
-    gb_sanity_check(context, warnings);
+    gb_cli_checks(&set, context, warnings);
     const cJSON *w;
     cJSON_ArrayForEach(w, warnings) fprintf(stderr, "WARNING: %s\n", w->valuestring);
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
+    catch_stop_signals();
 
+    gb_time_breakdown times = {0};
+    double t_start = gb_now();
     if (peaks) measure_peaks(&set, doc, quiet);
+    times.ceilings_s = gb_now() - t_start;
     record_health(&set, doc, "before");
 
     FILE *lines = format == GB_FMT_TABLE ? stdout : stderr; /* keep md/csv stdout clean */
     gb_run_config cfg = {.backends = &set, .quiet = quiet, .progress = !quiet && isatty(2),
                          .cache_cold = bopt.cache_cold, .results = doc, .out_path = path,
-                         .lines = lines};
+                         .lines = lines, .breakdown = &times, .started = t_start};
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);
@@ -276,11 +339,14 @@ int gb_cmd_run(int argc, char **argv) {
 
     cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateBool(!gb_interrupted && status == GB_OK));
     cJSON_ReplaceItemInObjectCaseSensitive(doc, "interrupted", cJSON_CreateBool(gb_interrupted != 0));
+    if (gb_interrupted) cJSON_AddStringToObject(doc, "interrupted_by", signal_name(gb_interrupted));
     int bad = gb_runner_summarize(doc);
     gb_report_crossover(doc);
+    times.wall_s = gb_now() - t_start;
+    record_breakdown(doc, &times, quiet);
     /* An interrupted run is not a success, even with every result verified:
-     * 130 is the shell's code for "stopped by SIGINT". */
-    int exit_code = bad ? GB_EXIT_CHECK : gb_interrupted ? 130 : GB_EXIT_OK;
+     * 128 + the signal's number is the shell's code for "stopped by it". */
+    int exit_code = bad ? GB_EXIT_CHECK : gb_interrupted ? 128 + gb_interrupted : GB_EXIT_OK;
     if (gb_results_write_atomic(doc, path, why, sizeof why) != 0) {
         fprintf(stderr, "gpubench run: %s\n", why);
         exit_code = GB_EXIT_USAGE;
@@ -294,7 +360,10 @@ int gb_cmd_run(int argc, char **argv) {
     if (format == GB_FMT_TABLE) printf("\n");
     gb_report_render(doc, &ro, stdout);
     fflush(stdout);
-    fprintf(stderr, "results: %s%s\n", path, gb_interrupted ? " (interrupted: partial results)" : "");
+    if (gb_interrupted)
+        fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, signal_name(gb_interrupted));
+    else
+        fprintf(stderr, "results: %s\n", path);
     if (bad) fprintf(stderr, "%d result(s) failed verification or errored: exit 1\n", bad);
 
     if (gbench && gb_export_gbench(doc, gbench, why, sizeof why) != 0) {

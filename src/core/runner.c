@@ -14,50 +14,7 @@
 
 volatile sig_atomic_t gb_interrupted = 0;
 
-/* ---- projection of a case's cost from the previous size ------------------ */
-
-/* Rate (work per second) last measured per benchmark, dtype and backend, so
- * a sweep can skip a size it cannot afford before spending the budget. */
-typedef struct {
-    int benchmark, dtype, backend;
-    double rate;      /* work units per second, from the median */
-    char label[64];   /* the size it was measured at */
-} rate_memo;
-
-typedef struct {
-    rate_memo *memo;
-    size_t n, cap;
-} rate_book;
-
-#define GB_PROJECTION_MIN_S 1e-3
-
 static double case_work(const gb_case *c) { return c->flops > 0 ? c->flops : c->bytes; }
-
-static rate_memo *rate_find(rate_book *b, int bench, int dtype, int backend) {
-    for (size_t i = 0; i < b->n; i++)
-        if (b->memo[i].benchmark == bench && b->memo[i].dtype == dtype && b->memo[i].backend == backend)
-            return &b->memo[i];
-    return NULL;
-}
-
-static void rate_store(rate_book *b, int bench, int dtype, int backend, double rate, const char *label) {
-    rate_memo *m = rate_find(b, bench, dtype, backend);
-    if (!m) {
-        if (b->n == b->cap) {
-            size_t ncap = b->cap ? 2 * b->cap : 16;
-            rate_memo *nm = realloc(b->memo, ncap * sizeof *nm);
-            if (!nm) return;
-            b->memo = nm;
-            b->cap = ncap;
-        }
-        m = &b->memo[b->n++];
-        m->benchmark = bench;
-        m->dtype = dtype;
-        m->backend = backend;
-    }
-    m->rate = rate;
-    snprintf(m->label, sizeof m->label, "%s", label);
-}
 
 /* ---- host memory ---------------------------------------------------------- */
 
@@ -183,11 +140,7 @@ static void add_pct_of_peak(cJSON *results, cJSON *case_obj, cJSON *r) {
 /* Every sample of one result (case × backend × timing), across rounds. */
 typedef struct {
     cJSON *result;                  /* its entry in the results document; NULL: none */
-    double *samples;
-    size_t n, cap;
-    size_t round_n[GB_MAX_ROUNDS];  /* samples taken in each round, in order */
-    int rounds;                     /* rounds measured */
-    int warmup_reps;
+    gb_samples s;
     int again;                      /* measure it in the next round too */
 } track;
 
@@ -196,78 +149,38 @@ typedef struct {
     track t[GB_MAX_BACKENDS][GB_MAX_TIMINGS];
     cJSON *obj;                     /* the case's entry in the results document */
     int again;                      /* some track is measured in the next round */
+    gb_arrays inputs;               /* round 0's inputs, kept for later rounds when they fit */
+    int have_inputs;
+    double visit_s;                 /* wall time of its last visit (for the estimate of time left) */
+    int visits;
 } case_tracks;
 
-static int push_sample(track *s, double v) {
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? 2 * s->cap : 64;
-        double *n = realloc(s->samples, ncap * sizeof *n);
-        if (!n) return GB_FAIL;
-        s->samples = n;
-        s->cap = ncap;
-    }
-    s->samples[s->n++] = v;
-    return GB_OK;
+/* One repetition as the stopping rule sees it: the cache flush (cold mode)
+ * outside the backend's timer, then the backend's own timed run. */
+typedef struct {
+    const gb_backend *b;
+    void *state;
+    int timing, cache_cold;
+} rep_ctx;
+
+static int one_rep(void *ctx, double *seconds, gb_err *e) {
+    rep_ctx *r = ctx;
+    if (r->cache_cold && r->b->flush_caches) r->b->flush_caches();
+    return r->b->run(r->state, r->timing, seconds, e);
 }
 
-/* One round's share of a case's budget: the repetitions and the minimum
- * time are split over the rounds, so rounds cost warm-ups, not a multiple
- * of the run; max_time_s stays a per-visit cap. */
-static gb_budget round_budget(const gb_budget *b, int rounds) {
-    gb_budget r = *b;
-    r.min_reps = (b->min_reps + rounds - 1) / rounds;
-    if (r.min_reps < 1) r.min_reps = 1;
-    r.max_reps = b->max_reps / rounds; /* rounded down: the total stays within max_reps */
-    if (r.max_reps < r.min_reps) r.max_reps = r.min_reps;
-    r.min_time_s = b->min_time_s / rounds;
-    return r;
-}
-
-/* The stopping rule (runner.h), for one visit: appends this round's samples
- * to out and records their count. *capped is set when max_time_s, not the
- * budget, ended the visit: such a case is not visited again. Wall-clock
- * accounting uses the host clock around each repetition so that the budget
- * counts what the user waits for. */
-static int measure(const gb_backend *b, void *state, int timing, const gb_budget *budget,
-                   int cache_cold, track *out, int *capped, gb_err *e) {
-    double start = gb_now(), seconds;
-    size_t first = out->n;
-    *capped = 0;
-    /* Warm up for `warmup` repetitions and min_warmup_s, whichever is
-     * longer, within a quarter of the budget. The time floor is there
-     * because some effects outlast a fixed count of fast repetitions: on the
-     * H100 host the first ~50 ms of 16-thread OpenBLAS GEMMs at 512 ran 40×
-     * slower than the rest. */
-    double warm_cap = 0.25 * budget->max_time_s;
-    for (int w = 0; !gb_interrupted; w++) {
-        double spent = gb_now() - start;
-        if (w >= budget->warmup && spent >= budget->min_warmup_s) break;
-        if (w > 0 && spent > warm_cap) break;
-        if (budget->warmup == 0 && budget->min_warmup_s <= 0) break;
-        if (cache_cold && b->flush_caches) b->flush_caches();
-        int status = b->run(state, timing, &seconds, e);
-        if (status != GB_OK) return status;
-        out->warmup_reps++;
+static int measure(gb_run_config *cfg, const gb_backend *b, void *state, int timing, const gb_budget *budget,
+                   int first_visit, track *tr, int *capped, gb_err *e) {
+    rep_ctx ctx = {b, state, timing, cfg->cache_cold};
+    gb_visit_cost cost = {0};
+    int status = gb_measure_visit(budget, first_visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s,
+                                  capped, &cost, e);
+    if (cfg->breakdown) {
+        cfg->breakdown->warmup_s += cost.warmup_s;
+        cfg->breakdown->samples_s += cost.samples_s;
+        cfg->breakdown->timing_overhead_s += cost.timing_s - cost.samples_s;
     }
-    double timed = 0;
-    for (;;) {
-        size_t got = out->n - first;
-        if (gb_interrupted && got > 0) break;
-        if (cache_cold && b->flush_caches) b->flush_caches();
-        int status = b->run(state, timing, &seconds, e);
-        if (status != GB_OK) return status;
-        if (!(seconds >= 0) || !isfinite(seconds))
-            return gb_errf(e, GB_FAIL, "backend returned an invalid time (%g s)", seconds);
-        if (push_sample(out, seconds) != GB_OK) return gb_errf(e, GB_FAIL, "out of memory for samples");
-        got++;
-        timed += seconds;
-        int enough = ((int)got >= budget->min_reps && timed >= budget->min_time_s) ||
-                     (int)got >= budget->max_reps;
-        if (enough || gb_interrupted) break;
-        if (gb_now() - start >= budget->max_time_s) { *capped = 1; break; }
-    }
-    out->round_n[out->rounds++] = out->n - first;
-    return GB_OK;
+    return status;
 }
 
 /* (Re)write a result's samples and everything computed from them. */
@@ -276,10 +189,10 @@ static void write_measurement(cJSON *results, cJSON *case_obj, const gb_case *c,
                                           "gbs", "pct_of_peak", "peak", NULL};
     cJSON *r = t->result;
     for (int i = 0; derived[i]; i++) cJSON_DeleteItemFromObjectCaseSensitive(r, derived[i]);
-    cJSON_AddNumberToObject(r, "warmup_reps", t->warmup_reps);
+    cJSON_AddNumberToObject(r, "warmup_reps", t->s.warmup_reps);
     cJSON *sizes = cJSON_AddArrayToObject(r, "round_sizes");
-    for (int i = 0; i < t->rounds; i++) cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)t->round_n[i]));
-    add_stats(r, t->samples, t->n, t->round_n, t->rounds, c);
+    for (int i = 0; i < t->s.rounds; i++) cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)t->s.round_n[i]));
+    add_stats(r, t->s.v, t->s.n, t->s.round_n, t->s.rounds, c);
     add_pct_of_peak(results, case_obj, r);
 }
 
@@ -315,13 +228,19 @@ typedef struct {
     int have;
 } reference;
 
+/* Add seconds since t0 to a breakdown field (when the run keeps one). */
+static void spent(gb_run_config *cfg, double *field, double t0) {
+    if (cfg->breakdown) *field += gb_now() - t0;
+}
+
 /* The first visit of a case by one backend: prepare, measure every timing,
  * fetch and verify the output, record it all. */
 static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
-                        int slot_index, const gb_arrays *in, reference *ref, rate_book *rates,
+                        int slot_index, const gb_arrays *in, reference *ref, gb_rate_book *rates,
                         cJSON *case_obj, track *tracks, int rounds) {
     const gb_case *c = &item->c;
     const gb_backend *b = slot->b;
+    gb_time_breakdown *bd = cfg->breakdown;
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(case_obj, "results");
     gb_err e = {{0}};
 
@@ -341,31 +260,30 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         return;
     }
-    rate_memo *memo = rate_find(rates, item->benchmark, c->dtype, slot_index);
-    if (memo && memo->rate > 0) {
-        double projected = case_work(c) / memo->rate;
-        if (projected > item->budget.max_time_s) {
-            char why[GB_MSG_LEN];
-            snprintf(why, sizeof why,
-                     "projected %.3g s per repetition (from the rate at %s) exceeds max_time_s %g; "
-                     "raise max_time_s to run it",
-                     projected, memo->label, item->budget.max_time_s);
-            add_all_timings(arr, slot, "skipped", why);
-            return;
-        }
+    const char *from = NULL;
+    double projected = gb_rate_project(rates, item->benchmark, c->dtype, slot_index, case_work(c), &from);
+    if (projected > item->budget.max_time_s) {
+        char why[GB_MSG_LEN];
+        snprintf(why, sizeof why,
+                 "projected %.3g s per repetition (from the rate at %s) exceeds max_time_s %g; "
+                 "raise max_time_s to run it",
+                 projected, from, item->budget.max_time_s);
+        add_all_timings(arr, slot, "skipped", why);
+        return;
     }
 
     void *state = NULL;
     double t0 = gb_now();
     status = b->prepare(c, in, &state, &e);
     double setup = gb_now() - t0;
+    if (bd) bd->setup_s += setup;
     if (status != GB_OK) {
         add_all_timings(arr, slot, status == GB_SKIP ? "skipped" : "error", e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         return;
     }
 
-    gb_budget budget = round_budget(&item->budget, rounds);
+    gb_budget budget = gb_round_budget(&item->budget, rounds);
     cJSON *made[GB_MAX_TIMINGS] = {0};
     int measured_any = 0, fatal = 0;
     for (int t = 0; t < b->ntimings; t++) {
@@ -376,30 +294,28 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         if (fatal) { set_status(r, "error", e.msg); continue; }
         track *tr = &tracks[t];
         int capped;
-        status = measure(b, state, t, &budget, cfg->cache_cold, tr, &capped, &e);
+        status = measure(cfg, b, state, t, &budget, 1, tr, &capped, &e);
         if (status != GB_OK) {
             set_status(r, "error", e.msg);
             if (status == GB_FATAL) {
                 fatal = 1;
                 gb_backends_disable(slot, e.msg);
             }
-        } else if (tr->n == 0) {
+        } else if (tr->s.n == 0) {
             set_status(r, "skipped", "interrupted");
         } else {
             tr->result = r;
             tr->again = !capped && rounds > 1;
             write_measurement(cfg->results, case_obj, c, tr);
             measured_any = 1;
-            /* Below a millisecond a repetition is mostly fixed overhead
-             * (launches, thread wake-ups): its rate would predict absurd
-             * times for larger sizes, so it is not used for projection. */
-            double med = gb_median(tr->samples, tr->n);
-            if (t == 0 && med >= GB_PROJECTION_MIN_S)
-                rate_store(rates, item->benchmark, c->dtype, slot_index, case_work(c) / med, c->label);
+            if (t == 0)
+                gb_rate_record(rates, item->benchmark, c->dtype, slot_index, case_work(c),
+                               gb_median(tr->s.v, tr->s.n), c->label);
         }
     }
 
     /* Fetch and check the output of the last repetition. */
+    t0 = gb_now();
     gb_verdict v;
     memset(&v, 0, sizeof v);
     cJSON *extra = cJSON_CreateObject();
@@ -416,7 +332,10 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         }
         if (b->annotate) b->annotate(state, extra);
     }
+    spent(cfg, bd ? &bd->verify_s : NULL, t0);
+    t0 = gb_now();
     b->release(state);
+    spent(cfg, bd ? &bd->setup_s : NULL, t0);
 
     for (int t = 0; t < b->ntimings; t++) {
         cJSON *r = made[t];
@@ -445,6 +364,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
 static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
                               const gb_arrays *in, cJSON *case_obj, track *tracks, int round, int rounds) {
     const gb_backend *b = slot->b;
+    gb_time_breakdown *bd = cfg->breakdown;
     int wanted = 0;
     for (int t = 0; t < b->ntimings; t++) wanted |= tracks[t].again;
     if (slot->disabled) /* a fatal error since: what earlier rounds measured stands */
@@ -453,15 +373,17 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     gb_err e = {{0}};
     char why[GB_MSG_LEN + 32];
     void *state = NULL;
+    double t0 = gb_now();
     int prepared = b->prepare(&item->c, in, &state, &e), status = prepared;
+    spent(cfg, bd ? &bd->setup_s : NULL, t0);
     if (prepared == GB_FATAL) gb_backends_disable(slot, e.msg);
-    gb_budget budget = round_budget(&item->budget, rounds);
+    gb_budget budget = gb_round_budget(&item->budget, rounds);
     for (int t = 0; t < b->ntimings; t++) {
         track *tr = &tracks[t];
         if (!tr->again) continue;
         int capped = 0, measured = 0;
         if (status == GB_OK && !gb_interrupted) {
-            status = measure(b, state, t, &budget, cfg->cache_cold, tr, &capped, &e);
+            status = measure(cfg, b, state, t, &budget, 0, tr, &capped, &e);
             measured = status == GB_OK;
         }
         if (status != GB_OK) {
@@ -476,7 +398,9 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
         if (measured) write_measurement(cfg->results, case_obj, &item->c, tr);
         tr->again = measured && !capped && !gb_interrupted && round + 1 < rounds;
     }
+    t0 = gb_now();
     if (prepared == GB_OK) b->release(state);
+    spent(cfg, bd ? &bd->setup_s : NULL, t0);
 }
 
 static const cJSON *find_result(const cJSON *arr, const char *backend, const char *timing) {
@@ -546,16 +470,94 @@ int gb_runner_summarize(cJSON *results) {
 
 static int checkpoint(gb_run_config *cfg, gb_err *e) {
     if (!cfg->out_path) return GB_OK;
+    double t0 = gb_now();
     gb_runner_summarize(cfg->results);
     char why[GB_MSG_LEN];
-    if (gb_results_write_atomic(cfg->results, cfg->out_path, why, sizeof why) != 0)
-        return gb_errf(e, GB_FAIL, "%s", why);
+    int failed = gb_results_write_atomic(cfg->results, cfg->out_path, why, sizeof why) != 0;
+    spent(cfg, cfg->breakdown ? &cfg->breakdown->write_s : NULL, t0);
+    if (failed) return gb_errf(e, GB_FAIL, "%s", why);
     return GB_OK;
 }
 
+/* ---- inputs kept between rounds --------------------------------------------
+ * Inputs are made before the clock, from the case's seed, and no backend
+ * writes to them (prepare copies what it needs), so a later round can reuse
+ * round 0's instead of making them again. They are kept while all kept
+ * inputs fit in a quarter of the host memory that was free when the run
+ * started; a case beyond that makes its inputs again, as before. */
+typedef struct {
+    double cap, used;
+} input_cache;
+
+static size_t arrays_bytes(const gb_arrays *a) {
+    size_t total = 0;
+    for (int i = 0; i < a->count; i++) total += a->item[i].count * gb_elem_size(a->item[i].elem);
+    return total;
+}
+
+static void keep_or_free_inputs(input_cache *cache, case_tracks *ct, gb_arrays *in) {
+    double bytes = (double)arrays_bytes(in);
+    if (ct->again && cache->used + bytes <= cache->cap) {
+        ct->inputs = *in;
+        ct->have_inputs = 1;
+        cache->used += bytes;
+    } else {
+        gb_arrays_free(in);
+    }
+    memset(in, 0, sizeof *in);
+}
+
+static void drop_inputs(input_cache *cache, case_tracks *ct) {
+    if (!ct->have_inputs) return;
+    cache->used -= (double)arrays_bytes(&ct->inputs);
+    gb_arrays_free(&ct->inputs);
+    ct->have_inputs = 0;
+}
+
+/* ---- progress on a terminal ------------------------------------------------ */
+
+static void fmt_duration(char *buf, size_t len, double s) {
+    if (s < 60) snprintf(buf, len, "%.0fs", s);
+    else if (s < 3600) snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)s % 60);
+    else snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
+}
+
+/* Seconds left: each visit still to come is priced at the case's own last
+ * visit, and a case not yet visited at the mean first visit so far. */
+static double time_left(const gb_suite *s, const case_tracks *tracks, int round) {
+    double first_sum = 0, left = 0;
+    size_t first_n = 0;
+    for (size_t i = 0; i < s->count; i++)
+        if (tracks[i].visits > 0) first_sum += tracks[i].visit_s, first_n++;
+    double mean_first = first_n ? first_sum / (double)first_n : 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const case_tracks *ct = &tracks[i];
+        if (ct->visits == 0) left += mean_first * (double)s->rounds;
+        else if (ct->again) left += ct->visit_s * (double)(s->rounds - ct->visits);
+    }
+    (void)round;
+    return left;
+}
+
+static void show_progress(const gb_run_config *cfg, const gb_suite *s, const case_tracks *tracks, size_t i,
+                          int round, const char *backend) {
+    if (!cfg->progress) return;
+    const gb_case *c = &s->items[i].c;
+    char elapsed[32], left[32];
+    fmt_duration(elapsed, sizeof elapsed, gb_now() - cfg->started);
+    fmt_duration(left, sizeof left, time_left(s, tracks, round));
+    fprintf(stderr, "\r\033[K[round %d/%d] [%zu/%zu] %s %s %s%s%s  %s elapsed, ~%s left", round + 1, s->rounds,
+            i + 1, s->count, c->op->name, c->label, gb_dtype_name(c->dtype), backend ? ": " : "",
+            backend ? backend : "", elapsed, left);
+    fflush(stderr);
+}
+
+/* ---- visits ------------------------------------------------------------------ */
+
 /* Round 0 of a case: inputs, every backend, verification. */
-static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, rate_book *rates,
-                        case_tracks *ct) {
+static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate_book *rates,
+                        case_tracks *tracks, gb_arrays *in) {
+    case_tracks *ct = &tracks[i];
     const gb_plan_item *item = &s->items[i];
     const gb_case *c = &item->c;
     cJSON *case_obj = new_case_object(c);
@@ -569,59 +571,65 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, rate_bo
         return;
     }
     double need = c->op->host_bytes(c), avail = host_available_bytes();
-    gb_arrays in = {0};
     gb_err err = {{0}};
     int made = GB_FAIL;
+    double t0 = gb_now();
     if (need > avail)
         snprintf(err.msg, sizeof err.msg, "needs %.2f GiB of host memory, %.2f GiB available",
                  need / 1073741824.0, avail / 1073741824.0);
     else
-        made = c->op->make_inputs(c, &in, &err);
+        made = c->op->make_inputs(c, in, &err);
+    spent(cfg, cfg->breakdown ? &cfg->breakdown->inputs_s : NULL, t0);
     if (made != GB_OK) {
         for (int k = 0; k < cfg->backends->count; k++)
             if (cfg->backends->slot[k].selected)
                 add_all_timings(arr, &cfg->backends->slot[k], made == GB_FAIL && need <= avail ? "error" : "skipped", err.msg);
-    } else {
-        reference ref = {0};
-        for (int k = 0; k < cfg->backends->count; k++) {
-            gb_backend_slot *slot = &cfg->backends->slot[k];
-            if (!slot->selected) continue;
-            if (cfg->progress)
-                fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s: %s", i + 1, s->count, c->op->name,
-                        c->label, gb_dtype_name(c->dtype), slot->name);
-            run_backend(cfg, item, slot, k, &in, &ref, rates, case_obj, ct->t[k], s->rounds);
-        }
-        if (ref.have) gb_arrays_free(&ref.out);
+        return;
     }
-    gb_arrays_free(&in);
+    reference ref = {0};
+    for (int k = 0; k < cfg->backends->count; k++) {
+        gb_backend_slot *slot = &cfg->backends->slot[k];
+        if (!slot->selected) continue;
+        show_progress(cfg, s, tracks, i, 0, slot->name);
+        run_backend(cfg, item, slot, k, in, &ref, rates, case_obj, ct->t[k], s->rounds);
+    }
+    if (ref.have) gb_arrays_free(&ref.out);
 }
 
-/* Round 1, 2, ... of a case: the same inputs (same seed), made again. */
-static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cfg, case_tracks *ct) {
+/* Round 1, 2, ... of a case: the same inputs (same seed), kept from round 0
+ * or made again. */
+static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cfg, case_tracks *tracks) {
+    case_tracks *ct = &tracks[i];
     const gb_plan_item *item = &s->items[i];
-    gb_arrays in = {0};
-    gb_err err = {{0}};
-    if (item->c.op->make_inputs(&item->c, &in, &err) != GB_OK) {
-        /* it worked in round 0: keep those samples, say why the rounds stop */
-        for (int k = 0; k < cfg->backends->count; k++)
-            for (int t = 0; t < GB_MAX_TIMINGS; t++)
-                if (ct->t[k][t].again) {
-                    char why[GB_MSG_LEN + 32];
-                    snprintf(why, sizeof why, "round %d: %s", round + 1, err.msg);
-                    set_status(ct->t[k][t].result, "error", why);
-                    ct->t[k][t].again = 0;
-                }
-        return;
+    gb_arrays made_now = {0};
+    const gb_arrays *in = &ct->inputs;
+    if (!ct->have_inputs) {
+        gb_err err = {{0}};
+        double t0 = gb_now();
+        int status = item->c.op->make_inputs(&item->c, &made_now, &err);
+        spent(cfg, cfg->breakdown ? &cfg->breakdown->inputs_s : NULL, t0);
+        if (status != GB_OK) {
+            /* it worked in round 0: keep those samples, say why the rounds stop */
+            for (int k = 0; k < cfg->backends->count; k++)
+                for (int t = 0; t < GB_MAX_TIMINGS; t++)
+                    if (ct->t[k][t].again) {
+                        char why[GB_MSG_LEN + 32];
+                        snprintf(why, sizeof why, "round %d: %s", round + 1, err.msg);
+                        set_status(ct->t[k][t].result, "error", why);
+                        ct->t[k][t].again = 0;
+                    }
+            gb_arrays_free(&made_now);
+            return;
+        }
+        in = &made_now;
     }
     for (int k = 0; k < cfg->backends->count; k++) {
         gb_backend_slot *slot = &cfg->backends->slot[k];
         if (!slot->selected || !slot->b) continue;
-        if (cfg->progress)
-            fprintf(stderr, "\r\033[K[round %d/%d] [%zu/%zu] %s %s %s: %s", round + 1, s->rounds, i + 1,
-                    s->count, item->c.op->name, item->c.label, gb_dtype_name(item->c.dtype), slot->name);
-        run_backend_again(cfg, item, slot, &in, ct->obj, ct->t[k], round, s->rounds);
+        show_progress(cfg, s, tracks, i, round, slot->name);
+        run_backend_again(cfg, item, slot, in, ct->obj, ct->t[k], round, s->rounds);
     }
-    gb_arrays_free(&in);
+    gb_arrays_free(&made_now);
 }
 
 static int case_again(const case_tracks *ct) {
@@ -633,52 +641,60 @@ static int case_again(const case_tracks *ct) {
 
 static void free_tracks(case_tracks *ct) {
     for (int k = 0; k < GB_MAX_BACKENDS; k++)
-        for (int t = 0; t < GB_MAX_TIMINGS; t++) {
-            free(ct->t[k][t].samples);
-            ct->t[k][t].samples = NULL;
-        }
+        for (int t = 0; t < GB_MAX_TIMINGS; t++) gb_samples_free(&ct->t[k][t].s);
 }
 
 int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
-    rate_book rates = {0};
+    gb_rate_book *rates = gb_rate_book_new();
     case_tracks *tracks = calloc(s->count ? s->count : 1, sizeof *tracks);
-    if (!tracks) return gb_errf(e, GB_FAIL, "out of memory for %zu cases", s->count);
+    if (!tracks || !rates) {
+        free(tracks);
+        gb_rate_book_free(rates);
+        return gb_errf(e, GB_FAIL, "out of memory for %zu cases", s->count);
+    }
+    if (cfg->started <= 0) cfg->started = gb_now();
+    input_cache cache = {.cap = 0.25 * host_available_bytes(), .used = 0};
     int status = GB_OK;
-    /* Round 0 visits every case; later rounds revisit, in the same order,
-     * the results that did not hit max_time_s (runner.h). A case is final
-     * when no result of it is visited again: then its line is printed. */
+    /* Round 0 visits every case and prints its line as soon as it is
+     * measured (later rounds refine it in the final table); later rounds
+     * revisit, in the same order, the results that did not hit max_time_s
+     * (stopping.h). */
     for (int round = 0; round < s->rounds && status == GB_OK; round++) {
         for (size_t i = 0; i < s->count && status == GB_OK; i++) {
             case_tracks *ct = &tracks[i];
+            double t0 = gb_now();
             if (round == 0) {
-                if (cfg->progress)
-                    fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", i + 1, s->count, s->items[i].c.op->name,
-                            s->items[i].c.label, gb_dtype_name(s->items[i].c.dtype));
-                first_visit(s, i, cfg, &rates, ct);
+                show_progress(cfg, s, tracks, i, 0, NULL);
+                gb_arrays in = {0};
+                first_visit(s, i, cfg, rates, tracks, &in);
+                ct->again = !gb_interrupted && case_again(ct);
+                keep_or_free_inputs(&cache, ct, &in);
             } else {
                 if (!ct->again || gb_interrupted) continue;
-                next_visit(s, i, round, cfg, ct);
+                next_visit(s, i, round, cfg, tracks);
+                ct->again = !gb_interrupted && case_again(ct);
             }
-            ct->again = !gb_interrupted && case_again(ct);
+            ct->visit_s = gb_now() - t0;
+            ct->visits = round + 1;
             add_speedups(ct->obj);
             if (cfg->progress) fprintf(stderr, "\r\033[K");
+            if (round == 0 && !cfg->quiet && cfg->lines) {
+                gb_report_case_line(ct->obj, cfg->lines);
+                fflush(cfg->lines);
+            }
             if (!ct->again) {
+                drop_inputs(&cache, ct);
                 free_tracks(ct);
-                if (!cfg->quiet && cfg->lines) {
-                    gb_report_case_line(ct->obj, cfg->lines);
-                    fflush(cfg->lines);
-                }
             }
             status = checkpoint(cfg, e);
         }
         if (gb_interrupted) break;
     }
     for (size_t i = 0; i < s->count; i++) {
-        if (tracks[i].again && tracks[i].obj && !cfg->quiet && cfg->lines) /* interrupted between rounds */
-            gb_report_case_line(tracks[i].obj, cfg->lines);
+        drop_inputs(&cache, &tracks[i]);
         free_tracks(&tracks[i]);
     }
     free(tracks);
-    free(rates.memo);
+    gb_rate_book_free(rates);
     return status;
 }

@@ -1,38 +1,39 @@
-/* runner.h — runs a plan: inputs, warm-up, the stopping rule, statistics,
- * verification across backends, and one results entry per case.
+/* runner.h — runs a plan: drives the backends through every case and round,
+ * verifies their answers against each other, and records one results entry
+ * per case. How a single result is timed — warm-up, the stopping rule, the
+ * budget of a round, projection — is src/core/stopping.h; this module is the
+ * loop around it:
  *
- * How a result is timed, in one place (runner.c, measure()):
- *   0. rounds: the whole plan is visited `rounds` times, in order; each
- *      visit makes the inputs and prepares the backend again and takes its
- *      share of the budget (min_reps and min_time_s divided by rounds,
- *      rounded up; max_reps divided, rounded down; max_time_s as is). The
- *      output is verified on the first visit. A result whose visit was cut
- *      by max_time_s is not visited again. Every round's median widens the
- *      confidence interval (stats.h). Then, per visit:
- *   1. untimed repetitions: at least `warmup` of them and min_warmup_s of
- *      them (cut short once they have used a quarter of max_time_s, so a
- *      huge case does not spend its budget warming up);
- *   2. timed repetitions until at least min_reps AND min_time_s are reached
- *      (or max_reps samples are kept),
- *      stopping anyway once the case has used max_time_s (warm-up included)
- *      with at least one timed repetition; every sample is kept;
- *   3. in cold-cache mode the backend's caches are flushed before every
- *      repetition, outside the timer.
- * A size whose single repetition is projected — from the op's work (flops,
- * or bytes for memory-bound ops) and the rate measured at the previous size
- * of the same benchmark, dtype and backend — to exceed max_time_s is skipped
- * with that reason instead of run. Rates from repetitions under 1 ms are not
- * used: they measure fixed overheads, not the op. */
+ *   rounds: the whole plan is visited `rounds` times, in order. Round 0 makes
+ *   each case's inputs, prepares each backend, measures every timing,
+ *   fetches and verifies the output, and prints the case's line. Later
+ *   rounds prepare again (fresh buffers) and measure again the results that
+ *   did not hit max_time_s, with round 0's inputs when they were kept
+ *   (a quarter of the free host memory holds them) or inputs made again from
+ *   the same seed. Every round's median widens the confidence interval
+ *   (stats.h). The results file is rewritten after every visit, so a killed
+ *   run leaves a valid file. */
 #ifndef GB_RUNNER_H
 #define GB_RUNNER_H
 #include <signal.h>
 #include <stdio.h>
 #include <cjson/cJSON.h>
 #include "backends.h"
+#include "stopping.h"
 #include "suite.h"
 
-/* Set by the SIGINT handler: the runner stops after the current repetition. */
+/* Set by the signal handler to the signal's number (SIGINT, SIGTERM,
+ * SIGHUP): the runner stops after the current repetition. */
 extern volatile sig_atomic_t gb_interrupted;
+
+/* Where a run's wall time went, so a user sees what their minutes bought:
+ * the samples themselves, the rest of the timed loop (syncs, restores,
+ * cache flushes between samples), warm-up, backend set-up and release,
+ * making inputs, fetching and verifying outputs, the ceilings, writing the
+ * results file; wall_s is set by the caller at the end. */
+typedef struct {
+    double wall_s, samples_s, timing_overhead_s, warmup_s, setup_s, inputs_s, verify_s, ceilings_s, write_s;
+} gb_time_breakdown;
 
 typedef struct {
     gb_backend_set *backends;
@@ -42,6 +43,8 @@ typedef struct {
     cJSON *results;         /* the results document: cases are appended to its "cases" */
     const char *out_path;   /* rewritten after every case; NULL: not written */
     FILE *lines;            /* per-case lines (stdout) */
+    gb_time_breakdown *breakdown; /* added to when not NULL */
+    double started;         /* gb_now() when the run began (for the progress line) */
 } gb_run_config;
 
 /* Run every case of the suite. Returns GB_OK when the run went through (even

@@ -1,0 +1,92 @@
+/* stopping.h — the stopping rule: how one visit of a result is measured,
+ * how a case's budget is split over rounds, and how a size that cannot be
+ * afforded is projected from the previous size. It knows neither cJSON nor
+ * printing nor any backend: the runner hands it a repetition function and a
+ * clock, so tests drive it with a fake backend on a deterministic clock
+ * (tests/test_stopping.c).
+ *
+ * One visit (gb_measure_visit):
+ *   1. warm-up, untimed. The first visit of a result warms up for at least
+ *      `warmup` repetitions and at least min_warmup_s (a thread pool's
+ *      start-up outlasts a fixed count of fast repetitions: on the H100 host
+ *      the first ~50 ms of 16-thread OpenBLAS GEMMs at 512 ran 40× slower).
+ *      A later visit finds the process warm and counts repetitions only:
+ *      `warmup` of them, going on (up to min_warmup_s) while the last two
+ *      still differ by more than GB_WARMUP_STABLE. On any visit, one
+ *      repetition that by itself lasted min_warmup_s is warm-up enough: it
+ *      has absorbed the start-up the floor is for. The warm-up stops anyway
+ *      once it has used a quarter of max_time_s.
+ *   2. timed repetitions until at least min_reps AND min_time_s are reached,
+ *      or max_reps samples are kept; stopping anyway once the visit has used
+ *      max_time_s (warm-up included) with one timed repetition ("capped":
+ *      such a result is not visited again).
+ *   3. the stop flag (a signal) ends the visit after the current repetition. */
+#ifndef GB_STOPPING_H
+#define GB_STOPPING_H
+#include <signal.h>
+#include <stddef.h>
+#include "gb.h"
+#include "suite.h"
+
+/* Two warm-up repetitions within this relative difference are "stable". */
+#define GB_WARMUP_STABLE 0.10
+
+/* The clock the rule reads: the host monotonic clock in a run, a scripted
+ * one in tests. */
+typedef struct {
+    double (*now)(void *ctx);
+    void *ctx;
+} gb_clock;
+extern const gb_clock gb_host_clock;
+
+/* One repetition of one result, as the backend times it. */
+typedef int (*gb_rep_fn)(void *ctx, double *seconds, gb_err *e);
+
+/* Every sample of one result (case × backend × timing), across rounds. */
+typedef struct {
+    double *v;
+    size_t n, cap;
+    size_t round_n[GB_MAX_ROUNDS]; /* samples taken in each round, in order */
+    int rounds;                    /* rounds measured */
+    int warmup_reps;               /* across rounds */
+} gb_samples;
+void gb_samples_free(gb_samples *s);
+
+/* Where a visit's wall time went (added to, not reset). */
+typedef struct {
+    double warmup_s;   /* untimed repetitions */
+    double timing_s;   /* the timed loop, as the user waits for it */
+    double samples_s;  /* the sum of the samples themselves */
+} gb_visit_cost;
+
+/* Measure one visit (the rule above), appending its samples to out.
+ * first_visit: this result's first visit in this process. *capped is set
+ * when max_time_s, not the budget, ended it. Returns the repetition's status
+ * on failure (message in e). */
+int gb_measure_visit(const gb_budget *b, int first_visit, gb_rep_fn rep, void *ctx, const gb_clock *clk,
+                     volatile sig_atomic_t *stop, gb_samples *out, int *capped, gb_visit_cost *cost,
+                     gb_err *e);
+
+/* One round's share of a case's budget: min_reps and min_time_s divided by
+ * the rounds (rounded up), max_reps divided (rounded down); max_time_s stays
+ * a per-visit cap. So rounds cost warm-ups, not a multiple of the run. */
+gb_budget gb_round_budget(const gb_budget *b, int rounds);
+
+/* ---- projection ------------------------------------------------------------
+ * The rate (work per second) last measured per benchmark, dtype and backend,
+ * so a sweep skips a size it cannot afford before spending the budget. Rates
+ * from repetitions under GB_PROJECTION_MIN_S are not kept: they measure fixed
+ * overheads (launches, thread wake-ups), not the op, and would predict absurd
+ * times for larger sizes. */
+#define GB_PROJECTION_MIN_S 1e-3
+typedef struct gb_rate_book gb_rate_book;
+gb_rate_book *gb_rate_book_new(void);
+void gb_rate_book_free(gb_rate_book *b);
+/* Remember a measured median for (benchmark, dtype, backend) at size label. */
+void gb_rate_record(gb_rate_book *b, int benchmark, int dtype, int backend, double work, double median_s,
+                    const char *label);
+/* The projected seconds of one repetition of `work`, or 0 when nothing is
+ * known; *from names the size the rate was measured at. */
+double gb_rate_project(const gb_rate_book *b, int benchmark, int dtype, int backend, double work,
+                       const char **from);
+#endif
