@@ -2,6 +2,8 @@
  * descriptions, and dispatch of each case to its op file. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <omp.h>
 #include <cblas.h>
@@ -10,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "cpu_backend.h"
+#include "openblas_core.h"
 
 static int cpu_threads = 1;
 
@@ -45,6 +48,9 @@ static void cpu_describe(cJSON *ctx) {
     cJSON *ob = cJSON_AddObjectToObject(libs, "openblas");
     cJSON_AddStringToObject(ob, "config", openblas_get_config());
     cJSON_AddStringToObject(ob, "core", openblas_get_corename());
+    cJSON_AddStringToObject(ob, "core_chosen_by", gb_openblas_core_chosen_by());
+    if (gb_cpu_openblas_detected_core())
+        cJSON_AddStringToObject(ob, "core_detected", gb_cpu_openblas_detected_core());
     cJSON_AddNumberToObject(ob, "threads", openblas_get_num_threads());
     cJSON_AddStringToObject(libs, "fftw", fftw_version);
     char gbv[64];
@@ -52,6 +58,35 @@ static void cpu_describe(cJSON *ctx) {
              GxB_IMPLEMENTATION_SUB);
     cJSON_AddStringToObject(libs, "graphblas", gbv);
     cJSON_AddNumberToObject(ctx, "cpu_threads_used", cpu_threads);
+}
+
+/* OpenBLAS's core and threads, OpenMP's wait policy (gb_backend.check). */
+static int cpu_check(const cJSON *context, cJSON *warnings) {
+    int count = gb_openblas_check(context, warnings);
+    const cJSON *libs = cJSON_GetObjectItemCaseSensitive(context, "libraries");
+    const cJSON *ob = libs ? cJSON_GetObjectItemCaseSensitive(libs, "openblas") : NULL;
+    const cJSON *obt = ob ? cJSON_GetObjectItemCaseSensitive(ob, "threads") : NULL;
+    const cJSON *used = cJSON_GetObjectItemCaseSensitive(context, "cpu_threads_used");
+    char msg[512];
+    if (cJSON_IsNumber(obt) && cJSON_IsNumber(used) && obt->valueint > 0 && obt->valueint < used->valueint) {
+        snprintf(msg, sizeof msg,
+                 "OpenBLAS runs %d thread%s although the CPU side was given %d (OPENBLAS_NUM_THREADS, "
+                 "or a build with a lower MAX_THREADS?): BLAS and LAPACK results understate the CPU",
+                 obt->valueint, obt->valueint == 1 ? "" : "s", used->valueint);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+        count++;
+    }
+    const char *policy = getenv("OMP_WAIT_POLICY");
+    if (policy && strcasecmp(policy, "PASSIVE") != 0) {
+        snprintf(msg, sizeof msg,
+                 "OMP_WAIT_POLICY=%.32s is set in the environment: idle OpenMP workers spin and starve the "
+                 "OpenBLAS and FFTW threads on the same cores (a 64x64 solve measured 250x slower after an "
+                 "OpenMP region). Unset it: gpubench then makes them sleep (PASSIVE)",
+                 policy);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+        count++;
+    }
+    return count;
 }
 
 static int cpu_supports(const gb_case *c, gb_err *why) {
@@ -111,6 +146,7 @@ static const gb_backend cpu_backend = {
     .flush_caches = gb_cpu_flush_caches,
     .measure_peaks = gb_cpu_measure_peaks,
     .health = gb_cpu_health,
+    .check = cpu_check,
 };
 
 const gb_backend *gb_cpu_backend(void) { return &cpu_backend; }

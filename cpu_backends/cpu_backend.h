@@ -7,6 +7,10 @@
  * their library's thread count from this (OpenBLAS, FFTW, GraphBLAS, OpenMP). */
 int gb_cpu_threads(void);
 
+/* What OpenBLAS detected by itself when gpubench chose another core (NULL
+ * when not known: OPENBLAS_CORETYPE was set before gpubench started). */
+const char *gb_cpu_openblas_detected_core(void);
+
 /* Honest-numbers hooks (cpu_peak.c, cpu_flush.c, cpu_health.c): measured
  * ceilings, cold-cache flush, read-only health; sum of all last-level caches. */
 int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e);

@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <cjson/cJSON.h>
 
 #include "cpu_backend.h"
+#include "openblas_core.h"
 #include "sanity.h"
 #include "testlib.h"
 
@@ -35,6 +37,7 @@ static int count_warnings(const char *isa, const char *core, const char *version
                           int threads, const char *needle, char *first, size_t first_len) {
     cJSON *ctx = make_context(isa, core, version, cores, logical, threads);
     cJSON *w = cJSON_CreateArray();
+    gb_cpu_backend()->check(ctx, w);
     gb_sanity_check_context(ctx, w);
     int n = 0;
     const cJSON *it;
@@ -56,6 +59,27 @@ TEST(sanity_prescott_on_avx512_warns_and_names_the_fix) {
     CHECK(strstr(msg, "OpenBLAS 0.3.21 runs its Prescott kernels on a CPU with AVX-512") != NULL);
     CHECK(strstr(msg, "OPENBLAS_CORETYPE=SkylakeX") != NULL);
     CHECK(strstr(msg, "--openblas-core auto") != NULL);
+}
+
+/* The warning says who chose the core, so the user knows what to change. */
+TEST(sanity_core_warning_names_who_chose_it) {
+    static const struct { const char *by, *says; } cases[] = {
+        {"environment", "OPENBLAS_CORETYPE=Prescott is set in the environment"},
+        {"flag", "--openblas-core Prescott asked for it"},
+        {"openblas", "as it detects this CPU itself (--openblas-core detected)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *ctx = make_context(AVX512, "Prescott", "0.3.21", 16, 32, 16);
+        cJSON *ob = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ctx, "libraries"), "openblas");
+        cJSON_AddStringToObject(ob, "core_chosen_by", cases[i].by);
+        cJSON *w = cJSON_CreateArray();
+        CHECK(gb_openblas_check(ctx, w) == 1);
+        const char *msg = cJSON_GetArraySize(w) ? cJSON_GetArrayItem(w, 0)->valuestring : "";
+        CHECK(strstr(msg, cases[i].says) != NULL);
+        CHECK(strstr(msg, "--openblas-core auto") != NULL);
+        cJSON_Delete(w);
+        cJSON_Delete(ctx);
+    }
 }
 
 TEST(sanity_amx_cpu_gets_cooperlake_on_0_3_21_and_sapphirerapids_later) {
@@ -106,7 +130,7 @@ TEST(sanity_openblas_threads_below_cpu_threads) {
     cJSON *ob = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ctx, "libraries"), "openblas");
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(ob, "threads"), 1);
     cJSON *w = cJSON_CreateArray();
-    CHECK(gb_sanity_check_context(ctx, w) == 1);
+    CHECK(gb_cpu_backend()->check(ctx, w) == 1);
     CHECK(cJSON_GetArraySize(w) == 1 && strstr(cJSON_GetArrayItem(w, 0)->valuestring, "OpenBLAS runs 1 thread"));
     cJSON_Delete(w);
     cJSON_Delete(ctx);
@@ -164,31 +188,85 @@ static int cpu_has_avx(void) {
     return avx;
 }
 
-/* The end-to-end path: `gpubench info` with OpenBLAS forced onto Prescott
- * warns; with --openblas-core auto it re-executes onto the right core. */
-TEST(sanity_info_warns_about_prescott_and_auto_fixes_it) {
-    if (!cpu_has_avx()) {
-        SKIP("CPU without AVX: Prescott kernels are not too old here");
-        return;
-    }
-    static char out[1 << 16];
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s info --help 2>&1", gb_test_binary());
-    if (gb_test_sh(cmd, out, sizeof out) != 0) {
-        SKIP("gpubench info not available in this build yet");
-        return;
-    }
-    snprintf(cmd, sizeof cmd, "OPENBLAS_CORETYPE=Prescott %s info 2>&1", gb_test_binary());
-    int rc = gb_test_sh(cmd, out, sizeof out);
-    CHECK(rc == 0);
-    CHECK(strstr(out, "runs its Prescott kernels") != NULL);
-    CHECK(strstr(out, "OPENBLAS_CORETYPE=") != NULL);
+/* `gpubench info --format json` under an environment and flags: the
+ * OpenBLAS object of its context, or NULL. */
+static cJSON *info_openblas(const char *env, const char *flags, char *out, size_t cap, cJSON **doc) {
+    char cmd[768];
+    snprintf(cmd, sizeof cmd, "env -u OPENBLAS_CORETYPE %s %s info --format json %s 2>/dev/null", env,
+             gb_test_binary(), flags);
+    *doc = NULL;
+    if (gb_test_sh(cmd, out, cap) != 0) return NULL;
+    *doc = cJSON_Parse(out);
+    const cJSON *libs = cJSON_GetObjectItemCaseSensitive(*doc, "libraries");
+    return libs ? cJSON_GetObjectItemCaseSensitive(libs, "openblas") : NULL;
+}
 
-    snprintf(cmd, sizeof cmd, "OPENBLAS_CORETYPE=Prescott %s info --openblas-core auto 2>&1", gb_test_binary());
-    rc = gb_test_sh(cmd, out, sizeof out);
-    CHECK(rc == 0);
-    CHECK(strstr(out, "restarting with OPENBLAS_CORETYPE=") != NULL);
-    CHECK(strstr(out, "WARNING: OpenBLAS") == NULL);
+static const char *str_of(const cJSON *o, const char *key) {
+    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int has_warning(const cJSON *doc, const char *needle) {
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(doc, "warnings"))
+        if (cJSON_IsString(w) && strstr(w->valuestring, needle)) return 1;
+    return 0;
+}
+
+/* The honest core by default, for every command that measures or describes
+ * the CPU: with nothing set, the best core this CPU supports, chosen by
+ * gpubench when OpenBLAS detected an older one; a core from the environment
+ * or a flag is respected and the warning says where it came from. */
+TEST(openblas_core_is_the_best_by_default_and_explicit_choices_win) {
+    if (!cpu_has_avx()) {
+        SKIP("CPU without AVX: no OpenBLAS core is too old here");
+        return;
+    }
+    const char *best = gb_openblas_best_core_here();
+    if (!best) {
+        SKIP("no known OpenBLAS core for this CPU");
+        return;
+    }
+    static char out[1 << 17];
+    cJSON *doc;
+
+    /* Nothing set: the best core; gpubench says it chose it when OpenBLAS detected another. */
+    const cJSON *ob = info_openblas("", "", out, sizeof out, &doc);
+    CHECK(ob != NULL);
+    CHECK(strcasecmp(str_of(ob, "core"), best) == 0);
+    const char *detected = str_of(ob, "core_detected");
+    CHECK(*detected);
+    CHECK(strcmp(str_of(ob, "core_chosen_by"), strcasecmp(detected, best) ? "gpubench" : "openblas") == 0);
+    CHECK(!has_warning(doc, "kernels on a CPU with"));
+    cJSON_Delete(doc);
+
+    /* The environment's core is respected, and the warning names it and the flag. */
+    ob = info_openblas("OPENBLAS_CORETYPE=Prescott", "", out, sizeof out, &doc);
+    CHECK(strcmp(str_of(ob, "core"), "Prescott") == 0);
+    CHECK(strcmp(str_of(ob, "core_chosen_by"), "environment") == 0);
+    CHECK(has_warning(doc, "OPENBLAS_CORETYPE=Prescott is set in the environment"));
+    CHECK(has_warning(doc, "Pass --openblas-core auto"));
+    cJSON_Delete(doc);
+
+    /* --openblas-core auto overrides the environment. */
+    ob = info_openblas("OPENBLAS_CORETYPE=Prescott", "--openblas-core auto", out, sizeof out, &doc);
+    CHECK(strcasecmp(str_of(ob, "core"), best) == 0);
+    CHECK(strcmp(str_of(ob, "core_chosen_by"), "gpubench") == 0);
+    CHECK(!has_warning(doc, "kernels on a CPU with"));
+    cJSON_Delete(doc);
+
+    /* A core named on the command line is the user's choice. */
+    ob = info_openblas("", "--openblas-core Prescott", out, sizeof out, &doc);
+    CHECK(strcmp(str_of(ob, "core"), "Prescott") == 0);
+    CHECK(strcmp(str_of(ob, "core_chosen_by"), "flag") == 0);
+    CHECK(has_warning(doc, "--openblas-core Prescott asked for it"));
+    cJSON_Delete(doc);
+
+    /* detected: what OpenBLAS picks itself, even when the environment names another. */
+    ob = info_openblas("OPENBLAS_CORETYPE=Prescott", "--openblas-core detected", out, sizeof out, &doc);
+    CHECK(strcmp(str_of(ob, "core_chosen_by"), "openblas") == 0);
+    CHECK(strcmp(str_of(ob, "core"), "Prescott") != 0);
+    cJSON_Delete(doc);
 }
 
 /* Measuring the ceilings takes ~5-10 s: run with GPUBENCH_TEST_PEAK=1. */

@@ -5,18 +5,19 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "backend.h"
 #include "sanity.h"
 
 int gb_full_argc;
 char **gb_full_argv;
 
-int gb_apply_openblas_core(const char *value, char *why, unsigned long why_len) {
-    if (!value) return 0;
-    if (strcmp(value, "auto") == 0) return gb_openblas_core_auto(gb_full_argv, why, why_len);
-    const char *now = getenv("OPENBLAS_CORETYPE");
-    if (now && strcmp(now, value) == 0) return 0;
-    setenv("OPENBLAS_CORETYPE", value, 1);
-    execv("/proc/self/exe", gb_full_argv);
-    snprintf(why, why_len, "--openblas-core %s: re-executing with OPENBLAS_CORETYPE=%s failed", value, value);
-    return 1;
+int gb_cli_setup_cpu(const char *command, const char *core_flag) {
+    gb_err e = {{0}};
+    if (gb_cpu_setup_process(core_flag, gb_full_argv, &e) == GB_OK) return GB_EXIT_OK;
+    fprintf(stderr, "gpubench %s: --openblas-core: %s\n", command, e.msg);
+    return GB_EXIT_USAGE;
+}
+
+int gb_cli_checks(const gb_backend_set *set, const cJSON *context, cJSON *warnings) {
+    return gb_backends_check(set, context, warnings) + gb_sanity_check(context, warnings);
 }

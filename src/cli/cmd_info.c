@@ -59,9 +59,11 @@ int gb_cmd_info(int argc, char **argv) {
         case 'C': core = optarg; break;
         case 'h':
             printf("usage: gpubench info [--format text|json] [--threads N] [--device N]\n"
-                   "                     [--openblas-core auto|NAME]\n\n"
+                   "                     [--openblas-core auto|detected|NAME]\n\n"
                    "The system as a run records it: CPU model, sockets, cores, ISA extensions,\n"
-                   "memory, OS, GPU, library versions (OpenBLAS with its detected core and\n"
+                   "memory, OS, GPU, library versions (OpenBLAS with the core it runs, who chose it\n"
+                   "— gpubench picks the best for this CPU unless OPENBLAS_CORETYPE or\n"
+                   "--openblas-core says otherwise — and its\n"
                    "threads, FFTW, GraphBLAS, cJSON, CUDA libraries), compiler and build flags,\n"
                    "and warnings about anything that would make CPU numbers unfair.\n");
             return GB_EXIT_OK;
@@ -70,18 +72,15 @@ int gb_cmd_info(int argc, char **argv) {
             return GB_EXIT_USAGE;
         }
     }
-    char why[GB_MSG_LEN];
-    if (gb_apply_openblas_core(core, why, sizeof why)) {
-        fprintf(stderr, "gpubench info: %s\n", why);
-        return GB_EXIT_USAGE;
-    }
+    int setup = gb_cli_setup_cpu("info", core);
+    if (setup != GB_EXIT_OK) return setup;
     gb_backend_set set;
     gb_err e;
     gb_backends_init(&set, NULL, &opt, &e);
     cJSON *ctx = gb_sysinfo_context(gb_full_argc, gb_full_argv);
     gb_backends_describe(&set, ctx);
     cJSON *warnings = cJSON_CreateArray();
-    gb_sanity_check(ctx, warnings);
+    gb_cli_checks(&set, ctx, warnings);
     if (json) {
         cJSON_AddItemToObject(ctx, "warnings", warnings);
         char *text = cJSON_Print(ctx);

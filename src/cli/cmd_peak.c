@@ -31,14 +31,16 @@ static const struct {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: gpubench peak [--backend cpu,cuda] [--threads N] [--device N]\n"
-               "                     [--format table|json] [--openblas-core auto|NAME]\n\n"
+               "                     [--format table|json] [--openblas-core auto|detected|NAME]\n\n"
                "Measures the ceilings results are judged against (pct_of_peak):\n"
                "  cpu:  STREAM copy and triad bandwidth (arrays >> last-level cache, all threads),\n"
                "        OpenBLAS sgemm/dgemm rate at the largest size taking ~0.3-1 s.\n"
                "  cuda: device-to-device copy bandwidth, cuBLAS GEMM float32/float64/TF32 at\n"
                "        n=8192 (or what fits), host<->device rates from pinned and pageable memory.\n"
                "Also runs the sanity checks (OpenBLAS core, threads, governor, load) and prints\n"
-               "their warnings. See docs/honest-numbers.md.\n");
+               "their warnings. The CPU side runs the best OpenBLAS kernels for this CPU unless\n"
+               "OPENBLAS_CORETYPE or --openblas-core says otherwise (detected: what OpenBLAS\n"
+               "picks itself). See docs/honest-numbers.md.\n");
 }
 
 static int parse_int(const char *s, long lo, long hi, long *out) {
@@ -130,11 +132,8 @@ int gb_cmd_peak(int argc, char **argv) {
         usage(stderr);
         return GB_EXIT_USAGE;
     }
-    char why[GB_MSG_LEN];
-    if (gb_apply_openblas_core(core, why, sizeof why)) {
-        fprintf(stderr, "gpubench peak: %s\n", why);
-        return GB_EXIT_USAGE;
-    }
+    int setup = gb_cli_setup_cpu("peak", core);
+    if (setup != GB_EXIT_OK) return setup;
     gb_backend_set set;
     gb_err e = {{0}};
     if (gb_backends_init(&set, backends, &opt, &e) != GB_OK) {
@@ -148,7 +147,7 @@ int gb_cmd_peak(int argc, char **argv) {
     cJSON *ctx = gb_sysinfo_context(gb_full_argc, gb_full_argv);
     gb_backends_describe(&set, ctx);
     cJSON *warnings = cJSON_CreateArray();
-    gb_sanity_check(ctx, warnings);
+    gb_cli_checks(&set, ctx, warnings);
     const cJSON *w;
     cJSON_ArrayForEach(w, warnings) fprintf(stderr, "WARNING: %s\n", w->valuestring);
     cJSON_Delete(ctx);

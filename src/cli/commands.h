@@ -4,17 +4,24 @@
  * 2 usage or input error. */
 #ifndef GB_COMMANDS_H
 #define GB_COMMANDS_H
+#include <cjson/cJSON.h>
+#include "backends.h"
 enum { GB_EXIT_OK = 0, GB_EXIT_CHECK = 1, GB_EXIT_USAGE = 2 };
 
 /* The whole command line as main() received it (provenance, re-exec). */
 extern int gb_full_argc;
 extern char **gb_full_argv;
 
-/* --openblas-core VALUE, shared by run, info and peak: "auto" picks the
- * core the CPU supports; a name sets OPENBLAS_CORETYPE. Either re-executes
- * the process when the variable must change (OpenBLAS reads it only at load).
- * Returns only if nothing changed; non-zero with a message on failure. */
-int gb_apply_openblas_core(const char *value, char *why, unsigned long why_len);
+/* The CPU side's honest process settings, for the commands that measure or
+ * describe the CPU (run, peak, info): core_flag is --openblas-core's value
+ * (NULL when not given). May re-execute the process, once. Returns an exit
+ * code: GB_EXIT_OK, or GB_EXIT_USAGE after printing why. */
+int gb_cli_setup_cpu(const char *command, const char *core_flag);
+/* Every warning about this process and machine: each backend's own check
+ * (OpenBLAS core, threads, OpenMP policy) and the generic ones (threads,
+ * governor, load). Returns the count. */
+int gb_cli_checks(const gb_backend_set *set, const cJSON *context, cJSON *warnings);
+
 int gb_cmd_run(int argc, char **argv);
 int gb_cmd_list(int argc, char **argv);
 int gb_cmd_info(int argc, char **argv);

@@ -35,21 +35,7 @@ static void usage(FILE *out) {
                  "2 usage or input error\n");
 }
 
-/* One process runs three thread pools: OpenMP (our fused loops, GraphBLAS),
- * OpenBLAS's pthreads and FFTW's. libgomp's default lets idle workers spin,
- * and a spinning worker starves the other pools on the same cores: measured
- * on 2 cores, a 64×64 float64 Cholesky solve took 7.5 ms after an OpenMP
- * region instead of 0.03 ms. So gpubench makes OpenMP workers sleep when
- * idle, unless the user chose a policy. libgomp reads the variable only when
- * it loads, hence the re-execution; if it fails we go on as we are. */
-static void ensure_passive_openmp(char **argv) {
-    if (getenv("OMP_WAIT_POLICY")) return;
-    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    execv("/proc/self/exe", argv);
-}
-
 int main(int argc, char **argv) {
-    ensure_passive_openmp(argv);
     /* Keep the command line as typed: getopt_long permutes argv in place. */
     static char *original[1024];
     gb_full_argc = argc < 1023 ? argc : 1023;

@@ -69,6 +69,11 @@ typedef struct gb_backend {
      * health; the runner calls it before and after the run. May be NULL. */
     void (*health)(cJSON *health);
     void (*shutdown)(void);
+    /* Is this backend at its best in this process? Reads the context its
+     * describe() filled (library settings, who chose them) and appends one
+     * warning per handicap, naming where the setting came from and how to
+     * change it. May be NULL. Returns the number of warnings added. */
+    int (*check)(const cJSON *context, cJSON *warnings);
 } gb_backend;
 
 /* Per-op part of a backend: each op file of a backend exports one of these,
@@ -84,6 +89,13 @@ typedef struct gb_op_impl {
 
 /* The CPU backend is linked in; the CUDA one comes from the plugin. */
 const gb_backend *gb_cpu_backend(void);
+/* The CPU backend's process settings (cpu_backends/cpu_environment.c): the
+ * OpenBLAS core (core_flag: NULL = the honest default, "auto", "detected" or
+ * a core name, from --openblas-core) and OpenMP's wait policy. Re-executes
+ * the process (argv) at most once when a setting must change; returns GB_OK,
+ * or GB_FAIL with the reason. Commands that measure or describe the CPU call
+ * it before anything else. */
+int gb_cpu_setup_process(const char *core_flag, char **argv, gb_err *e);
 typedef const gb_backend *(*gb_backend_plugin_fn)(void);
 #define GB_PLUGIN_SYMBOL "gb_backend_plugin"
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define GB_VERSION "0.1.0"
-#define GB_ABI_VERSION 1
+#define GB_ABI_VERSION 2
 #define GB_MSG_LEN 512
 
 /* Status codes returned by every function that can fail. The order matters:

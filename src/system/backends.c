@@ -56,6 +56,15 @@ void gb_backends_describe(const gb_backend_set *set, cJSON *ctx) {
     }
 }
 
+int gb_backends_check(const gb_backend_set *set, const cJSON *ctx, cJSON *warnings) {
+    int count = 0;
+    for (int i = 0; i < set->count; i++) {
+        const gb_backend_slot *s = &set->slot[i];
+        if (s->available && s->b->check) count += s->b->check(ctx, warnings);
+    }
+    return count;
+}
+
 void gb_backends_disable(gb_backend_slot *slot, const char *reason) {
     slot->disabled = 1;
     snprintf(slot->reason, sizeof slot->reason, "%s", reason);

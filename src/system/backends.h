@@ -30,6 +30,9 @@ int gb_backends_init(gb_backend_set *set, const char *requested, const gb_backen
 /* Add each available backend's description, and "backends": {name:
  * {available, selected, reason}} to ctx. */
 void gb_backends_describe(const gb_backend_set *set, cJSON *ctx);
+/* Each available backend's own check of its settings (gb_backend.check):
+ * warnings appended; returns how many. */
+int gb_backends_check(const gb_backend_set *set, const cJSON *ctx, cJSON *warnings);
 /* Mark a backend unusable for the rest of the run. */
 void gb_backends_disable(gb_backend_slot *slot, const char *reason);
 void gb_backends_shutdown(gb_backend_set *set);

@@ -13,90 +13,10 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-#include <cblas.h>
 
 #include "sanity.h"
 #include "timer.h"
 #include "sysinfo.h"
-
-/* ---- OpenBLAS kernel level vs CPU ISA ------------------------------------ */
-
-/* Instruction-set levels, in order: a core whose kernels use level L wastes
- * a CPU whose ISA reaches a level above L. */
-enum { LVL_SSE = 1, LVL_AVX, LVL_AVX2, LVL_AVX512, LVL_AVX512_BF16, LVL_AMX };
-
-static const char *const level_text[] = {
-    [LVL_SSE] = "SSE", [LVL_AVX] = "AVX", [LVL_AVX2] = "AVX2", [LVL_AVX512] = "AVX-512",
-    [LVL_AVX512_BF16] = "AVX-512 (with BF16)", [LVL_AMX] = "AVX-512 (and AMX)"};
-
-/* The x86-64 cores of OpenBLAS's DYNAMIC_ARCH builds (the names
- * openblas_get_corename() returns) and the ISA their GEMM kernels use. */
-static const struct {
-    const char *core;
-    int level;
-} core_levels[] = {
-    {"Katmai", LVL_SSE},       {"Coppermine", LVL_SSE},   {"Northwood", LVL_SSE},
-    {"Prescott", LVL_SSE},     {"Banias", LVL_SSE},       {"Atom", LVL_SSE},
-    {"Core2", LVL_SSE},        {"Penryn", LVL_SSE},       {"Dunnington", LVL_SSE},
-    {"Nehalem", LVL_SSE},      {"Athlon", LVL_SSE},       {"Opteron", LVL_SSE},
-    {"Opteron_SSE3", LVL_SSE}, {"Barcelona", LVL_SSE},    {"Nano", LVL_SSE},
-    {"Bobcat", LVL_SSE},       {"Sandybridge", LVL_AVX},  {"Bulldozer", LVL_AVX},
-    {"Piledriver", LVL_AVX},   {"Steamroller", LVL_AVX},  {"Excavator", LVL_AVX2},
-    {"Haswell", LVL_AVX2},     {"Zen", LVL_AVX2},         {"SkylakeX", LVL_AVX512},
-    {"Cooperlake", LVL_AVX512_BF16},                      {"SapphireRapids", LVL_AMX},
-};
-
-static int core_level(const char *core) {
-    for (size_t i = 0; i < sizeof core_levels / sizeof core_levels[0]; i++)
-        if (strcasecmp(core, core_levels[i].core) == 0) return core_levels[i].level;
-    return 0; /* unknown (another architecture, or a newer name): no opinion */
-}
-
-static int has_flag(const cJSON *isa, const char *flag) {
-    const cJSON *it;
-    cJSON_ArrayForEach(it, isa) if (cJSON_IsString(it) && strcmp(it->valuestring, flag) == 0) return 1;
-    return 0;
-}
-
-static int isa_level(const cJSON *isa) {
-    if (has_flag(isa, "amx_tile")) return LVL_AMX;
-    if (has_flag(isa, "avx512_bf16")) return LVL_AVX512_BF16;
-    if (has_flag(isa, "avx512f")) return LVL_AVX512;
-    if (has_flag(isa, "avx2")) return LVL_AVX2;
-    if (has_flag(isa, "avx")) return LVL_AVX;
-    return cJSON_GetArraySize(isa) > 0 ? LVL_SSE : 0;
-}
-
-/* "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..." → 0.3.21 as 3021 (0 unknown). */
-static int openblas_version(const char *config, char *text, size_t len) {
-    int maj = 0, min = 0, pat = 0;
-    if (text) snprintf(text, len, "OpenBLAS");
-    if (!config || sscanf(config, "OpenBLAS %d.%d.%d", &maj, &min, &pat) < 2) return 0;
-    if (text) snprintf(text, len, "OpenBLAS %d.%d.%d", maj, min, pat);
-    return maj * 100000 + min * 1000 + pat;
-}
-
-/* The best core this OpenBLAS has for an ISA level. SapphireRapids (AMX)
- * is not in 0.3.21's DYNAMIC_ARCH list (Debian 12's build answers "Core not
- * found: SapphireRapids" and falls back), so it is asked for only from
- * 0.3.22 on; Cooperlake's AVX-512 BF16 kernels are the best before that. */
-static const char *best_core(int level, int version) {
-    switch (level) {
-    case LVL_AMX: return version >= 3022 ? "SapphireRapids" : "Cooperlake";
-    case LVL_AVX512_BF16: return "Cooperlake";
-    case LVL_AVX512: return "SkylakeX";
-    case LVL_AVX2: return "Haswell";
-    case LVL_AVX: return "Sandybridge";
-    default: return NULL;
-    }
-}
-
-const char *gb_openblas_recommended_core(const cJSON *isa, const char *config, const char *core) {
-    int have = core ? core_level(core) : 0, cpu = isa_level(isa);
-    if (!have || cpu <= have) return NULL;
-    const char *best = best_core(cpu, openblas_version(config, NULL, 0));
-    return best && core_level(best) > have ? best : NULL;
-}
 
 static void warnf(cJSON *warnings, int *count, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -162,25 +82,12 @@ int gb_sanity_check_ceilings(const cJSON *results, cJSON *warnings) {
 int gb_sanity_check_context(const cJSON *context, cJSON *warnings) {
     int count = 0;
     const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(context, "cpu");
-    const cJSON *isa = cpu ? cJSON_GetObjectItemCaseSensitive(cpu, "isa") : NULL;
-    const cJSON *libs = cJSON_GetObjectItemCaseSensitive(context, "libraries");
-    const cJSON *ob = libs ? cJSON_GetObjectItemCaseSensitive(libs, "openblas") : NULL;
-    const char *core = string(ob, "core");
-
-    /* 1. OpenBLAS kernels older than the CPU. */
-    const char *best = cJSON_IsArray(isa) && core ? gb_openblas_recommended_core(isa, string(ob, "config"), core) : NULL;
-    if (best) {
-        char ver[48];
-        openblas_version(string(ob, "config"), ver, sizeof ver);
-        warnf(warnings, &count,
-              "%s runs its %s kernels on a CPU with %s: GEMM may be several times slower. "
-              "Set OPENBLAS_CORETYPE=%s or pass --openblas-core auto",
-              ver, core, level_text[isa_level(isa)], best);
-    }
-
-    /* 2. Threads: fewer than the physical cores leaves the CPU side short;
-     *    more than the logical CPUs oversubscribes it. Between the two
-     *    (hyperthreads unused) is the usual best for dense math. */
+    /* Threads: fewer than the physical cores leaves the CPU side short;
+     * more than the logical CPUs oversubscribes it. Between the two
+     * (hyperthreads unused) is the usual best for dense math. Only --threads
+     * sets them apart from the default (all logical CPUs), so the warning
+     * names it. What each library does with its threads is the backend's
+     * own check (gb_backend.check). */
     int threads = (int)number(context, "cpu_threads_used");
     int cores = (int)number(cpu, "cores"), logical = (int)number(cpu, "logical_cpus");
     if (threads > 0 && cores > 0 && threads < cores)
@@ -193,12 +100,6 @@ int gb_sanity_check_context(const cJSON *context, cJSON *warnings) {
               "the CPU side uses %d threads on %d logical CPUs: oversubscribed threads preempt each "
               "other and CPU results are slower and noisier. Pass --threads %d",
               threads, logical, cores > 0 ? cores : logical);
-    int ob_threads = (int)number(ob, "threads");
-    if (threads > 0 && ob_threads > 0 && ob_threads < threads)
-        warnf(warnings, &count,
-              "OpenBLAS runs %d thread%s although the CPU side was given %d (OPENBLAS_NUM_THREADS, "
-              "or a build with a lower MAX_THREADS?): BLAS and LAPACK results understate the CPU",
-              ob_threads, ob_threads == 1 ? "" : "s", threads);
     return count;
 }
 
@@ -345,61 +246,3 @@ int gb_sanity_check(const cJSON *context, cJSON *warnings) {
     return gb_sanity_check_context(context, warnings) + gb_sanity_check_machine(warnings);
 }
 
-/* ---- --openblas-core auto ------------------------------------------------- */
-
-/* The marker names the core we re-executed with, so the new process knows it
- * is the second one and never re-executes again. */
-#define REEXEC_MARKER "GPUBENCH_OPENBLAS_REEXEC"
-
-/* The ISA flags of this CPU from /proc/cpuinfo (the same spelling the
- * context uses), as a cJSON array. */
-static cJSON *cpu_isa_now(void) {
-    static const char *const flags[] = {"avx", "avx2", "avx512f", "avx512_bf16", "amx_tile", NULL};
-    cJSON *isa = cJSON_CreateArray();
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    static char line[16384];
-    while (f && fgets(line, sizeof line, f)) {
-        if (strncmp(line, "flags", 5) != 0) continue;
-        line[strcspn(line, "\n")] = ' ';
-        cJSON_AddItemToArray(isa, cJSON_CreateString("sse")); /* any x86-64 */
-        for (const char *const *fl = flags; *fl; fl++) {
-            char pat[32];
-            snprintf(pat, sizeof pat, " %s ", *fl);
-            if (strstr(line, pat)) cJSON_AddItemToArray(isa, cJSON_CreateString(*fl));
-        }
-        break;
-    }
-    if (f) fclose(f);
-    return isa;
-}
-
-int gb_openblas_core_auto(char **argv, char *why, unsigned long why_len) {
-    const char *core = openblas_get_corename();
-    const char *asked = getenv(REEXEC_MARKER);
-    if (asked) {
-        /* Second pass: say so if OpenBLAS did not take the core we asked for. */
-        int mismatch = strcasecmp(asked, core) != 0;
-        if (mismatch)
-            snprintf(why, why_len,
-                     "--openblas-core auto: asked OpenBLAS for OPENBLAS_CORETYPE=%s but it runs %s "
-                     "(this build may not have that core)", asked, core);
-        unsetenv(REEXEC_MARKER);
-        return mismatch;
-    }
-    cJSON *isa = cpu_isa_now();
-    const char *best = gb_openblas_recommended_core(isa, openblas_get_config(), core);
-    int level = isa_level(isa);
-    cJSON_Delete(isa);
-    if (!best) return 0;
-    fprintf(stderr, "gpubench: OpenBLAS runs its %s kernels on a CPU with %s: restarting with "
-                    "OPENBLAS_CORETYPE=%s\n", core, level_text[level], best);
-    fflush(stdout);
-    fflush(stderr);
-    setenv("OPENBLAS_CORETYPE", best, 1);
-    setenv(REEXEC_MARKER, best, 1);
-    execv("/proc/self/exe", argv);
-    snprintf(why, why_len, "--openblas-core auto: execv(/proc/self/exe) with OPENBLAS_CORETYPE=%s: %s",
-             best, strerror(errno));
-    unsetenv(REEXEC_MARKER);
-    return 1;
-}
