@@ -6,8 +6,8 @@ usage: plot.py RESULTS.json [--out DIR] [--format png|svg]
 Writes, per op and dtype, <op>_<dtype>.<fmt> with three panels:
   time vs size (log-log; CPU, GPU device-resident, GPU end-to-end; error bars
   from the 95% confidence interval of the median),
-  speedup vs size (CPU median / GPU median; the line at 1x is where the GPU
-  starts to win),
+  speedup vs size (CPU median / GPU median; above the line at 1x the GPU
+  wins, below it the CPU does),
   achieved rate vs size (GFLOP/s or GB/s) with the measured ceilings of the
   run's "peaks" as horizontal lines;
 and overview.<fmt> with every op's speedup. Titles name the CPU, the GPU and

@@ -1,10 +1,11 @@
 /* test_cli.c — the gpubench binary end to end: exit codes, messages, and a
  * run of suites/quick.json on the CPU whose results JSON is checked field by
- * field. */
+ * field, and `run --export-gbench` against `export` on the same file. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 #include "testlib.h"
 
@@ -284,4 +285,67 @@ TEST(cli_run_records_its_time_breakdown) {
         cJSON_ArrayForEach(x, get(r, "samples_s")) samples += x->valuedouble;
     CHECK(fabs(samples - get(tb, "samples_s")->valuedouble) <= 1e-3 * samples + 1e-4);
     cJSON_Delete(doc);
+}
+
+/* ---- --export-gbench ------------------------------------------------------- */
+
+static char *slurp_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (buf) buf[got] = 0;
+    *len = got;
+    return buf;
+}
+
+TEST(cli_run_export_gbench_equals_export_of_its_results_file) {
+    /* A tiny CPU-only suite of our own: two ops, two sizes, few repetitions. */
+    char dir[] = "/tmp/gb_test_gbench_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char suite[256], results[256], run_gb[256], exp_gb[256], cmd[2048];
+    snprintf(suite, sizeof suite, "%s/tiny.json", dir);
+    snprintf(results, sizeof results, "%s/results.json", dir);
+    snprintf(run_gb, sizeof run_gb, "%s/run-gbench.json", dir);
+    snprintf(exp_gb, sizeof exp_gb, "%s/export-gbench.json", dir);
+    write_file(suite,
+               "{\"name\": \"tiny\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 0, \"min_reps\": 3,"
+               " \"min_time_s\": 0, \"max_time_s\": 0.5, \"seed\": 1},"
+               " \"benchmarks\": [{\"op\": \"reduction\", \"sizes\": [64, 128]}, {\"op\": \"matmul\", \"sizes\": [32]}]}");
+    snprintf(cmd, sizeof cmd, "%s run %s --backend cpu --no-peak --quiet --out %s --export-gbench %s",
+             gb_test_binary(), suite, results, run_gb);
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    CHECK(rc == 0);
+    if (rc != 0) fprintf(stderr, "%s\n", out);
+    snprintf(cmd, sizeof cmd, "%s export %s --format gbench -o %s", gb_test_binary(), results, exp_gb);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+
+    size_t la = 0, lb = 0;
+    char *a = slurp_file(run_gb, &la), *b = slurp_file(exp_gb, &lb);
+    CHECK(a != NULL && b != NULL);
+    /* byte-identical: the run exports what `gpubench export` does */
+    CHECK(a && b && la == lb && memcmp(a, b, la) == 0);
+    /* and not identically empty: 3 results with samples, each listed */
+    cJSON *g = a ? cJSON_Parse(a) : NULL;
+    const cJSON *benches = get(g, "benchmarks");
+    CHECK(cJSON_IsArray(benches) && cJSON_GetArraySize(benches) > 0);
+    int medians = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, benches) {
+        const cJSON *an = get(x, "aggregate_name");
+        medians += cJSON_IsString(an) && !strcmp(an->valuestring, "median");
+    }
+    CHECK(medians == 3);
+    cJSON_Delete(g);
+    free(a);
+    free(b);
+    remove(suite);
+    remove(results);
+    remove(run_gb);
+    remove(exp_gb);
+    rmdir(dir);
 }

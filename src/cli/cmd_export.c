@@ -45,14 +45,8 @@ int gb_cmd_export(int argc, char **argv) {
         return GB_EXIT_USAGE;
     }
     char why[1024];
-    cJSON *doc = gb_results_load(argv[optind], why, sizeof why);
-    if (!doc) {
-        fprintf(stderr, "gpubench export: %s\n", why);
-        return GB_EXIT_USAGE;
-    }
-    int rc = gbench ? gb_export_gbench(doc, output, why, sizeof why)
-                    : gb_export_benchmark_action(doc, output, why, sizeof why);
-    cJSON_Delete(doc);
+    int rc = gb_export_file(argv[optind], gbench ? GB_EXPORT_GBENCH : GB_EXPORT_BENCHMARK_ACTION, output, why,
+                            sizeof why);
     if (rc != 0) {
         fprintf(stderr, "gpubench export: %s\n", why);
         return GB_EXIT_USAGE;

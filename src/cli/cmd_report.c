@@ -22,7 +22,8 @@ static void usage(FILE *out) {
             "  -h, --help          this help\n\n"
             "Tables: one per op; medians in ms with ± half the 95%% confidence interval of the\n"
             "median; speedup = CPU median / GPU median; rates with %% of the measured peak; then the\n"
-            "crossover size where the GPU starts to win. Colour only on a terminal without NO_COLOR.\n"
+            "crossover: where along each size sweep the GPU wins and where the CPU does, every\n"
+            "change of winner named. Colour only on a terminal without NO_COLOR.\n"
             "See docs/reports.md.\n\n"
             "exit: 0 rendered, 2 usage error or unreadable / invalid results file\n");
 }

@@ -347,7 +347,8 @@ int gb_cmd_run(int argc, char **argv) {
     /* An interrupted run is not a success, even with every result verified:
      * 128 + the signal's number is the shell's code for "stopped by it". */
     int exit_code = bad ? GB_EXIT_CHECK : gb_interrupted ? 128 + gb_interrupted : GB_EXIT_OK;
-    if (gb_results_write_atomic(doc, path, why, sizeof why) != 0) {
+    int written = gb_results_write_atomic(doc, path, why, sizeof why) == 0;
+    if (!written) {
         fprintf(stderr, "gpubench run: %s\n", why);
         exit_code = GB_EXIT_USAGE;
     } else if (status != GB_OK) {
@@ -366,9 +367,23 @@ int gb_cmd_run(int argc, char **argv) {
         fprintf(stderr, "results: %s\n", path);
     if (bad) fprintf(stderr, "%d result(s) failed verification or errored: exit 1\n", bad);
 
-    if (gbench && gb_export_gbench(doc, gbench, why, sizeof why) != 0) {
-        fprintf(stderr, "gpubench run: --export-gbench: %s\n", why);
-        if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
+    /* Exported from the results file just written, as `gpubench export`
+     * does: one code path, so the two give the same bytes. (The in-memory
+     * document keeps its samples as raw JSON text, which an exporter reading
+     * arrays would silently skip.) */
+    if (gbench) {
+        int st = -1;
+        if (!strcmp(path, "-"))
+            snprintf(why, sizeof why, "the results went to standard output; save them with --out FILE and "
+                                      "run `gpubench export FILE --format gbench`");
+        else if (!written)
+            snprintf(why, sizeof why, "not written: the results file could not be written (see above)");
+        else
+            st = gb_export_file(path, GB_EXPORT_GBENCH, gbench, why, sizeof why);
+        if (st != 0) {
+            fprintf(stderr, "gpubench run: --export-gbench: %s\n", why);
+            if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
+        }
     }
     if (plot_dir && gb_plot_run(path, plot_dir, "png", why, sizeof why) != 0)
         fprintf(stderr, "gpubench run: --plot: %s\n", why);

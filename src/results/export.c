@@ -225,3 +225,13 @@ int gb_export_gbench(const cJSON *results, const char *path, char *why, unsigned
 int gb_export_benchmark_action(const cJSON *results, const char *path, char *why, unsigned long why_len) {
     return emit(gb_export_benchmark_action_doc(results), path, why, why_len);
 }
+
+int gb_export_file(const char *results_path, gb_export_format f, const char *path, char *why,
+                   unsigned long why_len) {
+    cJSON *doc = gb_results_load(results_path, why, why_len);
+    if (!doc) return -1;
+    int rc = f == GB_EXPORT_GBENCH ? gb_export_gbench(doc, path, why, why_len)
+                                   : gb_export_benchmark_action(doc, path, why, why_len);
+    cJSON_Delete(doc);
+    return rc;
+}

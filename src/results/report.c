@@ -610,34 +610,27 @@ static void caption(const rdoc *d, size_t a, size_t b, const char *constant, cha
     if (*constant && off < len) snprintf(buf + off, len - off, " · %s", constant);
 }
 
-static void fmt_size(char *buf, size_t len, double v) {
-    if (isnan(v)) snprintf(buf, len, "–");
-    else if (v >= 100) snprintf(buf, len, "%.0f", v);
-    else snprintf(buf, len, "%.3g", v);
-}
-
 static void crossover_section(gb_format f, FILE *out, const cJSON *results, const cJSON *xs, const char *ops,
                               int color) {
     gb_table t;
     gb_table_init(&t);
     int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT),
         c_p = gb_table_col(&t, "params", GB_ALIGN_LEFT), c_t = gb_table_col(&t, "timing", GB_ALIGN_LEFT),
-        c_s = gb_table_col(&t, "GPU wins from size", GB_ALIGN_RIGHT),
-        c_h = gb_table_col(&t, "how", GB_ALIGN_LEFT);
+        c_s = gb_table_col(&t, "GPU wins at", GB_ALIGN_RIGHT),
+        c_h = gb_table_col(&t, "where each side wins", GB_ALIGN_LEFT);
     int geo = 0;
     const cJSON *x;
     cJSON_ArrayForEach(x, xs) {
         if (!in_list(ops, str(x, "op"))) continue;
         long r = gb_table_row(&t);
         if (r < 0) break;
-        char params[256] = "", v[64], sz[32], lo[32], hi[32];
+        char params[256] = "", v[64];
         const cJSON *p;
         cJSON_ArrayForEach(p, get(x, "params")) {
             param_value(p, v, sizeof v);
             snprintf(params + strlen(params), sizeof params - strlen(params), "%s%s=%s", *params ? " " : "",
                      p->string, v);
         }
-        const char *st = str(x, "status");
         int is_geo = !strcmp(str(x, "size_measure"), "geometric_mean_of_shape");
         geo |= is_geo;
         if (get(x, "run"))
@@ -648,33 +641,25 @@ static void crossover_section(gb_format f, FILE *out, const cJSON *results, cons
         gb_table_set(&t, r, c_dt, GB_CELL_PLAIN, "%s", str(x, "dtype"));
         gb_table_set(&t, r, c_p, GB_CELL_PLAIN, "%s", *params ? params : "–");
         gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", !strcmp(str(x, "timing"), "end_to_end") ? "end-to-end" : str(x, "timing"));
-        fmt_size(lo, sizeof lo, num(x, "tested_min"));
-        fmt_size(hi, sizeof hi, num(x, "tested_max"));
-        const cJSON *between = get(x, "between");
+        /* Green when the GPU wins at every size tested, yellow when at none. */
+        char *sizes = gb_crossover_gpu_sizes(x), *text = gb_crossover_text(x);
         int ns = (int)num(x, "sign_changes");
-        const char *again = ns > 1 ? "; the winner changes again at larger sizes" : "";
-        if (!strcmp(st, "interpolated")) {
-            fmt_size(sz, sizeof sz, num(x, "size"));
-            gb_table_set(&t, r, c_s, GB_CELL_GOOD, "≈ %s%s", sz, is_geo ? "*" : "");
-            fmt_size(lo, sizeof lo, cJSON_IsArray(between) ? cJSON_GetArrayItem(between, 0)->valuedouble : NAN);
-            fmt_size(hi, sizeof hi, cJSON_IsArray(between) ? cJSON_GetArrayItem(between, 1)->valuedouble : NAN);
-            gb_table_set(&t, r, c_h, GB_CELL_PLAIN, "interpolated between %s and %s (log-log)%s", lo, hi, again);
-        } else if (!strcmp(st, "below_smallest")) {
-            gb_table_set(&t, r, c_s, GB_CELL_GOOD, "≤ %s%s", lo, is_geo ? "*" : "");
-            gb_table_set(&t, r, c_h, GB_CELL_PLAIN, "the GPU already wins at the smallest size%s", again);
-        } else {
-            gb_table_set(&t, r, c_s, GB_CELL_WARN, "> %s%s", hi, is_geo ? "*" : "");
-            gb_table_set(&t, r, c_h, GB_CELL_PLAIN, "not reached: the CPU wins at every size up to %s", hi);
-        }
+        int gpu_first = !strcmp(str(x, "status"), "below_smallest");
+        gb_cell_class cls = ns == 0 ? (gpu_first ? GB_CELL_GOOD : GB_CELL_WARN) : GB_CELL_PLAIN;
+        gb_table_set(&t, r, c_s, cls, "%s%s", sizes ? sizes : "?", is_geo ? "*" : "");
+        gb_table_set(&t, r, c_h, GB_CELL_PLAIN, "%s", text ? text : "?");
+        free(sizes);
+        free(text);
     }
-    heading(f, out, f == GB_FMT_MD ? 3 : 2, "Crossover: where the GPU starts to win", color);
+    heading(f, out, f == GB_FMT_MD ? 3 : 2, "Crossover: where the GPU wins", color);
     if (t.nrows == 0) {
         para(f, out, "No crossover: no case has both a CPU and a GPU time.", 0);
     } else {
         para(f, out,
-             "Cases of one op, dtype and params are ordered by size; the crossover is the first size where "
-             "the speedup passes 1×, interpolated linearly in log(size) against log(speedup) between the "
-             "two sizes around it.",
+             "Cases of one op, dtype and params are ordered by size; the GPU wins a size where its speedup is "
+             "above 1×, the CPU elsewhere. \"GPU wins at\" lists the tested sizes the GPU wins; the sentence "
+             "names every change of winner along the sweep, each crossing interpolated linearly in log(size) "
+             "against log(speedup) between the two tested sizes around it.",
              0);
         print_table(f, &t, color, out);
         if (geo)
@@ -698,7 +683,7 @@ static const char *const csv_cols[] = {
     "gpu_end_to_end_ci95_high_s", "gpu_end_to_end_rate", "gpu_end_to_end_pct_of_peak",
     "gpu_end_to_end_verification",
     "speedup_device", "speedup_end_to_end", "notes",
-    "crossover_timing", "crossover_status", "crossover_size"};
+    "crossover_timing", "crossover_status", "crossover_size", "crossover_text"};
 enum { NCSV = sizeof csv_cols / sizeof csv_cols[0] };
 
 static void csv_num(char *buf, size_t len, double v) {
@@ -706,18 +691,22 @@ static void csv_num(char *buf, size_t len, double v) {
     else snprintf(buf, len, "%.6g", v);
 }
 
-static void csv_row(FILE *out, char cells[NCSV][512]) {
-    for (int i = 0; i < NCSV; i++) {
+/* The last column, crossover_text, is given apart: a sentence naming every
+ * change of winner has no length bound, the other cells have. */
+static void csv_row(FILE *out, char cells[NCSV][512], const char *last) {
+    for (int i = 0; i < NCSV - 1; i++) {
         if (i) fputc(',', out);
         gb_csv_field(cells[i], out);
     }
+    fputc(',', out);
+    gb_csv_field(last ? last : "", out);
     fputs("\r\n", out);
 }
 
 static void render_csv(const rdoc *d, const cJSON *xs, const char *ops, FILE *out) {
     static char cells[NCSV][512];
     for (int i = 0; i < NCSV; i++) snprintf(cells[i], sizeof cells[i], "%s", csv_cols[i]);
-    csv_row(out, cells);
+    csv_row(out, cells, csv_cols[NCSV - 1]);
     for (size_t i = 0; i < d->n; i++) {
         const row *w = &d->rows[i];
         memset(cells, 0, sizeof cells);
@@ -754,7 +743,7 @@ static void render_csv(const rdoc *d, const cJSON *xs, const char *ops, FILE *ou
         csv_num(cells[c++], 512, w->speedup[0]);
         csv_num(cells[c++], 512, w->speedup[1]);
         snprintf(cells[c++], 512, "%s", notes_buf);
-        csv_row(out, cells);
+        csv_row(out, cells, NULL);
     }
     const cJSON *x;
     cJSON_ArrayForEach(x, xs) {
@@ -770,12 +759,14 @@ static void render_csv(const rdoc *d, const cJSON *xs, const char *ops, FILE *ou
             param_value(p, v, sizeof v);
             if (off < 512) off += (size_t)snprintf(cells[6] + off, 512 - off, "%s%s=%s", off ? " " : "", p->string, v);
         }
-        snprintf(cells[NCSV - 3], 512, "%s", str(x, "timing"));
-        snprintf(cells[NCSV - 2], 512, "%s", str(x, "status"));
-        csv_num(cells[NCSV - 1], 512, num(x, "size"));
+        snprintf(cells[NCSV - 4], 512, "%s", str(x, "timing"));
+        snprintf(cells[NCSV - 3], 512, "%s", str(x, "status"));
+        csv_num(cells[NCSV - 2], 512, num(x, "size"));
         if (!strcmp(str(x, "size_measure"), "geometric_mean_of_shape"))
-            snprintf(cells[NCSV - 4], 512, "size is the geometric mean of the shape");
-        csv_row(out, cells);
+            snprintf(cells[NCSV - 5], 512, "size is the geometric mean of the shape");
+        char *text = gb_crossover_text(x);
+        csv_row(out, cells, text ? text : "?");
+        free(text);
     }
 }
 
@@ -804,10 +795,15 @@ int gb_report_render(const cJSON *results, const gb_report_options *o, FILE *out
         free(d.rows);
         return -1;
     }
-    /* The document's crossover when the runner stored one, else computed. */
+    /* The document's crossover when the runner stored one, else computed;
+     * also computed when an entry predates "changes", since the sentence
+     * needs every change of winner. */
     cJSON *computed = NULL;
-    const cJSON *xs = get(results, "crossover");
-    if (!cJSON_IsArray(xs)) xs = computed = gb_crossover_compute(results);
+    const cJSON *xs = get(results, "crossover"), *x;
+    int stale = !cJSON_IsArray(xs);
+    if (!stale)
+        cJSON_ArrayForEach(x, xs) if (!cJSON_IsArray(get(x, "changes"))) stale = 1;
+    if (stale) xs = computed = gb_crossover_compute(results);
 
     if (f == GB_FMT_CSV) {
         render_csv(&d, xs, ops, out);

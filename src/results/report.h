@@ -28,29 +28,38 @@ void gb_report_crossover(cJSON *results);
 
 /* ---- Extensions (report branch) ------------------------------------------ */
 
-/* Where the GPU starts to win over a size sweep (src/results/report_crossover.c).
+/* Where the GPU wins over a size sweep (src/results/report_crossover.c).
  * Points are (scalar size, speedup = CPU median / GPU median), in any order;
  * points with a non-positive or non-finite size or speedup are ignored and
  * points at the same size are merged (geometric mean of their speedups).
- * After sorting by size: if the GPU wins (speedup >= 1) at the smallest size
- * the status is BELOW_SMALLEST; otherwise the first size where it wins and
- * the one before it bracket the crossover, which is interpolated linearly in
- * log(size) against log(speedup) (INTERPOLATED); if it never wins,
- * NOT_REACHED. sign_changes counts every change of winner along the sweep
- * (more than one means the GPU loses again at a larger size, or noise). */
+ * The GPU wins a size where its speedup is above 1× (a tie, exactly 1×, is
+ * not a GPU win). After sorting by size, every change of winner between two
+ * neighbouring sizes is listed in `changes`, each interpolated linearly in
+ * log(size) against log(speedup) between those two sizes. The status says
+ * where the GPU first wins: at the smallest size (BELOW_SMALLEST), at the
+ * first change (INTERPOLATED: size, lo, hi are changes[0]'s), or nowhere
+ * (NOT_REACHED). It does not say whether the GPU keeps winning: `changes`
+ * does. */
 typedef enum {
     GB_CROSS_NO_DATA = -1, GB_CROSS_INTERPOLATED = 0, GB_CROSS_BELOW_SMALLEST, GB_CROSS_NOT_REACHED
 } gb_crossover_status;
 typedef struct {
+    double size;          /* where the log-log line through lo and hi crosses 1× */
+    double lo, hi;        /* the neighbouring tested sizes: the old winner's last, the new winner's first */
+    int to_gpu;           /* 1: the GPU wins at hi; 0: the CPU does */
+} gb_crossover_change;
+typedef struct {
     gb_crossover_status status;
-    double size;          /* INTERPOLATED: the crossover; otherwise NAN */
+    double size;          /* INTERPOLATED: the first crossing to the GPU; otherwise NAN */
     double lo, hi;        /* INTERPOLATED: the bracketing sizes */
     double tested_min, tested_max;
     int points;           /* distinct sizes used */
-    int sign_changes;
+    int sign_changes;     /* changes of winner: the length of changes */
+    gb_crossover_change *changes;  /* in size order; NULL when none (gb_crossover_free) */
 } gb_crossover;
 gb_crossover_status gb_crossover_find(const double *size, const double *speedup, size_t n,
                                       gb_crossover *x);
+void gb_crossover_free(gb_crossover *x);
 const char *gb_crossover_status_name(gb_crossover_status s);
 /* The scalar size of a case for crossover and plots: the geometric mean of
  * its "shape" (= n for a square n×n or n×n×n case). *square (may be NULL) is
@@ -60,6 +69,17 @@ double gb_case_scalar_size(const cJSON *case_obj, int *square);
 /* The crossover array of a results document, computed without changing it
  * (gb_report_crossover stores the same array in the document). */
 cJSON *gb_crossover_compute(const cJSON *results);
+/* What a crossover entry (one element of that array) says, in words, for
+ * every report format (malloc'd; the caller frees; NULL on out of memory):
+ *   gb_crossover_text: which side wins where along the sweep, naming every
+ *     change of winner, e.g. "the GPU wins from 512 to 1024; the CPU wins
+ *     from 2048 to 8192 (crossing ≈ 1624)", or "the GPU wins at every size
+ *     tested, from 256 to 8192";
+ *   gb_crossover_gpu_sizes: the tested sizes the GPU wins, as ranges
+ *     ("512–1024", "256, 1024–3162"), or "none".
+ * Sizes print as the report prints them (whole numbers from 100 up). */
+char *gb_crossover_text(const cJSON *entry);
+char *gb_crossover_gpu_sizes(const cJSON *entry);
 /* Whether the terminal table should be coloured on this stream: it is a
  * terminal and NO_COLOR (https://no-color.org) is unset or empty. */
 int gb_report_want_color(FILE *out);

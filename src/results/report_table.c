@@ -8,6 +8,7 @@
 void gb_table_init(gb_table *t) { memset(t, 0, sizeof *t); }
 
 void gb_table_free(gb_table *t) {
+    for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++) free(t->cells[i].text);
     free(t->cells);
     memset(t, 0, sizeof *t);
 }
@@ -36,8 +37,15 @@ void gb_table_set(gb_table *t, long row, int col, gb_cell_class cls, const char 
     gb_cell *c = &t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->text, sizeof c->text, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!text) return;  /* out of memory: the cell stays as it was */
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    free(c->text);
+    c->text = text;
     c->cls = cls;
 }
 
@@ -51,6 +59,8 @@ size_t gb_utf8_width(const char *s) {
 static const gb_cell *cell(const gb_table *t, size_t r, int c) {
     return &t->cells[r * (size_t)t->ncols + (size_t)c];
 }
+/* Never NULL ("" when empty), so renderers need not check. */
+static const char *cell_text(const gb_cell *x) { return x->text ? x->text : ""; }
 
 static void pad(FILE *out, size_t n) {
     while (n--) fputc(' ', out);
@@ -84,7 +94,7 @@ void gb_table_print_term(const gb_table *t, int color, FILE *out) {
     for (int c = 0; c < t->ncols; c++) {
         width[c] = gb_utf8_width(t->head[c]);
         for (size_t r = 0; r < t->nrows; r++) {
-            size_t w = gb_utf8_width(cell(t, r, c)->text);
+            size_t w = gb_utf8_width(cell_text(cell(t, r, c)));
             if (w > width[c]) width[c] = w;
         }
     }
@@ -105,7 +115,7 @@ void gb_table_print_term(const gb_table *t, int color, FILE *out) {
             /* The last column is not padded on the right: no trailing blanks. */
             gb_align a = t->align[c];
             size_t w = (c == t->ncols - 1 && a == GB_ALIGN_LEFT) ? 0 : width[c];
-            term_cell(out, x->text, x->cls, w, a, color);
+            term_cell(out, cell_text(x), x->cls, w, a, color);
         }
         fputc('\n', out);
     }
@@ -135,9 +145,9 @@ void gb_table_print_md(const gb_table *t, FILE *out) {
             const gb_cell *x = cell(t, r, c);
             fputc(' ', out);
             /* Bold failures so they stand out on GitHub, where colour is not available. */
-            if (x->cls == GB_CELL_BAD && *x->text) fputs("**", out);
-            gb_md_text(x->text, out);
-            if (x->cls == GB_CELL_BAD && *x->text) fputs("**", out);
+            if (x->cls == GB_CELL_BAD && *cell_text(x)) fputs("**", out);
+            gb_md_text(cell_text(x), out);
+            if (x->cls == GB_CELL_BAD && *cell_text(x)) fputs("**", out);
             fputs(" |", out);
         }
         fputc('\n', out);
@@ -183,7 +193,7 @@ void gb_table_print_html(const gb_table *t, FILE *out) {
                 fprintf(out, "<td class=\"%s%s%s\">", num ? "num" : "", (k && num) ? " " : "", k ? k : "");
             else
                 fputs("<td>", out);
-            gb_html_text(x->text, out);
+            gb_html_text(cell_text(x), out);
             fputs("</td>", out);
         }
         fputs("</tr>\n", out);

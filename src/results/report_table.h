@@ -15,8 +15,10 @@ typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT } gb_align;
 #define GB_CELL_LEN 96
 #define GB_TABLE_MAX_COLS 24
 
+/* A cell's text is on the heap, as long as it needs to be: a crossover
+ * sentence names every change of winner along a sweep, however many. */
 typedef struct {
-    char text[GB_CELL_LEN];
+    char *text;        /* NULL: empty */
     gb_cell_class cls;
 } gb_cell;
 
