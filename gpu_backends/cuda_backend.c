@@ -276,6 +276,7 @@ static void cuda_health(cJSON *health) {
 static void cuda_shutdown(void) {
     /* Each destroy is attempted; after a lost context they fail and there
      * is nothing left to release anyway. */
+    gb_cuda_pinned_release_all();
     if (gb_cuda.cusparse) (void)cusparseDestroy(gb_cuda.cusparse);
     if (gb_cuda.cusolver) (void)cusolverDnDestroy(gb_cuda.cusolver);
     if (gb_cuda.cublas) (void)cublasDestroy(gb_cuda.cublas);

@@ -3,6 +3,7 @@
  * and the two timings (gb_cuda_time), implemented once for every op. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda_common.h"
 #include "timer.h"
@@ -191,6 +192,61 @@ int gb_cuda_lost_check(gb_err *e) {
     return gb_errf(e, GB_FATAL, "CUDA context lost earlier: %s", gb_cuda.lost_reason);
 }
 
+/* ---- pinned host memory, kept between cases --------------------------------
+ * cudaMallocHost pins every page it returns, which on the H100 host cost
+ * about a second per case at 8192² (1.5 GB of mirrors), paid again in every
+ * round. A pinned block freed by one case is kept for the next one that fits
+ * in it (at most twice its size, so small cases do not hold large blocks),
+ * within an eighth of the host's memory and at most 8 GiB; it is
+ * page-locked either way, so what the end-to-end timing measures does not
+ * change. */
+static size_t pinned_keep_limit(void) {
+    double total = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    double limit = total > 0 ? total / 8 : 0;
+    return limit > (double)((size_t)8 << 30) ? (size_t)8 << 30 : (size_t)limit;
+}
+#define GB_PINNED_SLOTS 32
+static struct {
+    void *p;
+    size_t bytes;
+} pinned_free[GB_PINNED_SLOTS];
+static size_t pinned_kept;
+
+static cudaError_t pinned_get(void **p, size_t bytes) {
+    int best = -1;
+    for (int i = 0; i < GB_PINNED_SLOTS; i++)
+        if (pinned_free[i].p && pinned_free[i].bytes >= bytes && pinned_free[i].bytes <= 2 * bytes &&
+            (best < 0 || pinned_free[i].bytes < pinned_free[best].bytes))
+            best = i;
+    if (best >= 0) {
+        *p = pinned_free[best].p;
+        pinned_kept -= pinned_free[best].bytes;
+        pinned_free[best].p = NULL;
+        return cudaSuccess;
+    }
+    return cudaMallocHost(p, bytes);
+}
+
+static void pinned_put(void *p, size_t bytes) {
+    if (!p) return;
+    if (pinned_kept + bytes <= pinned_keep_limit())
+        for (int i = 0; i < GB_PINNED_SLOTS; i++)
+            if (!pinned_free[i].p) {
+                pinned_free[i].p = p;
+                pinned_free[i].bytes = bytes;
+                pinned_kept += bytes;
+                return;
+            }
+    (void)cudaFreeHost(p);
+}
+
+void gb_cuda_pinned_release_all(void) {
+    for (int i = 0; i < GB_PINNED_SLOTS; i++)
+        if (pinned_free[i].p) (void)cudaFreeHost(pinned_free[i].p);
+    memset(pinned_free, 0, sizeof pinned_free);
+    pinned_kept = 0;
+}
+
 /* ---- device buffers with pinned mirrors ---------------------------------- */
 
 static gb_cuda_buffer *new_buffer(gb_cuda_buffer *slots, int *n, const char *name, gb_elem elem,
@@ -214,7 +270,8 @@ int gb_cuda_io_input(gb_cuda_io *io, const gb_array *host, void **dev, gb_err *e
     if (!b) return GB_FAIL;
     size_t alloc = b->bytes ? b->bytes : 1; /* a zero-size array still gets a valid pointer */
     CUDA_TRY(cudaMalloc(&b->dev, alloc));
-    CUDA_TRY(cudaMallocHost(&b->pinned, alloc));
+    CUDA_TRY(pinned_get(&b->pinned, alloc));
+    b->pinned_bytes = alloc;
     if (b->bytes) memcpy(b->pinned, host->data, b->bytes);
     CUDA_TRY(cudaMemcpyAsync(b->dev, b->pinned, b->bytes, cudaMemcpyHostToDevice, gb_cuda.stream));
     CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
@@ -231,7 +288,8 @@ int gb_cuda_io_output(gb_cuda_io *io, const char *name, gb_elem elem, size_t cou
     if (!b) return GB_FAIL;
     size_t alloc = b->bytes ? b->bytes : 1;
     CUDA_TRY(cudaMalloc(&b->dev, alloc));
-    CUDA_TRY(cudaMallocHost(&b->pinned, alloc));
+    CUDA_TRY(pinned_get(&b->pinned, alloc));
+    b->pinned_bytes = alloc;
     /* All-ones bytes are a NaN in float and double (and -1 in integers):
      * an element the op never writes fails verification. */
     memset(b->pinned, 0xff, alloc);
@@ -327,7 +385,7 @@ static void free_buffers(gb_cuda_buffer *slots, int n) {
         /* Errors are ignored: after a lost context the frees fail too, and
          * there is nothing better to do with the memory. */
         if (slots[i].dev) (void)cudaFree(slots[i].dev);
-        if (slots[i].pinned) (void)cudaFreeHost(slots[i].pinned);
+        pinned_put(slots[i].pinned, slots[i].pinned_bytes);
     }
 }
 

@@ -71,6 +71,7 @@ int gb_cuda_lost_check(gb_err *e);
 typedef struct {
     void *dev;
     void *pinned;      /* page-locked host copy: source of H2D / target of D2H */
+    size_t pinned_bytes; /* its allocation (kept for the next case: cuda_common.c) */
     size_t bytes;
     gb_elem elem;
     size_t count;
@@ -100,6 +101,8 @@ int gb_cuda_time(gb_cuda_io *io, int timing, gb_cuda_issue_fn issue, void *state
 /* Copy every device output into host arrays named like the buffers. */
 int gb_cuda_io_fetch(gb_cuda_io *io, gb_arrays *out, gb_err *e);
 void gb_cuda_io_free(gb_cuda_io *io);
+/* Free the pinned blocks kept between cases (at shutdown). */
+void gb_cuda_pinned_release_all(void);
 
 /* Free device memory now, for the memory estimate in supports(). */
 int gb_cuda_fits(double bytes_needed, gb_err *why);

@@ -12,6 +12,7 @@
 #include "backends.h"
 #include "commands.h"
 #include "export.h"
+#include "op.h"
 #include "plot.h"
 #include "report.h"
 #include "results_io.h"
@@ -84,38 +85,47 @@ static void fmt_seconds(char *buf, size_t len, double s) {
     else snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)s % 60);
 }
 
-/* The time breakdown: into the results ("time_breakdown") and on stderr. */
+/* The time breakdown: into the results ("time_breakdown", with the same
+ * parts per op under "by_op") and on stderr. */
 static void record_breakdown(cJSON *doc, const gb_time_breakdown *b, int quiet) {
-    double other = b->wall_s - (b->samples_s + b->timing_overhead_s + b->warmup_s + b->setup_s + b->inputs_s +
-                                b->verify_s + b->ceilings_s + b->write_s);
-    if (other < 0) other = 0;
-    const struct { const char *key, *text; double v; } parts[] = {
-        {"samples_s", "timed samples", b->samples_s},
-        {"timing_overhead_s", "between samples (syncs, restores, flushes)", b->timing_overhead_s},
-        {"warmup_s", "warm-up", b->warmup_s},
-        {"setup_s", "backend set-up and release", b->setup_s},
-        {"inputs_s", "making inputs", b->inputs_s},
-        {"verify_s", "fetching and verifying outputs", b->verify_s},
-        {"ceilings_s", "measuring the ceilings", b->ceilings_s},
-        {"write_s", "writing the results file", b->write_s},
-        {"other_s", "the rest", other}};
+    double counted = b->ceilings_s + b->write_s;
+    for (int p = 0; p < GB_T_PARTS; p++) counted += b->all[p];
+    double other = b->wall_s > counted ? b->wall_s - counted : 0;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "wall_s", b->wall_s);
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) cJSON_AddNumberToObject(o, parts[i].key, parts[i].v);
+    for (int p = 0; p < GB_T_PARTS; p++) cJSON_AddNumberToObject(o, gb_time_part_key[p], b->all[p]);
+    cJSON_AddNumberToObject(o, "ceilings_s", b->ceilings_s);
+    cJSON_AddNumberToObject(o, "write_s", b->write_s);
+    cJSON_AddNumberToObject(o, "other_s", other);
+    cJSON *by_op = cJSON_AddObjectToObject(o, "by_op");
+    for (int op = 0; op < GB_OP_COUNT; op++) {
+        double total = 0;
+        for (int p = 0; p < GB_T_PARTS; p++) total += b->by_op[op][p];
+        if (total <= 0) continue;
+        cJSON *x = cJSON_AddObjectToObject(by_op, gb_ops[op]->name);
+        for (int p = 0; p < GB_T_PARTS; p++) cJSON_AddNumberToObject(x, gb_time_part_key[p], b->by_op[op][p]);
+    }
     if (cJSON_GetObjectItemCaseSensitive(doc, "time_breakdown"))
         cJSON_ReplaceItemInObjectCaseSensitive(doc, "time_breakdown", o);
     else
         cJSON_AddItemToObject(doc, "time_breakdown", o);
+
     char buf[32];
     fmt_seconds(buf, sizeof buf, b->wall_s);
     fprintf(stderr, "time: %s in all", buf);
-    if (b->samples_s > 0) fprintf(stderr, ", %.1f× the timed samples", b->wall_s / b->samples_s);
+    if (b->all[GB_T_SAMPLES] > 0) fprintf(stderr, ", %.1f× the timed samples", b->wall_s / b->all[GB_T_SAMPLES]);
     fprintf(stderr, "\n");
     if (quiet) return;
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        fmt_seconds(buf, sizeof buf, parts[i].v);
-        fprintf(stderr, "  %-44s %9s %5.1f%%\n", parts[i].text, buf,
-                b->wall_s > 0 ? 100.0 * parts[i].v / b->wall_s : 0.0);
+    const double share = b->wall_s > 0 ? 100.0 / b->wall_s : 0;
+    for (int p = 0; p < GB_T_PARTS; p++) {
+        fmt_seconds(buf, sizeof buf, b->all[p]);
+        fprintf(stderr, "  %-44s %9s %5.1f%%\n", gb_time_part_text[p], buf, b->all[p] * share);
+    }
+    const struct { const char *text; double v; } rest[] = {
+        {"measuring the ceilings", b->ceilings_s}, {"writing the results file", b->write_s}, {"the rest", other}};
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++) {
+        fmt_seconds(buf, sizeof buf, rest[i].v);
+        fprintf(stderr, "  %-44s %9s %5.1f%%\n", rest[i].text, buf, rest[i].v * share);
     }
 }
 

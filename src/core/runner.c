@@ -169,17 +169,35 @@ static int one_rep(void *ctx, double *seconds, gb_err *e) {
     return r->b->run(r->state, r->timing, seconds, e);
 }
 
-static int measure(gb_run_config *cfg, const gb_backend *b, void *state, int timing, const gb_budget *budget,
-                   int first_visit, track *tr, int *capped, gb_err *e) {
+/* Which kinds (op, backend slot, timing) have had a first visit: the
+ * warm-up's time floor is for the first use of a library's thread pool in
+ * this process (stopping.h). */
+static unsigned char warm_kinds[GB_OP_COUNT][GB_MAX_BACKENDS][GB_MAX_TIMINGS];
+
+const char *const gb_time_part_key[GB_T_PARTS] = {"samples_s", "timing_overhead_s", "warmup_s",
+                                                   "setup_s",   "inputs_s",          "verify_s"};
+const char *const gb_time_part_text[GB_T_PARTS] = {
+    "timed samples", "between samples (syncs, restores, flushes)", "warm-up", "backend set-up and release",
+    "making inputs", "fetching and verifying outputs"};
+
+/* Add seconds to a part of the breakdown, overall and for the op. */
+static void account(gb_run_config *cfg, gb_op_id op, gb_time_part part, double seconds) {
+    if (!cfg->breakdown) return;
+    cfg->breakdown->all[part] += seconds;
+    cfg->breakdown->by_op[op][part] += seconds;
+}
+
+static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_backend *b, void *state, int timing,
+                   const gb_budget *budget, int again, track *tr, int *capped, gb_err *e) {
     rep_ctx ctx = {b, state, timing, cfg->cache_cold};
     gb_visit_cost cost = {0};
-    int status = gb_measure_visit(budget, first_visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s,
-                                  capped, &cost, e);
-    if (cfg->breakdown) {
-        cfg->breakdown->warmup_s += cost.warmup_s;
-        cfg->breakdown->samples_s += cost.samples_s;
-        cfg->breakdown->timing_overhead_s += cost.timing_s - cost.samples_s;
-    }
+    gb_visit visit = again ? GB_VISIT_AGAIN : warm_kinds[c->op_id][slot][timing] ? GB_VISIT_FIRST : GB_VISIT_FIRST_OF_KIND;
+    int status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s, capped,
+                                  &cost, e);
+    if (status == GB_OK) warm_kinds[c->op_id][slot][timing] = 1;
+    account(cfg, c->op_id, GB_T_WARMUP, cost.warmup_s);
+    account(cfg, c->op_id, GB_T_SAMPLES, cost.samples_s);
+    account(cfg, c->op_id, GB_T_BETWEEN, cost.timing_s - cost.samples_s);
     return status;
 }
 
@@ -228,10 +246,8 @@ typedef struct {
     int have;
 } reference;
 
-/* Add seconds since t0 to a breakdown field (when the run keeps one). */
-static void spent(gb_run_config *cfg, double *field, double t0) {
-    if (cfg->breakdown) *field += gb_now() - t0;
-}
+/* Add the seconds since t0 to a part of the breakdown. */
+static void spent(gb_run_config *cfg, gb_op_id op, gb_time_part part, double t0) { account(cfg, op, part, gb_now() - t0); }
 
 /* The first visit of a case by one backend: prepare, measure every timing,
  * fetch and verify the output, record it all. */
@@ -240,7 +256,6 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
                         cJSON *case_obj, track *tracks, int rounds) {
     const gb_case *c = &item->c;
     const gb_backend *b = slot->b;
-    gb_time_breakdown *bd = cfg->breakdown;
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(case_obj, "results");
     gb_err e = {{0}};
 
@@ -276,14 +291,14 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     double t0 = gb_now();
     status = b->prepare(c, in, &state, &e);
     double setup = gb_now() - t0;
-    if (bd) bd->setup_s += setup;
+    account(cfg, c->op_id, GB_T_SETUP, setup);
     if (status != GB_OK) {
         add_all_timings(arr, slot, status == GB_SKIP ? "skipped" : "error", e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         return;
     }
 
-    gb_budget budget = gb_round_budget(&item->budget, rounds);
+    gb_budget budget = gb_round_budget(&item->budget, rounds, 0);
     cJSON *made[GB_MAX_TIMINGS] = {0};
     int measured_any = 0, fatal = 0;
     for (int t = 0; t < b->ntimings; t++) {
@@ -294,7 +309,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         if (fatal) { set_status(r, "error", e.msg); continue; }
         track *tr = &tracks[t];
         int capped;
-        status = measure(cfg, b, state, t, &budget, 1, tr, &capped, &e);
+        status = measure(cfg, c, slot_index, b, state, t, &budget, 0, tr, &capped, &e);
         if (status != GB_OK) {
             set_status(r, "error", e.msg);
             if (status == GB_FATAL) {
@@ -332,10 +347,10 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         }
         if (b->annotate) b->annotate(state, extra);
     }
-    spent(cfg, bd ? &bd->verify_s : NULL, t0);
+    spent(cfg, c->op_id, GB_T_VERIFY, t0);
     t0 = gb_now();
     b->release(state);
-    spent(cfg, bd ? &bd->setup_s : NULL, t0);
+    spent(cfg, item->c.op_id, GB_T_SETUP, t0);
 
     for (int t = 0; t < b->ntimings; t++) {
         cJSON *r = made[t];
@@ -362,9 +377,8 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
 /* A later visit: prepare again (fresh buffers), measure the timings still
  * taking part, release. The output was verified on the first visit. */
 static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
-                              const gb_arrays *in, cJSON *case_obj, track *tracks, int round, int rounds) {
+                              int slot_index, const gb_arrays *in, cJSON *case_obj, track *tracks, int round, int rounds) {
     const gb_backend *b = slot->b;
-    gb_time_breakdown *bd = cfg->breakdown;
     int wanted = 0;
     for (int t = 0; t < b->ntimings; t++) wanted |= tracks[t].again;
     if (slot->disabled) /* a fatal error since: what earlier rounds measured stands */
@@ -375,15 +389,15 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     void *state = NULL;
     double t0 = gb_now();
     int prepared = b->prepare(&item->c, in, &state, &e), status = prepared;
-    spent(cfg, bd ? &bd->setup_s : NULL, t0);
+    spent(cfg, item->c.op_id, GB_T_SETUP, t0);
     if (prepared == GB_FATAL) gb_backends_disable(slot, e.msg);
-    gb_budget budget = gb_round_budget(&item->budget, rounds);
+    gb_budget budget = gb_round_budget(&item->budget, rounds, round);
     for (int t = 0; t < b->ntimings; t++) {
         track *tr = &tracks[t];
         if (!tr->again) continue;
         int capped = 0, measured = 0;
         if (status == GB_OK && !gb_interrupted) {
-            status = measure(cfg, b, state, t, &budget, 0, tr, &capped, &e);
+            status = measure(cfg, &item->c, slot_index, b, state, t, &budget, 1, tr, &capped, &e);
             measured = status == GB_OK;
         }
         if (status != GB_OK) {
@@ -400,7 +414,7 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     }
     t0 = gb_now();
     if (prepared == GB_OK) b->release(state);
-    spent(cfg, bd ? &bd->setup_s : NULL, t0);
+    spent(cfg, item->c.op_id, GB_T_SETUP, t0);
 }
 
 static const cJSON *find_result(const cJSON *arr, const char *backend, const char *timing) {
@@ -474,7 +488,7 @@ static int checkpoint(gb_run_config *cfg, gb_err *e) {
     gb_runner_summarize(cfg->results);
     char why[GB_MSG_LEN];
     int failed = gb_results_write_atomic(cfg->results, cfg->out_path, why, sizeof why) != 0;
-    spent(cfg, cfg->breakdown ? &cfg->breakdown->write_s : NULL, t0);
+    if (cfg->breakdown) cfg->breakdown->write_s += gb_now() - t0;
     if (failed) return gb_errf(e, GB_FAIL, "%s", why);
     return GB_OK;
 }
@@ -579,7 +593,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
                  need / 1073741824.0, avail / 1073741824.0);
     else
         made = c->op->make_inputs(c, in, &err);
-    spent(cfg, cfg->breakdown ? &cfg->breakdown->inputs_s : NULL, t0);
+    spent(cfg, item->c.op_id, GB_T_INPUTS, t0);
     if (made != GB_OK) {
         for (int k = 0; k < cfg->backends->count; k++)
             if (cfg->backends->slot[k].selected)
@@ -607,7 +621,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
         gb_err err = {{0}};
         double t0 = gb_now();
         int status = item->c.op->make_inputs(&item->c, &made_now, &err);
-        spent(cfg, cfg->breakdown ? &cfg->breakdown->inputs_s : NULL, t0);
+        spent(cfg, item->c.op_id, GB_T_INPUTS, t0);
         if (status != GB_OK) {
             /* it worked in round 0: keep those samples, say why the rounds stop */
             for (int k = 0; k < cfg->backends->count; k++)
@@ -627,7 +641,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
         gb_backend_slot *slot = &cfg->backends->slot[k];
         if (!slot->selected || !slot->b) continue;
         show_progress(cfg, s, tracks, i, round, slot->name);
-        run_backend_again(cfg, item, slot, in, ct->obj, ct->t[k], round, s->rounds);
+        run_backend_again(cfg, item, slot, k, in, ct->obj, ct->t[k], round, s->rounds);
     }
     gb_arrays_free(&made_now);
 }

@@ -31,9 +31,17 @@ extern volatile sig_atomic_t gb_interrupted;
  * cache flushes between samples), warm-up, backend set-up and release,
  * making inputs, fetching and verifying outputs, the ceilings, writing the
  * results file; wall_s is set by the caller at the end. */
+typedef enum {
+    GB_T_SAMPLES, GB_T_BETWEEN, GB_T_WARMUP, GB_T_SETUP, GB_T_INPUTS, GB_T_VERIFY, GB_T_PARTS
+} gb_time_part;
 typedef struct {
-    double wall_s, samples_s, timing_overhead_s, warmup_s, setup_s, inputs_s, verify_s, ceilings_s, write_s;
+    double wall_s, ceilings_s, write_s;
+    double all[GB_T_PARTS];
+    double by_op[GB_OP_COUNT][GB_T_PARTS];
 } gb_time_breakdown;
+/* Each part's key in the results ("samples_s", ...) and its words. */
+extern const char *const gb_time_part_key[GB_T_PARTS];
+extern const char *const gb_time_part_text[GB_T_PARTS];
 
 typedef struct {
     gb_backend_set *backends;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
 #include "timer.h"
 
 static double host_now(void *ctx) {
@@ -31,9 +32,9 @@ static int push_sample(gb_samples *s, double v) {
     return GB_OK;
 }
 
-gb_budget gb_round_budget(const gb_budget *b, int rounds) {
+gb_budget gb_round_budget(const gb_budget *b, int rounds, int round) {
     gb_budget r = *b;
-    r.min_reps = (b->min_reps + rounds - 1) / rounds;
+    r.min_reps = b->min_reps / rounds + (round < b->min_reps % rounds ? 1 : 0);
     if (r.min_reps < 1) r.min_reps = 1;
     r.max_reps = b->max_reps / rounds; /* rounded down: the total stays within max_reps */
     if (r.max_reps < r.min_reps) r.max_reps = r.min_reps;
@@ -48,16 +49,18 @@ static int stable(double a, double b) {
 
 /* Is the warm-up over after w repetitions, the last two lasting last and
  * prev, spent seconds in all? (stopping.h, step 1) */
-static int warmup_done(const gb_budget *b, int first_visit, int w, double last, double prev, double spent) {
+static int warmup_done(const gb_budget *b, gb_visit visit, const gb_samples *s, int w, double last, double prev,
+                       double spent) {
     if (b->warmup == 0 && b->min_warmup_s <= 0) return 1;
+    if (visit == GB_VISIT_AGAIN && s->first_rep_at_speed) return 1;
     if (w == 0) return 0;
     if (b->min_warmup_s > 0 && last >= b->min_warmup_s) return 1; /* one long repetition is enough */
-    if (first_visit) return w >= b->warmup && spent >= b->min_warmup_s;
+    if (visit == GB_VISIT_FIRST_OF_KIND) return w >= b->warmup && spent >= b->min_warmup_s;
     if (w < b->warmup) return 0;
     return spent >= b->min_warmup_s || w < 2 || stable(last, prev);
 }
 
-int gb_measure_visit(const gb_budget *b, int first_visit, gb_rep_fn rep, void *ctx, const gb_clock *clk,
+int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ctx, const gb_clock *clk,
                      volatile sig_atomic_t *stop, gb_samples *out, int *capped, gb_visit_cost *cost,
                      gb_err *e) {
     double start = clk->now(clk->ctx), seconds;
@@ -66,13 +69,13 @@ int gb_measure_visit(const gb_budget *b, int first_visit, gb_rep_fn rep, void *c
     double warm_cap = 0.25 * b->max_time_s, last = 0, prev = 0;
     for (int w = 0;; w++) {
         double spent = clk->now(clk->ctx) - start;
-        if (warmup_done(b, first_visit, w, last, prev, spent) || *stop) break;
+        if (warmup_done(b, visit, out, w, last, prev, spent) || *stop) break;
         if (w > 0 && spent > warm_cap) break;
-        double t0 = clk->now(clk->ctx);
         int status = rep(ctx, &seconds, e);
         if (status != GB_OK) return status;
         prev = last;
-        last = clk->now(clk->ctx) - t0;
+        last = seconds; /* the backend's own clock, as the samples are timed */
+        if (w == 0 && visit != GB_VISIT_AGAIN) out->first_rep_s = seconds;
         out->warmup_reps++;
     }
     double timing_start = clk->now(clk->ctx), timed = 0;
@@ -106,6 +109,12 @@ int gb_measure_visit(const gb_budget *b, int first_visit, gb_rep_fn rep, void *c
     }
     if (status != GB_OK) return status;
     out->round_n[out->rounds++] = out->n - first;
+    /* Did the first repetition after prepare run at speed? Then a later
+     * round, which prepares again, needs no warm-up. */
+    if (visit != GB_VISIT_AGAIN) {
+        double med = gb_median(out->v + first, out->n - first);
+        out->first_rep_at_speed = out->first_rep_s > 0 && med > 0 && out->first_rep_s <= (1 + GB_WARMUP_STABLE) * med;
+    }
     return GB_OK;
 }
 

@@ -6,16 +6,21 @@
  * (tests/test_stopping.c).
  *
  * One visit (gb_measure_visit):
- *   1. warm-up, untimed. The first visit of a result warms up for at least
- *      `warmup` repetitions and at least min_warmup_s (a thread pool's
+ *   1. warm-up, untimed, by the kind of visit (gb_visit):
+ *      GB_VISIT_FIRST_OF_KIND, the first result of its op, backend and timing
+ *      in this process: at least `warmup` repetitions and at least
+ *      min_warmup_s (a library's thread pool starts on first use and its
  *      start-up outlasts a fixed count of fast repetitions: on the H100 host
- *      the first ~50 ms of 16-thread OpenBLAS GEMMs at 512 ran 40× slower).
- *      A later visit finds the process warm and counts repetitions only:
- *      `warmup` of them, going on (up to min_warmup_s) while the last two
- *      still differ by more than GB_WARMUP_STABLE. On any visit, one
- *      repetition that by itself lasted min_warmup_s is warm-up enough: it
- *      has absorbed the start-up the floor is for. The warm-up stops anyway
- *      once it has used a quarter of max_time_s.
+ *      the first ~50 ms of 16-thread OpenBLAS GEMMs at 512 ran 40× slower);
+ *      GB_VISIT_FIRST, a result's first visit once its kind is warm: `warmup`
+ *      repetitions, going on (up to min_warmup_s) while the last two still
+ *      differ by more than GB_WARMUP_STABLE;
+ *      GB_VISIT_AGAIN, a later round: no warm-up when the first visit showed
+ *      that the first repetition after prepare already ran at speed (within
+ *      GB_WARMUP_STABLE of that visit's median), else as GB_VISIT_FIRST.
+ *      On any visit, one repetition that by itself lasted min_warmup_s is
+ *      warm-up enough: it has absorbed the start-up the floor is for. The
+ *      warm-up stops anyway once it has used a quarter of max_time_s.
  *   2. timed repetitions until at least min_reps AND min_time_s are reached,
  *      or max_reps samples are kept; stopping anyway once the visit has used
  *      max_time_s (warm-up included) with one timed repetition ("capped":
@@ -42,6 +47,8 @@ extern const gb_clock gb_host_clock;
 /* One repetition of one result, as the backend times it. */
 typedef int (*gb_rep_fn)(void *ctx, double *seconds, gb_err *e);
 
+typedef enum { GB_VISIT_FIRST_OF_KIND, GB_VISIT_FIRST, GB_VISIT_AGAIN } gb_visit;
+
 /* Every sample of one result (case × backend × timing), across rounds. */
 typedef struct {
     double *v;
@@ -49,6 +56,8 @@ typedef struct {
     size_t round_n[GB_MAX_ROUNDS]; /* samples taken in each round, in order */
     int rounds;                    /* rounds measured */
     int warmup_reps;               /* across rounds */
+    double first_rep_s;            /* the first repetition after the first prepare (0: none) */
+    int first_rep_at_speed;        /* it was within GB_WARMUP_STABLE of its visit's median */
 } gb_samples;
 void gb_samples_free(gb_samples *s);
 
@@ -60,17 +69,19 @@ typedef struct {
 } gb_visit_cost;
 
 /* Measure one visit (the rule above), appending its samples to out.
- * first_visit: this result's first visit in this process. *capped is set
+ * *capped is set
  * when max_time_s, not the budget, ended it. Returns the repetition's status
  * on failure (message in e). */
-int gb_measure_visit(const gb_budget *b, int first_visit, gb_rep_fn rep, void *ctx, const gb_clock *clk,
+int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ctx, const gb_clock *clk,
                      volatile sig_atomic_t *stop, gb_samples *out, int *capped, gb_visit_cost *cost,
                      gb_err *e);
 
-/* One round's share of a case's budget: min_reps and min_time_s divided by
- * the rounds (rounded up), max_reps divided (rounded down); max_time_s stays
- * a per-visit cap. So rounds cost warm-ups, not a multiple of the run. */
-gb_budget gb_round_budget(const gb_budget *b, int rounds);
+/* Round `round`'s share of a case's budget: min_reps split exactly over the
+ * rounds (5 over 3: 2, 2, 1 — the total is what the suite asked for),
+ * min_time_s divided by the rounds, max_reps divided (rounded down, at least
+ * the round's min_reps); max_time_s stays a per-visit cap. So rounds cost
+ * warm-ups, not a multiple of the run. */
+gb_budget gb_round_budget(const gb_budget *b, int rounds, int round);
 
 /* ---- projection ------------------------------------------------------------
  * The rate (work per second) last measured per benchmark, dtype and backend,
