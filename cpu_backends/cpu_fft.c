@@ -8,14 +8,25 @@
  * run: fftw[f]_execute of that plan, nothing else (an out-of-place r2c or c2c
  * plan preserves its input, so no restore is needed).
  *
- * Wisdom: if $GPUBENCH_FFTW_WISDOM names a file, double-precision wisdom is
- * imported from it before planning and exported to it afterwards;
- * single-precision wisdom uses the same name with ".f32" appended (FFTW keeps
- * the two precisions in separate wisdom formats). A missing file is fine. */
+ * Wisdom: FFTW_MEASURE plans cost seconds each at 4096² and above (on the
+ * H100 host, 45 s of a default run's set-up), and a plan found once is found
+ * again from wisdom in no time, the same plan. So wisdom is kept between
+ * runs, as a careful FFTW user keeps it: imported before planning, exported
+ * after (through a temporary file and rename, so a concurrent run never reads
+ * half a file), in $GPUBENCH_FFTW_WISDOM when set (empty: off), else in
+ * $XDG_CACHE_HOME/gpubench (~/.cache/gpubench) under a name with the host and
+ * the thread count, since a plan is only the best for the machine and threads
+ * that measured it. Single-precision wisdom adds ".f32" (FFTW keeps the two
+ * precisions in separate formats). A missing or unreadable file is fine. The
+ * result's extra.wisdom says "imported", "none" (nothing to import) or
+ * "off". Only set-up time changes: the plans are as good either way. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <fftw3.h>
 #include "cpu_backend.h"
 #include "timer.h"
@@ -29,7 +40,7 @@ typedef struct {
     fftw_plan plan;
     fftwf_plan planf;
     double plan_s;
-    char wisdom[16];       /* "imported", "none", "unset" */
+    char wisdom[16];       /* "imported", "none", "off" */
 } fft_state;
 
 static int threads_ready;
@@ -46,12 +57,36 @@ static const char *planner_name(unsigned flags) {
     return flags == FFTW_ESTIMATE ? "estimate" : flags == FFTW_PATIENT ? "patient" : "measure";
 }
 
-/* Wisdom file for this precision, or NULL when the variable is unset. */
+/* The wisdom file for this precision, or NULL when wisdom is off. The
+ * default folder is created on first use. */
 static const char *wisdom_path(gb_dtype d, char *buf, size_t len) {
     const char *w = getenv("GPUBENCH_FFTW_WISDOM");
-    if (!w || !*w) return NULL;
-    snprintf(buf, len, "%s%s", w, d == GB_FLOAT32 ? ".f32" : "");
+    const char *f32 = d == GB_FLOAT32 ? ".f32" : "";
+    if (w) {
+        if (!*w) return NULL;
+        snprintf(buf, len, "%s%s", w, f32);
+        return buf;
+    }
+    char dir[2048], host[256] = "host";
+    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (cache && *cache) snprintf(dir, sizeof dir, "%s/gpubench", cache);
+    else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache/gpubench", home);
+    else return NULL;
+    char parent[2048];
+    snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(dir, '/') - dir), dir);
+    mkdir(parent, 0755);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) return NULL;
+    gethostname(host, sizeof host - 1);
+    snprintf(buf, len, "%s/fftw-wisdom-%s-%dthreads%s", dir, host, gb_cpu_threads(), f32);
     return buf;
+}
+
+/* Write wisdom next to path, then rename it into place. */
+static void save_wisdom(const char *path, int f32) {
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int ok = f32 ? fftwf_export_wisdom_to_filename(tmp) : fftw_export_wisdom_to_filename(tmp);
+    if (!ok || rename(tmp, path) != 0) unlink(tmp);
 }
 
 static void fft_release(void *state) {
@@ -91,7 +126,7 @@ static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
     size_t in_bytes = s->in_count * real * (s->c2c ? 2 : 1), out_bytes = s->out_count * 2 * real;
     char wbuf[4096];
     const char *wpath = wisdom_path(c->dtype, wbuf, sizeof wbuf);
-    snprintf(s->wisdom, sizeof s->wisdom, "unset");
+    snprintf(s->wisdom, sizeof s->wisdom, "off");
 
     double t0 = gb_now();
     if (c->dtype == GB_FLOAT32) {
@@ -103,7 +138,7 @@ static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
         s->planf = s->c2c ? fftwf_plan_dft_2d(n, n, s->in, s->out, FFTW_FORWARD, s->flags)
                           : fftwf_plan_dft_r2c_2d(n, n, s->in, s->out, s->flags);
         if (!s->planf) goto noplan;
-        if (wpath) fftwf_export_wisdom_to_filename(wpath);
+        if (wpath) save_wisdom(wpath, 1);
     } else {
         s->in = fftw_malloc(in_bytes);
         s->out = fftw_malloc(out_bytes);
@@ -113,7 +148,7 @@ static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
         s->plan = s->c2c ? fftw_plan_dft_2d(n, n, s->in, s->out, FFTW_FORWARD, s->flags)
                          : fftw_plan_dft_r2c_2d(n, n, s->in, s->out, s->flags);
         if (!s->plan) goto noplan;
-        if (wpath) fftw_export_wisdom_to_filename(wpath);
+        if (wpath) save_wisdom(wpath, 0);
     }
     s->plan_s = gb_now() - t0;
 

@@ -236,6 +236,37 @@ static void check_stopped_by(const char *sig, int code) {
 }
 
 TEST(cli_ctrl_c_keeps_the_results_measured_so_far) { check_stopped_by("INT", 130); }
+
+/* `timeout` signals the command and then its process group: the same SIGTERM
+ * twice within a moment must still write the results, marked interrupted. */
+TEST(cli_timeout_stops_a_run_with_its_results_written) {
+    remove("build/timeout.json");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "timeout --preserve-status -s TERM 2 %s run suites/quick.json --backend cpu --no-peak --quiet "
+             "--out build/timeout.json > /dev/null 2>&1",
+             gb_test_binary());
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    CHECK(rc == 143);
+    cJSON *doc = load("build/timeout.json");
+    CHECK(doc && cJSON_IsTrue(get(doc, "interrupted")));
+    cJSON_Delete(doc);
+    /* the same, with the two deliveries far enough apart to be seen twice,
+     * while the run is busy measuring its ceilings (seconds, not stopped by a
+     * signal): the second must not end it before it writes its results */
+    remove("build/timeout.json");
+    snprintf(cmd, sizeof cmd,
+             "%s run suites/quick.json --backend cpu --quiet --out build/timeout.json > /dev/null 2>&1 & "
+             "pid=$!; sleep 1; kill -TERM $pid; sleep 0.3; kill -TERM $pid; wait $pid",
+             gb_test_binary());
+    rc = gb_test_sh(cmd, out, sizeof out);
+    CHECK(rc == 143);
+    doc = load("build/timeout.json");
+    CHECK(doc && cJSON_IsTrue(get(doc, "interrupted")));
+    CHECK(doc && cJSON_IsString(get(doc, "interrupted_by")) &&
+          strcmp(get(doc, "interrupted_by")->valuestring, "SIGTERM") == 0);
+    cJSON_Delete(doc);
+}
 TEST(cli_sigterm_is_an_interruption_too) { check_stopped_by("TERM", 143); }
 TEST(cli_sighup_is_an_interruption_too) { check_stopped_by("HUP", 129); }
 
@@ -356,4 +387,38 @@ TEST(cli_run_export_gbench_equals_export_of_its_results_file) {
     remove(run_gb);
     remove(exp_gb);
     rmdir(dir);
+}
+
+/* FFTW wisdom is kept between runs (set-up, not the plans, changes): under
+ * $XDG_CACHE_HOME/gpubench by default, off with GPUBENCH_FFTW_WISDOM=. */
+static const char *first_wisdom(const char *path) {
+    static char w[32];
+    cJSON *doc = load(path);
+    const cJSON *r = cJSON_GetArrayItem(get(cJSON_GetArrayItem(get(doc, "cases"), 0), "results"), 0);
+    const cJSON *x = get(get(r, "extra"), "wisdom");
+    snprintf(w, sizeof w, "%s", cJSON_IsString(x) ? x->valuestring : "");
+    cJSON_Delete(doc);
+    return w;
+}
+
+TEST(cli_fftw_wisdom_is_kept_between_runs) {
+    write_file("build/fft-tiny.json",
+               "{\"name\":\"fft-tiny\",\"defaults\":{\"min_reps\":2,\"min_time_s\":0,\"rounds\":1},"
+               "\"benchmarks\":[{\"op\":\"fft\",\"sizes\":[64],\"dtypes\":[\"float64\"]}]}");
+    gb_test_sh("rm -rf build/xdg-cache", NULL, 0);
+    const char *run = "XDG_CACHE_HOME=build/xdg-cache %s run build/fft-tiny.json --backend cpu --no-peak --quiet "
+                      "--out build/fft-tiny-%s.json > /dev/null 2>&1";
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, run, gb_test_binary(), "1");
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    CHECK(strcmp(first_wisdom("build/fft-tiny-1.json"), "none") == 0);
+    CHECK(gb_test_sh("ls build/xdg-cache/gpubench/fftw-wisdom-* >/dev/null 2>&1", NULL, 0) == 0);
+    snprintf(cmd, sizeof cmd, run, gb_test_binary(), "2");
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    CHECK(strcmp(first_wisdom("build/fft-tiny-2.json"), "imported") == 0);
+    snprintf(cmd, sizeof cmd, "GPUBENCH_FFTW_WISDOM= %s", run);
+    char cmd2[600];
+    snprintf(cmd2, sizeof cmd2, cmd, gb_test_binary(), "3");
+    CHECK(gb_test_sh(cmd2, out, sizeof out) == 0);
+    CHECK(strcmp(first_wisdom("build/fft-tiny-3.json"), "off") == 0);
 }

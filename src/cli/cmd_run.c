@@ -55,10 +55,22 @@ static void run_usage(FILE *out) {
 
 /* SIGINT, SIGTERM and SIGHUP all mean "stop": `timeout`, SLURM at a job's
  * time limit and Kubernetes send SIGTERM, a closed terminal SIGHUP. The run
- * stops after the current repetition and writes what it measured; a second
- * signal stops at once. */
+ * stops after the current repetition and writes what it measured. A second
+ * signal a second or more after the first stops at once (Ctrl-C twice); one
+ * sooner is the same request delivered twice (`timeout` signals the command
+ * and then its whole process group) and must not lose the results. */
+static struct timespec first_signal;
+
 static void on_stop_signal(int sig) {
-    if (gb_interrupted) _exit(128 + sig);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+    if (gb_interrupted) {
+        if (now.tv_sec - first_signal.tv_sec >= 2 ||
+            (now.tv_sec - first_signal.tv_sec == 1 && now.tv_nsec >= first_signal.tv_nsec))
+            _exit(128 + sig);
+        return;
+    }
+    first_signal = now;
     gb_interrupted = sig;
 }
 
