@@ -60,6 +60,14 @@ static void cpu_describe(cJSON *ctx) {
     cJSON_AddNumberToObject(ctx, "cpu_threads_used", cpu_threads);
 }
 
+/* Memory-bound ops against STREAM triad, the rest against OpenBLAS GEMM of
+ * their dtype (gb_cpu_measure_peaks measures both). */
+static const char *cpu_ceiling(const gb_case *c, int timing) {
+    (void)timing;
+    if (c->memory_bound) return "triad_gbs";
+    return c->dtype == GB_FLOAT32 ? "gemm_float32_gflops" : "gemm_float64_gflops";
+}
+
 /* OpenBLAS's core and threads, OpenMP's wait policy (gb_backend.check). */
 static int cpu_check(const cJSON *context, cJSON *warnings) {
     int count = gb_openblas_check(context, warnings);
@@ -133,8 +141,10 @@ static void cpu_release(void *state) {
 static const gb_backend cpu_backend = {
     .abi_version = GB_ABI_VERSION,
     .name = "cpu",
+    .role = GB_ROLE_HOST,
     .ntimings = 1,
     .timings = {"host"},
+    .timing_labels = {"cpu"},
     .init = cpu_init,
     .describe = cpu_describe,
     .supports = cpu_supports,
@@ -147,6 +157,7 @@ static const gb_backend cpu_backend = {
     .measure_peaks = gb_cpu_measure_peaks,
     .health = gb_cpu_health,
     .check = cpu_check,
+    .ceiling = cpu_ceiling,
 };
 
 const gb_backend *gb_cpu_backend(void) { return &cpu_backend; }

@@ -291,11 +291,24 @@ static void cuda_shutdown(void) {
     initialized = 0;
 }
 
+/* Device timings only: memory-bound ops against the device-to-device copy,
+ * the rest against cuBLAS GEMM of their dtype and math mode
+ * (gb_cuda_measure_peaks measures them). End-to-end includes transfers. */
+static const char *cuda_ceiling(const gb_case *c, int timing) {
+    if (timing != 0) return NULL;
+    if (c->memory_bound) return "d2d_copy_gbs";
+    if (c->op_id == GB_OP_MATMUL && c->params.math == GB_MATH_TF32 && c->dtype == GB_FLOAT32)
+        return "gemm_tf32_gflops";
+    return c->dtype == GB_FLOAT32 ? "gemm_float32_gflops" : "gemm_float64_gflops";
+}
+
 static const gb_backend cuda_backend = {
     .abi_version = GB_ABI_VERSION,
     .name = "cuda",
+    .role = GB_ROLE_ACCELERATOR,
     .ntimings = 2,
     .timings = {"device", "end_to_end"},
+    .timing_labels = {"gpu dev", "gpu e2e"},
     .init = cuda_init,
     .describe = cuda_describe,
     .supports = cuda_supports,
@@ -308,6 +321,7 @@ static const gb_backend cuda_backend = {
     .measure_peaks = cuda_measure_peaks,
     .health = cuda_health,
     .shutdown = cuda_shutdown,
+    .ceiling = cuda_ceiling,
 };
 
 /* The plugin's only exported symbol (everything else is hidden). */

@@ -25,11 +25,18 @@ typedef struct {
  * runner measures each with the same stopping rule and records each. */
 #define GB_MAX_TIMINGS 2
 
+/* What a backend is to the comparison: the host side every speedup is
+ * measured against, or an accelerator. Code outside the backends reads this
+ * (and the names below) instead of naming a backend. */
+typedef enum { GB_ROLE_HOST = 0, GB_ROLE_ACCELERATOR = 1 } gb_backend_role;
+
 typedef struct gb_backend {
     int abi_version;              /* GB_ABI_VERSION at build time */
     const char *name;             /* "cpu", "cuda" */
+    gb_backend_role role;
     int ntimings;
     const char *timings[GB_MAX_TIMINGS]; /* cpu: {"host"}; cuda: {"device", "end_to_end"} */
+    const char *timing_labels[GB_MAX_TIMINGS]; /* as tables print them: "cpu"; "gpu dev", "gpu e2e" */
 
     /* Bring the backend up. GB_OK when usable; otherwise GB_SKIP with the
      * reason ("no CUDA device", "driver too old") and it is listed as
@@ -65,6 +72,11 @@ typedef struct gb_backend {
     /* Measure this backend's ceilings into peaks (an object of numbers, e.g.
      * "copy_gbs", "gemm_float32_gflops"). May be NULL. */
     int (*measure_peaks)(cJSON *peaks, gb_err *e);
+    /* The key in this backend's peaks that bounds this case's rate with this
+     * timing ("gemm_float32_gflops", "triad_gbs", ...), or NULL when none
+     * does (an end-to-end time includes transfers, which no single ceiling
+     * bounds). May be NULL: no % of peak. */
+    const char *(*ceiling)(const gb_case *c, int timing);
     /* Read-only health facts (clocks, throttle reasons, governor) into
      * health; the runner calls it before and after the run. May be NULL. */
     void (*health)(cJSON *health);

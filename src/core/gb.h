@@ -93,6 +93,7 @@ typedef struct gb_case {
     char label[64];          /* "512x512x512": the shape as printed */
     double flops;            /* from the op catalogue; 0 where not meaningful */
     double bytes;            /* minimum bytes moved (inputs read + outputs written) */
+    int memory_bound;        /* the op's rate is judged in bytes moved (op.h rate_kind "bytes") */
 } gb_case;
 
 /* Is name one of the entries of a comma-separated list ("cpu,cuda")? */

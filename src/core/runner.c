@@ -101,29 +101,13 @@ static void add_verdict(cJSON *r, const gb_verdict *v) {
 
 /* ---- peaks ---------------------------------------------------------------- */
 
-const char *gb_peak_key(const char *backend, const char *timing, const char *op_name,
-                        const char *rate_kind, const char *dtype, const cJSON *params) {
-    if (strcmp(timing, "end_to_end") == 0) return NULL;
-    if (strcmp(rate_kind, "bytes") == 0) return strcmp(backend, "cpu") == 0 ? "triad_gbs" : "d2d_copy_gbs";
-    const cJSON *math = params ? cJSON_GetObjectItemCaseSensitive(params, "math") : NULL;
-    if (strcmp(backend, "cpu") != 0 && strcmp(op_name, "matmul") == 0 && cJSON_IsString(math) &&
-        strcmp(math->valuestring, "tf32") == 0 && strcmp(dtype, "float32") == 0)
-        return "gemm_tf32_gflops";
-    return strcmp(dtype, "float32") == 0 ? "gemm_float32_gflops" : "gemm_float64_gflops";
-}
-
-static void add_pct_of_peak(cJSON *results, cJSON *case_obj, cJSON *r) {
+/* pct_of_peak and peak of a result: its rate against the ceiling its
+ * backend named (gb_backend.ceiling), as measured into peaks.<backend>. */
+static void add_pct_of_peak(cJSON *results, const gb_case *c, cJSON *r, const char *backend, const char *key) {
     const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(results, "peaks");
-    const char *backend = cJSON_GetObjectItemCaseSensitive(r, "backend")->valuestring;
-    const char *timing = cJSON_GetObjectItemCaseSensitive(r, "timing")->valuestring;
-    const char *rate_kind = cJSON_GetObjectItemCaseSensitive(case_obj, "rate_kind")->valuestring;
-    const char *key = gb_peak_key(backend, timing,
-                                  cJSON_GetObjectItemCaseSensitive(case_obj, "op")->valuestring, rate_kind,
-                                  cJSON_GetObjectItemCaseSensitive(case_obj, "dtype")->valuestring,
-                                  cJSON_GetObjectItemCaseSensitive(case_obj, "params"));
     const cJSON *bp = peaks ? cJSON_GetObjectItemCaseSensitive(peaks, backend) : NULL;
     const cJSON *pv = key && bp ? cJSON_GetObjectItemCaseSensitive(bp, key) : NULL;
-    const cJSON *achieved = cJSON_GetObjectItemCaseSensitive(r, strcmp(rate_kind, "bytes") == 0 ? "gbs" : "gflops");
+    const cJSON *achieved = cJSON_GetObjectItemCaseSensitive(r, c->memory_bound ? "gbs" : "gflops");
     if (cJSON_IsNumber(pv) && pv->valuedouble > 0 && cJSON_IsNumber(achieved)) {
         cJSON_AddNumberToObject(r, "pct_of_peak", 100.0 * achieved->valuedouble / pv->valuedouble);
         char full[64];
@@ -142,6 +126,8 @@ typedef struct {
     cJSON *result;                  /* its entry in the results document; NULL: none */
     gb_samples s;
     int again;                      /* measure it in the next round too */
+    const char *backend;            /* its backend's name and the ceiling that bounds it */
+    const char *ceiling;
 } track;
 
 /* The tracks of one case: per backend slot and timing. */
@@ -202,7 +188,7 @@ static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_back
 }
 
 /* (Re)write a result's samples and everything computed from them. */
-static void write_measurement(cJSON *results, cJSON *case_obj, const gb_case *c, const track *t) {
+static void write_measurement(cJSON *results, const gb_case *c, const track *t) {
     static const char *const derived[] = {"warmup_reps", "round_sizes", "samples_s", "stats", "gflops",
                                           "gbs", "pct_of_peak", "peak", NULL};
     cJSON *r = t->result;
@@ -211,7 +197,7 @@ static void write_measurement(cJSON *results, cJSON *case_obj, const gb_case *c,
     cJSON *sizes = cJSON_AddArrayToObject(r, "round_sizes");
     for (int i = 0; i < t->s.rounds; i++) cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)t->s.round_n[i]));
     add_stats(r, t->s.v, t->s.n, t->s.round_n, t->s.rounds, c);
-    add_pct_of_peak(results, case_obj, r);
+    add_pct_of_peak(results, c, r, t->backend, t->ceiling);
 }
 
 /* ---- one case ------------------------------------------------------------- */
@@ -320,8 +306,10 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
             set_status(r, "skipped", "interrupted");
         } else {
             tr->result = r;
+            tr->backend = slot->name;
+            tr->ceiling = b->ceiling ? b->ceiling(c, t) : NULL;
             tr->again = !capped && rounds > 1;
-            write_measurement(cfg->results, case_obj, c, tr);
+            write_measurement(cfg->results, c, tr);
             measured_any = 1;
             if (t == 0)
                 gb_rate_record(rates, item->benchmark, c->dtype, slot_index, case_work(c),
@@ -377,7 +365,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
 /* A later visit: prepare again (fresh buffers), measure the timings still
  * taking part, release. The output was verified on the first visit. */
 static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
-                              int slot_index, const gb_arrays *in, cJSON *case_obj, track *tracks, int round, int rounds) {
+                              int slot_index, const gb_arrays *in, track *tracks, int round, int rounds) {
     const gb_backend *b = slot->b;
     int wanted = 0;
     for (int t = 0; t < b->ntimings; t++) wanted |= tracks[t].again;
@@ -409,7 +397,7 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
             if (prepared == GB_OK && status != GB_FATAL) status = GB_OK; /* the next timing may work */
             continue;
         }
-        if (measured) write_measurement(cfg->results, case_obj, &item->c, tr);
+        if (measured) write_measurement(cfg->results, &item->c, tr);
         tr->again = measured && !capped && !gb_interrupted && round + 1 < rounds;
     }
     t0 = gb_now();
@@ -436,20 +424,28 @@ static double median_of(const cJSON *r) {
     return cJSON_IsNumber(m) ? m->valuedouble : NAN;
 }
 
-/* speedup = CPU median / GPU median, for each GPU timing, when both are ok. */
-static void add_speedups(cJSON *case_obj) {
+/* speedup = the host backend's median / an accelerator's median, for each
+ * of the accelerator's timings, when both are ok; keyed by the timing's name. */
+static void add_speedups(cJSON *case_obj, const gb_backend_set *set) {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(case_obj, "results");
-    const cJSON *cpu = find_result(arr, "cpu", "host");
-    if (!cpu) return;
+    const cJSON *host = NULL;
+    for (int k = 0; k < set->count && !host; k++) {
+        const gb_backend *b = set->slot[k].b;
+        if (b && b->role == GB_ROLE_HOST) host = find_result(arr, set->slot[k].name, b->timings[0]);
+    }
+    if (!host) return;
     cJSON_DeleteItemFromObjectCaseSensitive(case_obj, "speedup"); /* from an earlier round */
     cJSON *sp = NULL;
-    static const char *const timings[] = {"device", "end_to_end"};
-    for (int i = 0; i < 2; i++) {
-        const cJSON *g = find_result(arr, "cuda", timings[i]);
-        double a = median_of(cpu), b = g ? median_of(g) : NAN;
-        if (!(a > 0 && b > 0)) continue;
-        if (!sp) sp = cJSON_AddObjectToObject(case_obj, "speedup");
-        cJSON_AddNumberToObject(sp, timings[i], a / b);
+    for (int k = 0; k < set->count; k++) {
+        const gb_backend *b = set->slot[k].b;
+        if (!b || b->role != GB_ROLE_ACCELERATOR) continue;
+        for (int t = 0; t < b->ntimings; t++) {
+            const cJSON *g = find_result(arr, set->slot[k].name, b->timings[t]);
+            double a = median_of(host), m = g ? median_of(g) : NAN;
+            if (!(a > 0 && m > 0)) continue;
+            if (!sp) sp = cJSON_AddObjectToObject(case_obj, "speedup");
+            cJSON_AddNumberToObject(sp, b->timings[t], a / m);
+        }
     }
 }
 
@@ -641,7 +637,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
         gb_backend_slot *slot = &cfg->backends->slot[k];
         if (!slot->selected || !slot->b) continue;
         show_progress(cfg, s, tracks, i, round, slot->name);
-        run_backend_again(cfg, item, slot, k, in, ct->obj, ct->t[k], round, s->rounds);
+        run_backend_again(cfg, item, slot, k, in, ct->t[k], round, s->rounds);
     }
     gb_arrays_free(&made_now);
 }
@@ -690,7 +686,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
             }
             ct->visit_s = gb_now() - t0;
             ct->visits = round + 1;
-            add_speedups(ct->obj);
+            add_speedups(ct->obj, cfg->backends);
             if (cfg->progress) fprintf(stderr, "\r\033[K");
             if (round == 0 && !cfg->quiet && cfg->lines) {
                 gb_report_case_line(ct->obj, cfg->lines);

@@ -64,9 +64,4 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e);
  * failed verifications plus errors. */
 int gb_runner_summarize(cJSON *results);
 
-/* The ceiling a result is judged against: its key in peaks.<backend>
- * ("gemm_float32_gflops", "triad_gbs", ...), or NULL when none applies
- * (end-to-end timings include transfers, which no single ceiling bounds). */
-const char *gb_peak_key(const char *backend, const char *timing, const char *op_name,
-                        const char *rate_kind, const char *dtype, const cJSON *params);
 #endif

@@ -298,6 +298,7 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
             if (f && f->ops && !gb_list_contains(f->ops, op->name)) continue;
             if (f && f->dtypes && !gb_list_contains(f->dtypes, gb_dtype_name(c.dtype))) continue;
             op->count(&c);
+            c.memory_bound = strcmp(op->rate_kind, "bytes") == 0;
             gb_plan_item item = {.c = c, .budget = budget, .benchmark = index};
             if (add_item(s, cap, &item, e)) return GB_FAIL;
         }

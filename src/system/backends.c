@@ -53,6 +53,17 @@ void gb_backends_describe(const gb_backend_set *set, cJSON *ctx) {
         cJSON_AddBoolToObject(o, "available", s->available);
         cJSON_AddBoolToObject(o, "selected", s->selected);
         if (!s->available) cJSON_AddStringToObject(o, "reason", s->reason);
+        if (!s->b) continue;
+        /* what readers of the results need to know of this backend, so that
+         * they name none (results model, reports, compare) */
+        cJSON_AddStringToObject(o, "role", s->b->role == GB_ROLE_HOST ? "host" : "accelerator");
+        cJSON *timings = cJSON_AddArrayToObject(o, "timings");
+        for (int t = 0; t < s->b->ntimings; t++) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", s->b->timings[t]);
+            cJSON_AddStringToObject(x, "label", s->b->timing_labels[t] ? s->b->timing_labels[t] : s->b->timings[t]);
+            cJSON_AddItemToArray(timings, x);
+        }
     }
 }
 
