@@ -9,23 +9,13 @@
 
 #include "cuda_common.h"
 
-/* Ops and hooks written in files of their own. Declared weak so that a
- * plugin built before one of them exists still loads and says which op is
- * missing instead of failing dlopen with an undefined symbol; in a complete
- * build they resolve like any other symbol. */
-#define GB_WEAK __attribute__((weak, visibility("hidden")))
-extern const gb_op_impl gb_cuda_solve GB_WEAK, gb_cuda_spgemm GB_WEAK, gb_cuda_svd GB_WEAK;
-int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e) GB_WEAK;
-void gb_cuda_health(cJSON *health) GB_WEAK;
-void gb_cuda_flush_l2(void) GB_WEAK;
-
 static const gb_op_impl *impl_for(gb_op_id id) {
     switch (id) {
     case GB_OP_MATMUL: return &gb_cuda_matmul;
     case GB_OP_ELEMENTWISE: return &gb_cuda_elementwise;
     case GB_OP_REDUCTION: return &gb_cuda_reduction;
     case GB_OP_FFT: return &gb_cuda_fft;
-    case GB_OP_SOLVE: return &gb_cuda_solve;   /* NULL if not linked in */
+    case GB_OP_SOLVE: return &gb_cuda_solve;
     case GB_OP_SPGEMM: return &gb_cuda_spgemm;
     case GB_OP_SVD: return &gb_cuda_svd;
     default: return NULL;
@@ -255,13 +245,12 @@ static void cuda_release(void *state) {
 }
 
 static void cuda_flush_caches(void) {
-    if (gb_cuda_flush_l2 && !gb_cuda.lost) gb_cuda_flush_l2();
+    if (!gb_cuda.lost) gb_cuda_flush_l2();
 }
 
 static int cuda_measure_peaks(cJSON *peaks, gb_err *e) {
     int status = gb_cuda_lost_check(e);
     if (status != GB_OK) return status;
-    if (!gb_cuda_measure_peaks) return gb_errf(e, GB_SKIP, "peak measurement not built into this CUDA plugin");
     return gb_cuda_measure_peaks(peaks, e);
 }
 
@@ -270,7 +259,7 @@ static void cuda_health(cJSON *health) {
         cJSON_AddStringToObject(health, "cuda_context_lost", gb_cuda.lost_reason);
         return;
     }
-    if (gb_cuda_health) gb_cuda_health(health);
+    gb_cuda_health(health);
 }
 
 static void cuda_shutdown(void) {

@@ -38,21 +38,13 @@
 #include "cuda_common.h"
 
 /* The method AUTO resolves to, per shape and dtype: the fastest routine that
- * passed the op's accuracy checks on the H100 host (suites/svd-methods.json,
- * 2026-11-22, device ms):
- *
- *              256²   1024²  2048²  10000×1000  700×2000
- *   f64 gesvdp  6.6   31.3   86.1    41.1        22.4    all pass
- *   f64 gesvd  23.7    145    470     229         105    all pass
- *   f32 gesvdp  5.1  fails  fails    36.7        19.9    err_sigma 0.07 / 1410 on 1024², 2048²
- *   f32 xgesvd 23.1    112    321     164         119    all pass
- *   f32 gesvd  20.7    165    367     161         103    all pass
- *   gesvdj: fails orthogonality (‖VᵀV−I‖ 10–30× over the bound) at every shape.
- *
- * Float32 QDWH (gesvdp) loses accuracy as the condition number grows (a
- * random n×n matrix has cond ~ n); the tall and wide random matrices, far
- * better conditioned, pass. So float32 takes gesvdp only for aspect ratios of
- * 2 or more and for small squares, and Xgesvd otherwise. */
+ * passed the op's accuracy checks on the H100 host (suites/svd-methods.json;
+ * the measurements are the table in docs/gpu-ops.md). Float32 QDWH (gesvdp)
+ * loses accuracy as the condition number grows (a random n×n matrix has cond
+ * ~ n) and failed on 1024² and 2048², while the tall and wide random
+ * matrices, far better conditioned, pass; gesvdj failed the orthogonality
+ * bound at every shape. So float64 takes gesvdp, and float32 takes gesvdp
+ * only for aspect ratios of 2 or more and for small squares, Xgesvd otherwise. */
 static gb_svd_method svd_auto_method(int64_t m, int64_t n, gb_dtype dtype) {
     if (dtype == GB_FLOAT64) return GB_SVD_GESVDP;
     int64_t lo = m < n ? m : n, hi = m < n ? n : m;
@@ -61,16 +53,7 @@ static gb_svd_method svd_auto_method(int64_t m, int64_t n, gb_dtype dtype) {
 }
 
 static const char *method_name(int method) {
-    switch (method) {
-    case GB_SVD_AUTO: return "auto";
-    case GB_SVD_GESDD: return "gesdd";
-    case GB_SVD_GESVD: return "gesvd";
-    case GB_SVD_GESVDJ: return "gesvdj";
-    case GB_SVD_GESVDP: return "gesvdp";
-    case GB_SVD_XGESVD: return "xgesvd";
-    case GB_SVD_XGESVDP: return "xgesvdp";
-    default: return "?";
-    }
+    return method >= 0 && method < GB_SVD_METHOD_COUNT ? gb_svd_method_names[method] : "?";
 }
 
 typedef struct {

@@ -1,4 +1,5 @@
 /* cmd_common.c — pieces several subcommands share. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,15 @@
 
 int gb_full_argc;
 char **gb_full_argv;
+
+int gb_cli_parse_int(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
 
 int gb_cli_setup_cpu(const char *command, const char *core_flag) {
     gb_err e = {{0}};

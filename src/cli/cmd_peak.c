@@ -43,14 +43,6 @@ static void usage(FILE *f) {
                "picks itself). See docs/honest-numbers.md.\n");
 }
 
-static int parse_int(const char *s, long lo, long hi, long *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || end == s || v < lo || v > hi) return 1;
-    *out = v;
-    return 0;
-}
 
 static void print_table(const cJSON *doc, FILE *out) {
     const cJSON *b;
@@ -102,14 +94,14 @@ int gb_cmd_peak(int argc, char **argv) {
         switch (ch) {
         case 'b': backends = optarg; break;
         case 't':
-            if (parse_int(optarg, 1, 4096, &v)) {
+            if (gb_cli_parse_int(optarg, 1, 4096, &v)) {
                 fprintf(stderr, "gpubench peak: --threads: expected a positive integer, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }
             opt.threads = (int)v;
             break;
         case 'D':
-            if (parse_int(optarg, 0, 1024, &v)) {
+            if (gb_cli_parse_int(optarg, 0, 1024, &v)) {
                 fprintf(stderr, "gpubench peak: --device: expected a device ordinal, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }

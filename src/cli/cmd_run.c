@@ -141,14 +141,6 @@ static void record_breakdown(cJSON *doc, const gb_time_breakdown *b, int quiet) 
     }
 }
 
-static int parse_int(const char *s, long lo, long hi, long *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || end == s || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
 
 /* results/<suite>-<host>-<UTC timestamp>.json, creating results/ if needed. */
 static void default_out_path(const char *suite, char *out, size_t len) {
@@ -240,14 +232,14 @@ int gb_cmd_run(int argc, char **argv) {
             }
             break;
         case 't':
-            if (parse_int(optarg, 1, 4096, &v)) {
+            if (gb_cli_parse_int(optarg, 1, 4096, &v)) {
                 fprintf(stderr, "gpubench run: --threads: expected a positive integer, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }
             bopt.threads = (int)v;
             break;
         case 'D':
-            if (parse_int(optarg, 0, 1024, &v)) {
+            if (gb_cli_parse_int(optarg, 0, 1024, &v)) {
                 fprintf(stderr, "gpubench run: --device: expected a device ordinal, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }
@@ -266,7 +258,7 @@ int gb_cmd_run(int argc, char **argv) {
             break;
         }
         case 'R':
-            if (parse_int(optarg, 1, GB_MAX_ROUNDS, &v)) {
+            if (gb_cli_parse_int(optarg, 1, GB_MAX_ROUNDS, &v)) {
                 fprintf(stderr, "gpubench run: --rounds: expected an integer from 1 to %d, got \"%s\"\n",
                         GB_MAX_ROUNDS, optarg);
                 return GB_EXIT_USAGE;
@@ -379,7 +371,7 @@ int gb_cmd_run(int argc, char **argv) {
     }
 
     gb_report_options ro = {.format = (gb_format)format, .ops = NULL,
-                            .color = format == GB_FMT_TABLE && isatty(1) && !getenv("NO_COLOR")};
+                            .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
     if (format == GB_FMT_TABLE) printf("\n");
     gb_report_render(doc, &ro, stdout);
     fflush(stdout);

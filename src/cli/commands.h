@@ -12,6 +12,9 @@ enum { GB_EXIT_OK = 0, GB_EXIT_CHECK = 1, GB_EXIT_USAGE = 2 };
 extern int gb_full_argc;
 extern char **gb_full_argv;
 
+/* A whole decimal number in [lo, hi] (a flag's value): 0, or -1 when s is
+ * anything else. */
+int gb_cli_parse_int(const char *s, long lo, long hi, long *out);
 /* The CPU side's honest process settings, for the commands that measure or
  * describe the CPU (run, peak, info): core_flag is --openblas-core's value
  * (NULL when not given). May re-execute the process, once. Returns an exit

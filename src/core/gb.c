@@ -122,3 +122,6 @@ int gb_list_contains(const char *list, const char *name) {
     }
     return 0;
 }
+
+const char *const gb_svd_method_names[GB_SVD_METHOD_COUNT + 1] = {
+    "auto", "gesdd", "gesvd", "gesvdj", "gesvdp", "xgesvd", "xgesvdp", NULL};

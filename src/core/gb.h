@@ -67,8 +67,10 @@ typedef enum { GB_FFT_R2C = 0, GB_FFT_C2C = 1 } gb_fft_kind;
 typedef enum { GB_PLAN_ESTIMATE = 0, GB_PLAN_MEASURE = 1, GB_PLAN_PATIENT = 2 } gb_fft_planner;
 typedef enum {
     GB_SVD_AUTO = 0, GB_SVD_GESDD, GB_SVD_GESVD, GB_SVD_GESVDJ, GB_SVD_GESVDP,
-    GB_SVD_XGESVD, GB_SVD_XGESVDP
+    GB_SVD_XGESVD, GB_SVD_XGESVDP, GB_SVD_METHOD_COUNT
 } gb_svd_method;
+/* Their names, as suites and results spell them (NULL-terminated; gb.c). */
+extern const char *const gb_svd_method_names[GB_SVD_METHOD_COUNT + 1];
 
 typedef struct {
     int math;          /* matmul: gb_math */

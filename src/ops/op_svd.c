@@ -21,13 +21,8 @@
 
 #define SVD_STREAM_A 0x5356440001ull
 
-/* Names in gb_svd_method order; shared with the CUDA backend, which reads
- * params.svd_method. */
-static const char *const method_values[] = {"auto", "gesdd", "gesvd", "gesvdj", "gesvdp",
-                                            "xgesvd", "xgesvdp", NULL};
-
 static const gb_param_spec svd_params[] = {
-    {"method", GB_PARAM_ENUM, offsetof(gb_params, svd_method), 0, 0, method_values,
+    {"method", GB_PARAM_ENUM, offsetof(gb_params, svd_method), 0, 0, gb_svd_method_names,
      "LAPACK/cuSOLVER routine: auto (default; CPU gesdd; GPU gesvdp for float64, gesvdp or Xgesvd for float32 by shape), gesdd, gesvd; GPU only: gesvdj, gesvdp, xgesvd, xgesvdp"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
