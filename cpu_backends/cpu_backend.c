@@ -84,6 +84,21 @@ static int cpu_check(const cJSON *context, cJSON *warnings) {
         cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
         count++;
     }
+    /* Thread counts from the environment (common on clusters: =1 for MPI
+     * jobs) are not what the CPU side uses: --threads sets every library's
+     * count (default all logical CPUs). Say so, so nobody thinks theirs ran. */
+    static const char *const thread_vars[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"};
+    for (size_t i = 0; i < sizeof thread_vars / sizeof thread_vars[0]; i++) {
+        const char *v = getenv(thread_vars[i]);
+        if (!v || !*v || !cJSON_IsNumber(used) || atoi(v) == used->valueint) continue;
+        snprintf(msg, sizeof msg,
+                 "%s=%.16s is set in the environment, but the CPU side uses %d threads: gpubench gives every "
+                 "library the --threads count (default: all logical CPUs). Pass --threads %.16s to measure with "
+                 "that many",
+                 thread_vars[i], v, used->valueint, v);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+        count++;
+    }
     const char *policy = getenv("OMP_WAIT_POLICY");
     if (policy && strcasecmp(policy, "PASSIVE") != 0) {
         snprintf(msg, sizeof msg,

@@ -318,3 +318,30 @@ TEST(sanity_results_above_their_ceiling_get_one_warning_per_ceiling) {
     cJSON_Delete(w);
     cJSON_Delete(doc);
 }
+
+/* A thread count in the environment is not what the CPU side uses (--threads
+ * is): the warning says so and names the flag. */
+TEST(sanity_environment_thread_counts_are_named) {
+    cJSON *ctx = make_context(AVX512, "SkylakeX", "0.3.21", 16, 32, 16);
+    const char *old = getenv("OMP_NUM_THREADS");
+    char saved[64] = "";
+    if (old) snprintf(saved, sizeof saved, "%s", old);
+    setenv("OMP_NUM_THREADS", "1", 1);
+    cJSON *w = cJSON_CreateArray();
+    gb_cpu_backend()->check(ctx, w);
+    int named = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, w) if (strstr(it->valuestring, "OMP_NUM_THREADS=1 is set in the environment") &&
+                                  strstr(it->valuestring, "--threads 1")) named++;
+    CHECK(named == 1);
+    cJSON_Delete(w);
+    /* the same count as the CPU side uses: nothing to say */
+    setenv("OMP_NUM_THREADS", "16", 1);
+    w = cJSON_CreateArray();
+    gb_cpu_backend()->check(ctx, w);
+    CHECK(cJSON_GetArraySize(w) == 0);
+    cJSON_Delete(w);
+    if (old) setenv("OMP_NUM_THREADS", saved, 1);
+    else unsetenv("OMP_NUM_THREADS");
+    cJSON_Delete(ctx);
+}
