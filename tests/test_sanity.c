@@ -339,7 +339,9 @@ TEST(sanity_environment_thread_counts_are_named) {
     setenv("OMP_NUM_THREADS", "16", 1);
     w = cJSON_CreateArray();
     gb_cpu_backend()->check(ctx, w);
-    CHECK(cJSON_GetArraySize(w) == 0);
+    named = 0;
+    cJSON_ArrayForEach(it, w) if (strstr(it->valuestring, "OMP_NUM_THREADS")) named++;
+    CHECK(named == 0);
     cJSON_Delete(w);
     if (old) setenv("OMP_NUM_THREADS", saved, 1);
     else unsetenv("OMP_NUM_THREADS");
