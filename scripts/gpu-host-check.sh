@@ -9,6 +9,12 @@
 #   sanitize  test-gpu.sh --sanitize (compute-sanitizer memcheck, racecheck, synccheck)
 #   measure   suites/default.json, then suites/quick.json twice (stability, compare)
 #   overhead  scripts/check-cpu-overhead.sh at the default suite's largest sizes
+#   newcomer  the README's command as a new user types it: suites/default.json,
+#             no flags, stdout piped to a file with each line's second of
+#             arrival (do case lines arrive as cases finish?), the wall time
+#             and its breakdown; then a `timeout -s TERM` run (is the results
+#             file marked interrupted?); then scripts/cpu-peer-check.py on the
+#             default run (the CPU side against NumPy/SciPy on this host)
 #
 # OpenBLAS may detect a modern CPU as an old core (seen: Prescott on an
 # AVX-512 host); gpubench then runs the best core by default, and info prints
@@ -64,6 +70,23 @@ for what in "$@"; do
     overhead)
         step "CPU harness overhead"
         scripts/check-cpu-overhead.sh --gpubench "$B" 2>&1
+        ;;
+    newcomer)
+        step "gpubench run suites/default.json (no flags), piped"
+        start=$(date +%s)
+        "$B" run suites/default.json --out "$OUTDIR/newcomer.json" 2> "$OUTDIR/newcomer.err" |
+            while IFS= read -r line; do echo "$(( $(date +%s) - start ))s $line"; done > "$OUTDIR/newcomer.log"
+        echo "wall $(( $(date +%s) - start )) s"
+        head -3 "$OUTDIR/newcomer.log"
+        grep -A12 '^time:' "$OUTDIR/newcomer.err"
+        step "timeout -s TERM 20 on suites/quick.json"
+        timeout -s TERM 20 "$B" run suites/quick.json --out "$OUTDIR/term.json" > /dev/null 2>&1
+        echo "exit $? (124: timeout stopped it)"
+        grep -o '"interrupted": *[a-z]*\|"interrupted_by": *"[A-Z]*"' "$OUTDIR/term.json"
+        if [ -f scripts/cpu-peer-check.py ]; then
+            step "the CPU side against NumPy/SciPy on this host"
+            python3 scripts/cpu-peer-check.py "$OUTDIR/newcomer.json" --json "$OUTDIR/peers.json" 2>&1 | tail -60
+        fi
         ;;
     *) echo "gpu-host-check: unknown step '$what'" >&2; exit 2 ;;
     esac
