@@ -363,7 +363,7 @@ TEST(compare_drifting_rounds_are_no_regression_but_a_30_percent_slowdown_is) {
     CHECK(strstr(big, "between their own rounds") != NULL); /* the floor decided at least one case */
     /* the same samples without their rounds: the test alone would call some
      * of that drift a regression; this is what the floor is for */
-    cJSON *a = gb_results_load(D "drift_base.json", NULL, 0), *b = gb_results_load(D "drift_cur.json", NULL, 0);
+    cJSON *a = gb_results_load_json(D "drift_base.json", NULL, 0), *b = gb_results_load_json(D "drift_cur.json", NULL, 0);
     CHECK(a && b);
     if (a && b) {
         cJSON *docs[2] = {a, b};
@@ -403,7 +403,7 @@ static int warnings_mentioning(const cJSON *cmp, const char *what) {
 }
 
 TEST(compare_warns_when_the_measured_ceilings_differ) {
-    cJSON *a = gb_results_load(D "base.json", NULL, 0), *b = gb_results_load(D "same.json", NULL, 0);
+    cJSON *a = gb_results_load_json(D "base.json", NULL, 0), *b = gb_results_load_json(D "same.json", NULL, 0);
     CHECK(a && b);
     if (!a || !b) { cJSON_Delete(a); cJSON_Delete(b); return; }
     gb_compare_options o = {.rule = GB_DEFAULT_RULE};
@@ -426,7 +426,7 @@ TEST(compare_warns_when_the_measured_ceilings_differ) {
 #define REF "results/reference/quick-h100-"
 
 static cJSON *compare_files(const char *a, const char *b, double min_change_s) {
-    cJSON *da = gb_results_load(a, NULL, 0), *db = gb_results_load(b, NULL, 0);
+    cJSON *da = gb_results_load_json(a, NULL, 0), *db = gb_results_load_json(b, NULL, 0);
     cJSON *cmp = NULL;
     if (da && db) {
         gb_compare_options o = {.rule = GB_DEFAULT_RULE};
@@ -461,7 +461,7 @@ TEST(compare_real_back_to_back_h100_runs_report_no_regression) {
 }
 
 TEST(compare_real_h100_run_with_one_case_10_percent_slower_flags_it) {
-    cJSON *base = gb_results_load(REF "run1.json", NULL, 0), *cur = gb_results_load(REF "run2.json", NULL, 0);
+    cJSON *base = gb_results_load_json(REF "run1.json", NULL, 0), *cur = gb_results_load_json(REF "run2.json", NULL, 0);
     CHECK(base && cur);
     if (!base || !cur) { cJSON_Delete(base); cJSON_Delete(cur); return; }
     static const char *const target = "svd/float32/200x50/method=auto/cuda/device";
@@ -538,12 +538,12 @@ TEST(merge_keeps_runs_apart_and_compare_reads_it) {
     snprintf(m2, sizeof m2, "/tmp/gb_merge2_%d.json", (int)getpid());
     CHECK(run_merge(D "base.json", D "other_gpu.json", m1) == 0);
     CHECK(run_merge(D "slower10.json", D "other_gpu.json", m2) == 0);
-    cJSON *doc = gb_results_load(m1, why, sizeof why);
+    cJSON *doc = gb_results_load_json(m1, why, sizeof why);
     CHECK(doc != NULL);
     if (doc) {
         CHECK(gb_results_is_merged(doc));
         CHECK(gb_results_run_count(doc) == 2);
-        CHECK(strcmp(gb_results_run_name(doc, 1), "a100") == 0);
+        CHECK(strcmp(gb_results_run_name_json(doc, 1), "a100") == 0);
         const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
         CHECK(cJSON_GetArraySize(cases) == 16);
         CHECK(gb_results_case_run(cJSON_GetArrayItem(cases, 8)) == 1);
@@ -560,7 +560,7 @@ TEST(merge_keeps_runs_apart_and_compare_reads_it) {
     /* merging the same machine's file twice keeps one copy of each case */
     char *argv[] = {"merge", D "base.json", D "base.json", "-o", m2, NULL};
     CHECK(gb_cmd_merge(5, argv) == 0);
-    doc = gb_results_load(m2, why, sizeof why);
+    doc = gb_results_load_json(m2, why, sizeof why);
     CHECK(doc && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "cases")) == 8);
     cJSON_Delete(doc);
     unlink(m1);
@@ -571,7 +571,7 @@ TEST(merge_keeps_runs_apart_and_compare_reads_it) {
 
 TEST(export_gbench_has_one_repetition_per_sample_and_aggregates) {
     char why[512];
-    cJSON *doc = gb_results_load(D "base.json", why, sizeof why);
+    cJSON *doc = gb_results_load_json(D "base.json", why, sizeof why);
     CHECK(doc != NULL);
     if (!doc) return;
     cJSON *g = gb_export_gbench_doc(doc);

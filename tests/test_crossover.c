@@ -360,7 +360,7 @@ static int sentence_matches(const char *text, const double *size, const int *gpu
 
 static char *render_table(const char *path, cJSON **doc_out) {
     char why[1024];
-    cJSON *doc = gb_results_load(path, why, sizeof why);
+    cJSON *doc = gb_results_load_json(path, why, sizeof why);
     if (!doc) {
         fprintf(stderr, "    %s\n", why);
         return NULL;
@@ -436,7 +436,7 @@ TEST(crossover_h100_every_sentence_matches_the_speedups) {
 TEST(crossover_h100_sentence_in_every_format) {
     /* md, csv and html carry the same sentence as the terminal table. */
     char why[1024];
-    cJSON *doc = gb_results_load(REF_H100, why, sizeof why);
+    cJSON *doc = gb_results_load_json(REF_H100, why, sizeof why);
     CHECK(doc != NULL);
     if (!doc) return;
     gb_report_crossover(doc);

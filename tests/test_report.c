@@ -22,7 +22,7 @@
 /* Render a fixture into a malloc'd string (caller frees); NULL on failure. */
 static char *render(const char *path, gb_format f, const char *ops, int color) {
     char why[1024];
-    cJSON *doc = gb_results_load(path, why, sizeof why);
+    cJSON *doc = gb_results_load_json(path, why, sizeof why);
     if (!doc) {
         fprintf(stderr, "    %s\n", why);
         return NULL;
@@ -209,7 +209,7 @@ TEST(report_single_repetition_says_so_instead_of_an_interval) {
     /* One sample (a huge case, cut by max_time_s) has ci95 bounds equal to
      * it: printing "± <1" would claim a precision nobody measured. */
     char why[1024];
-    cJSON *doc = gb_results_load(FIX_CPU, why, sizeof why);
+    cJSON *doc = gb_results_load_json(FIX_CPU, why, sizeof why);
     CHECK(doc != NULL);
     if (!doc) return;
     cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
@@ -473,7 +473,7 @@ TEST(report_command_rejects_bad_input_with_exit_2) {
 
 TEST(report_case_line_is_compact) {
     char why[512];
-    cJSON *doc = gb_results_load(FIX_H100, why, sizeof why);
+    cJSON *doc = gb_results_load_json(FIX_H100, why, sizeof why);
     CHECK(doc != NULL);
     if (!doc) return;
     char *buf = NULL;

@@ -20,7 +20,7 @@ static const char *write_tmp(const char *name, const char *text) {
 TEST(results_load_rejects_missing_schema) {
     char why[256] = "";
     const char *p = write_tmp("noschema.json", "{\"cases\": []}");
-    CHECK(gb_results_load(p, why, sizeof why) == NULL);
+    CHECK(gb_results_load_json(p, why, sizeof why) == NULL);
     CHECK(strstr(why, "not a gpubench results file (no \"schema\")") != NULL);
     CHECK(strncmp(why, p, strlen(p)) == 0);
     unlink(p);
@@ -29,7 +29,7 @@ TEST(results_load_rejects_missing_schema) {
 TEST(results_load_rejects_other_schema_version) {
     char why[256] = "";
     const char *p = write_tmp("v7.json", "{\"schema\": \"gpubench-results\", \"schema_version\": 7, \"cases\": []}");
-    CHECK(gb_results_load(p, why, sizeof why) == NULL);
+    CHECK(gb_results_load_json(p, why, sizeof why) == NULL);
     CHECK(strstr(why, ": schema_version 7, this gpubench reads 1") != NULL);
     unlink(p);
 }
@@ -37,14 +37,14 @@ TEST(results_load_rejects_other_schema_version) {
 TEST(results_load_names_line_of_malformed_json) {
     char why[256] = "";
     const char *p = write_tmp("bad.json", "{\n  \"schema\": \"gpubench-results\",\n  \"op\" matmul\n}\n");
-    CHECK(gb_results_load(p, why, sizeof why) == NULL);
+    CHECK(gb_results_load_json(p, why, sizeof why) == NULL);
     CHECK(strstr(why, ": line 3: malformed JSON near '") != NULL);
     unlink(p);
 }
 
 TEST(results_load_reports_unreadable_file) {
     char why[256] = "";
-    CHECK(gb_results_load("/nonexistent/r.json", why, sizeof why) == NULL);
+    CHECK(gb_results_load_json("/nonexistent/r.json", why, sizeof why) == NULL);
     CHECK(strstr(why, "/nonexistent/r.json: cannot open") != NULL);
 }
 
@@ -52,7 +52,7 @@ TEST(results_load_checks_case_run_index) {
     char why[256] = "";
     const char *p = write_tmp("runs.json", "{\"schema\": \"gpubench-results\", \"schema_version\": 1,"
                               " \"runs\": [{\"name\": \"a\"}], \"cases\": [{\"run\": 1}]}");
-    CHECK(gb_results_load(p, why, sizeof why) == NULL);
+    CHECK(gb_results_load_json(p, why, sizeof why) == NULL);
     CHECK(strstr(why, "cases[0].run") != NULL);
     unlink(p);
 }
@@ -67,7 +67,7 @@ TEST(results_write_atomic_round_trips_and_replaces) {
     CHECK(gb_results_write_atomic(doc, path, why, sizeof why) == 0);
     cJSON_AddStringToObject(doc, "note", "second");
     CHECK(gb_results_write_atomic(doc, path, why, sizeof why) == 0);
-    cJSON *back = gb_results_load(path, why, sizeof why);
+    cJSON *back = gb_results_load_json(path, why, sizeof why);
     CHECK(back != NULL);
     CHECK(cJSON_Compare(doc, back, 1));
     CHECK(gb_results_run_count(back) == 1);

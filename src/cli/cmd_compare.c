@@ -98,13 +98,13 @@ int gb_cmd_compare(int argc, char **argv) {
     }
     o.policy = policy;
     o.policy_path = policy_path;
-    cJSON *base = gb_results_load(argv[optind], why, sizeof why);
+    cJSON *base = gb_results_load_json(argv[optind], why, sizeof why);
     if (!base) {
         fprintf(stderr, "gpubench compare: %s\n", why);
         gb_policy_free(policy);
         return GB_EXIT_USAGE;
     }
-    cJSON *cur = gb_results_load(argv[optind + 1], why, sizeof why);
+    cJSON *cur = gb_results_load_json(argv[optind + 1], why, sizeof why);
     if (!cur) {
         fprintf(stderr, "gpubench compare: %s\n", why);
         cJSON_Delete(base);

@@ -101,7 +101,7 @@ int gb_cmd_merge(int argc, char **argv) {
 
     for (int in = 0; in < ninputs; in++) {
         const char *path = argv[optind + in];
-        cJSON *doc = gb_results_load(path, why, sizeof why);
+        cJSON *doc = gb_results_load_json(path, why, sizeof why);
         if (!doc) {
             fprintf(stderr, "gpubench merge: %s\n", why);
             goto out;
@@ -114,7 +114,7 @@ int gb_cmd_merge(int argc, char **argv) {
             cJSON *run = cJSON_CreateObject();
             char name[256];
             snprintf(name, sizeof name, "%s",
-                     !gb_results_is_merged(doc) && in < nnames ? names[in] : gb_results_run_name(doc, i));
+                     !gb_results_is_merged(doc) && in < nnames ? names[in] : gb_results_run_name_json(doc, i));
             /* The same name on another machine (containers all called
              * "localhost") gets a suffix; the same machine keeps its name. */
             const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(src, "context");
@@ -125,7 +125,7 @@ int gb_cmd_merge(int argc, char **argv) {
                         !same_machine(cJSON_GetObjectItemCaseSensitive(r, "context"), ctx))
                         clash = 1;
                 if (!clash) break;
-                snprintf(name, sizeof name, "%s#%d", gb_results_run_name(doc, i), k);
+                snprintf(name, sizeof name, "%s#%d", gb_results_run_name_json(doc, i), k);
             }
             cJSON_AddStringToObject(run, "name", name);
             const cJSON *source = cJSON_GetObjectItemCaseSensitive(src, "source");

@@ -107,7 +107,7 @@ int gb_cmd_report(int argc, char **argv) {
     }
     const char *path = argv[optind];
     char why[1024];
-    cJSON *doc = gb_results_load(path, why, sizeof why);
+    cJSON *doc = gb_results_load_json(path, why, sizeof why);
     if (!doc) {
         fprintf(stderr, "gpubench report: %s\n", why);
         return GB_EXIT_USAGE;

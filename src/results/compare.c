@@ -206,7 +206,7 @@ static int distinct_run_names(const cJSON *doc) {
     for (int i = 0; i < runs; i++) {
         int seen = 0;
         for (int j = 0; j < i; j++)
-            if (strcmp(gb_results_run_name(doc, i), gb_results_run_name(doc, j)) == 0) seen = 1;
+            if (strcmp(gb_results_run_name_json(doc, i), gb_results_run_name_json(doc, j)) == 0) seen = 1;
         distinct += !seen;
     }
     return distinct;
@@ -225,7 +225,7 @@ static int collect(const cJSON *doc, int by_machine, entries *out) {
                 out->cap = cap;
             }
             int run = gb_results_case_run(c);
-            out->e[out->n++] = (entry){c, r, by_machine ? gb_results_run_name(doc, run) : NULL, run, 0};
+            out->e[out->n++] = (entry){c, r, by_machine ? gb_results_run_name_json(doc, run) : NULL, run, 0};
         }
     }
     return 0;
@@ -402,7 +402,7 @@ static cJSON *describe_doc(const cJSON *doc, const char *name) {
         const cJSON *run = gb_results_run(doc, i);
         const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(run, "context");
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", gb_results_run_name(doc, i));
+        cJSON_AddStringToObject(o, "name", gb_results_run_name_json(doc, i));
         cJSON_AddStringToObject(o, "date", str_of(ctx, "date"));
         cJSON_AddStringToObject(o, "gpu", str_of(cJSON_GetObjectItemCaseSensitive(ctx, "gpu"), "name"));
         cJSON_AddStringToObject(o, "cpu", str_of(cJSON_GetObjectItemCaseSensitive(ctx, "cpu"), "model"));
@@ -419,7 +419,7 @@ static void warn_incomplete(const cJSON *doc, const char *which, cJSON *warnings
             char line[300];
             snprintf(line, sizeof line, "the %s run%s%s is incomplete (%s): cases missing from it are listed "
                      "as present on one side only", which, gb_results_is_merged(doc) ? " " : "",
-                     gb_results_is_merged(doc) ? gb_results_run_name(doc, i) : "",
+                     gb_results_is_merged(doc) ? gb_results_run_name_json(doc, i) : "",
                      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "interrupted")) ? "interrupted" : "not finished");
             cJSON_AddItemToArray(warnings, cJSON_CreateString(line));
         }
@@ -458,8 +458,8 @@ cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cu
     } else {
         for (int i = 0; i < gb_results_run_count(base); i++)
             for (int j = 0; j < gb_results_run_count(cur); j++) {
-                const char *na = gb_results_run_name(base, i);
-                if (strcmp(na, gb_results_run_name(cur, j)) != 0) continue;
+                const char *na = gb_results_run_name_json(base, i);
+                if (strcmp(na, gb_results_run_name_json(cur, j)) != 0) continue;
                 compare_runs(gb_results_run(base, i), gb_results_run(cur, j), na, warnings);
             }
     }

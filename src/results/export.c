@@ -61,7 +61,7 @@ static int summarise(const cJSON *r, double **out, summ *s) {
 /* machine suffix for names only when the file holds several machines */
 static const char *machine_of(const cJSON *doc, const cJSON *c) {
     if (gb_results_run_count(doc) < 2) return NULL;
-    return gb_results_run_name(doc, gb_results_case_run(c));
+    return gb_results_run_name_json(doc, gb_results_case_run(c));
 }
 
 static cJSON *gbench_entry(const char *name, const char *run_name, int fam, int inst, const char *run_type,
@@ -228,7 +228,7 @@ int gb_export_benchmark_action(const cJSON *results, const char *path, char *why
 
 int gb_export_file(const char *results_path, gb_export_format f, const char *path, char *why,
                    unsigned long why_len) {
-    cJSON *doc = gb_results_load(results_path, why, why_len);
+    cJSON *doc = gb_results_load_json(results_path, why, why_len);
     if (!doc) return -1;
     int rc = f == GB_EXPORT_GBENCH ? gb_export_gbench(doc, path, why, why_len)
                                    : gb_export_benchmark_action(doc, path, why, why_len);

@@ -178,7 +178,7 @@ static int read_doc(const cJSON *results, const char *ops, rdoc *d) {
         if (!in_list(ops, str(c, "op"))) continue;
         row *w = &d->rows[d->n++];
         read_row(c, w);
-        if (d->merged) w->run_name = gb_results_run_name(results, w->run);
+        if (d->merged) w->run_name = gb_results_run_name_json(results, w->run);
     }
     row *unsorted = malloc((d->n ? d->n : 1) * sizeof *unsorted);
     if (!unsorted) return -1;
@@ -552,7 +552,7 @@ static void header(gb_format f, FILE *out, const cJSON *results, const rdoc *d, 
         char threads[32] = "";
         if (th > 0) snprintf(threads, sizeof threads, ", %d threads", (int)th);
         char who[160] = "";
-        if (d->merged) snprintf(who, sizeof who, "Run %s (%s): ", gb_results_run_name(results, i), str(c, "date"));
+        if (d->merged) snprintf(who, sizeof who, "Run %s (%s): ", gb_results_run_name_json(results, i), str(c, "date"));
         snprintf(buf, sizeof buf, "%sCPU: %s%s. GPU: %s.", who, *cpu ? cpu : "unknown", threads,
                  *gpu ? gpu : *reason ? reason : "none");
         para(f, out, buf, 0);
@@ -635,7 +635,7 @@ static void crossover_section(gb_format f, FILE *out, const cJSON *results, cons
         geo |= is_geo;
         if (get(x, "run"))
             gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s (%s)", str(x, "op"),
-                         gb_results_run_name(results, (int)num(x, "run")));
+                         gb_results_run_name_json(results, (int)num(x, "run")));
         else
             gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s", str(x, "op"));
         gb_table_set(&t, r, c_dt, GB_CELL_PLAIN, "%s", str(x, "dtype"));
