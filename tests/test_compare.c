@@ -567,6 +567,40 @@ TEST(merge_keeps_runs_apart_and_compare_reads_it) {
     unlink(m2);
 }
 
+/* A result without "status" (the runner always writes one; a hand-edited or
+ * truncated file may not): merge used to trust its own writer's keys and
+ * crashed (SIGSEGV) on it. Now the file is refused like any broken input:
+ * exit 2, with the file and the JSON path. */
+TEST(merge_refuses_a_result_without_status_and_names_it) {
+    char path[128], out[128], cmd[512], text[2048];
+    snprintf(path, sizeof path, "/tmp/gb_nostatus_%d.json", (int)getpid());
+    snprintf(out, sizeof out, "/tmp/gb_nostatus_merged_%d.json", (int)getpid());
+    cJSON *doc = NULL;
+    gb_err e = {{0}};
+    CHECK(gb_json_read_file("tests/data/results_small_cpu_only.json", &doc, &e) == GB_OK);
+    cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "cases"), 0), "results"), 0);
+    CHECK(cJSON_GetObjectItem(r, "status") != NULL);
+    cJSON_DeleteItemFromObject(r, "status");
+    CHECK(gb_json_write_atomic(doc, path, &e) == GB_OK);
+    cJSON_Delete(doc);
+    /* in this process: no crash, a usage error */
+    char *argv[] = {"merge", path, "-o", out, NULL};
+    CHECK(gb_cmd_merge(4, argv) == 2);
+    CHECK(access(out, F_OK) != 0); /* nothing written */
+    /* the real binary: its exit status and message */
+    if (access(gb_test_binary(), X_OK) == 0) {
+        snprintf(cmd, sizeof cmd, "%s merge %s tests/data/results_small.json -o %s", gb_test_binary(), path, out);
+        CHECK(gb_test_sh(cmd, text, sizeof text) == 2);
+        char want[256];
+        snprintf(want, sizeof want, "gpubench merge: %s: cases[0].results[0].status: missing", path);
+        if (!CHECK(strstr(text, want) != NULL)) fprintf(stderr, "    got: %s\n", text);
+    } else {
+        SKIP("no gpubench binary for the exit status check");
+    }
+    unlink(path);
+    unlink(out);
+}
+
 /* ---- export -------------------------------------------------------------- */
 
 TEST(export_gbench_has_one_repetition_per_sample_and_aggregates) {
