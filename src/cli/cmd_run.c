@@ -359,7 +359,7 @@ int gb_cmd_run(int argc, char **argv) {
     gb_report_options ro = {.format = (gb_format)format, .ops = NULL,
                             .color = format == GB_FMT_TABLE && isatty(1) && !getenv("NO_COLOR")};
     if (format == GB_FMT_TABLE) printf("\n");
-    gb_report_render(doc, &ro, stdout);
+    gb_report_render_json(doc, &ro, stdout);
     fflush(stdout);
     if (gb_interrupted)
         fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, signal_name(gb_interrupted));

@@ -289,7 +289,7 @@ static cJSON *value_to_cjson(const gb_value *v) {
     return NULL;
 }
 
-static void kvlist_free(gb_kvlist *l) {
+void gb_kvlist_free(gb_kvlist *l) {
     for (size_t i = 0; i < l->n; i++) {
         free(l->item[i].key);
         value_free(&l->item[i].v);
@@ -314,17 +314,19 @@ static int get_kvlist(chk *k, const cJSON *o, const char *path, const char *key,
     return 1;
 }
 
-static int kvlist_copy(gb_kvlist *dst, const gb_kvlist *src) {
+int gb_kvlist_copy(gb_kvlist *dst, const gb_kvlist *src) {
     memset(dst, 0, sizeof *dst);
     dst->present = src->present;
-    if (!src->n) return 0;
-    if (!(dst->item = calloc(src->n, sizeof *dst->item))) return -1;
+    if (!src->n) return GB_OK;
+    if (!(dst->item = calloc(src->n, sizeof *dst->item))) return GB_FAIL;
     for (size_t i = 0; i < src->n; i++) {
         dst->n++;
-        if (!(dst->item[i].key = xstrdup(src->item[i].key)) || value_copy(&dst->item[i].v, &src->item[i].v) != 0)
-            return -1;
+        if (!(dst->item[i].key = xstrdup(src->item[i].key)) || value_copy(&dst->item[i].v, &src->item[i].v) != 0) {
+            gb_kvlist_free(dst);
+            return GB_FAIL;
+        }
     }
-    return 0;
+    return GB_OK;
 }
 
 cJSON *gb_kvlist_to_cjson(const gb_kvlist *l) {
@@ -505,7 +507,7 @@ static void context_free(gb_context *c) {
     value_free(&c->f_gpu_driver);
     value_free(&c->f_threads);
     value_free(&c->f_cache_mode);
-    kvlist_free(&c->libraries);
+    gb_kvlist_free(&c->libraries);
     for (size_t i = 0; i < c->nbackends; i++) backend_free(&c->backends[i]);
     free(c->backends);
     memset(c, 0, sizeof *c);
@@ -592,7 +594,7 @@ static int context_copy(gb_context *dst, const gb_context *src) {
         !(dst->gpu_name = xstrdup(src->gpu_name)) || value_copy(&dst->f_cpu_model, &src->f_cpu_model) ||
         value_copy(&dst->f_gpu_name, &src->f_gpu_name) || value_copy(&dst->f_gpu_driver, &src->f_gpu_driver) ||
         value_copy(&dst->f_threads, &src->f_threads) || value_copy(&dst->f_cache_mode, &src->f_cache_mode) ||
-        kvlist_copy(&dst->libraries, &src->libraries))
+        gb_kvlist_copy(&dst->libraries, &src->libraries))
         return -1;
     if (src->nbackends && !(dst->backends = calloc(src->nbackends, sizeof *dst->backends))) return -1;
     for (size_t i = 0; i < src->nbackends; i++, dst->nbackends++)
@@ -603,7 +605,7 @@ static int context_copy(gb_context *dst, const gb_context *src) {
 static void peaks_free(gb_peaks *p) {
     for (size_t i = 0; i < p->n; i++) {
         free(p->set[i].backend);
-        kvlist_free(&p->set[i].values);
+        gb_kvlist_free(&p->set[i].values);
     }
     free(p->set);
     memset(p, 0, sizeof *p);
@@ -634,7 +636,7 @@ static int peaks_copy(gb_peaks *dst, const gb_peaks *src) {
     if (!(dst->set = calloc(src->n, sizeof *dst->set))) return -1;
     for (size_t i = 0; i < src->n; i++, dst->n++)
         if (!(dst->set[i].backend = xstrdup(src->set[i].backend)) ||
-            kvlist_copy(&dst->set[i].values, &src->set[i].values) != 0)
+            gb_kvlist_copy(&dst->set[i].values, &src->set[i].values) != 0)
             return -1;
     return 0;
 }
@@ -743,7 +745,7 @@ const char *gb_result_status_name(gb_result_status s) {
     return "?";
 }
 
-const char *gb_verify_status_name(gb_verify_status s) {
+const char *gb_verify_status_name(gb_verification_status s) {
     switch (s) {
     case GB_VS_PASSED: return "passed";
     case GB_VS_FAILED: return "failed";
@@ -908,7 +910,7 @@ static void result_free(gb_result *r) {
     order_free(&r->stats.order);
     free(r->peak);
     verification_free(&r->verification);
-    kvlist_free(&r->extra);
+    gb_kvlist_free(&r->extra);
     order_free(&r->order);
     memset(r, 0, sizeof *r);
 }
@@ -989,7 +991,7 @@ static int result_copy(gb_result *dst, const gb_result *src) {
         !(dst->verification.metric = xstrdup(src->verification.metric)) ||
         !(dst->verification.detail = xstrdup(src->verification.detail)) ||
         order_copy(&dst->verification.order, src->verification.order) != 0 ||
-        order_copy(&dst->stats.order, src->stats.order) != 0 || kvlist_copy(&dst->extra, &src->extra) != 0 ||
+        order_copy(&dst->stats.order, src->stats.order) != 0 || gb_kvlist_copy(&dst->extra, &src->extra) != 0 ||
         order_copy(&dst->order, src->order) != 0)
         return -1;
     return 0;
@@ -1002,7 +1004,7 @@ void gb_case_result_free(gb_case_result *c) {
     free(c->dtype);
     free(c->label);
     free(c->shape);
-    kvlist_free(&c->params);
+    gb_kvlist_free(&c->params);
     free(c->rate_kind);
     for (size_t i = 0; i < c->nresults; i++) result_free(&c->results[i]);
     free(c->results);
@@ -1087,7 +1089,7 @@ int gb_case_result_copy(gb_case_result *dst, const gb_case_result *src) {
     dst->nspeedups = 0;
     dst->order = NULL;
     if (!(dst->op = xstrdup(src->op)) || !(dst->dtype = xstrdup(src->dtype)) || !(dst->label = xstrdup(src->label)) ||
-        !(dst->rate_kind = xstrdup(src->rate_kind)) || kvlist_copy(&dst->params, &src->params) != 0 ||
+        !(dst->rate_kind = xstrdup(src->rate_kind)) || gb_kvlist_copy(&dst->params, &src->params) != 0 ||
         order_copy(&dst->order, src->order) != 0)
         goto fail;
     if (src->rank) {
@@ -1116,7 +1118,7 @@ fail:
 void gb_crossover_entry_free(gb_crossover_entry *x) {
     free(x->op);
     free(x->dtype);
-    kvlist_free(&x->params);
+    gb_kvlist_free(&x->params);
     free(x->timing);
     free(x->status);
     free(x->size_measure);
@@ -1194,7 +1196,7 @@ int gb_crossover_entry_copy(gb_crossover_entry *dst, const gb_crossover_entry *s
     dst->order = NULL;
     if (!(dst->op = xstrdup(src->op)) || !(dst->dtype = xstrdup(src->dtype)) || !(dst->timing = xstrdup(src->timing)) ||
         !(dst->status = xstrdup(src->status)) || !(dst->size_measure = xstrdup(src->size_measure)) ||
-        kvlist_copy(&dst->params, &src->params) != 0 || order_copy(&dst->order, src->order) != 0)
+        gb_kvlist_copy(&dst->params, &src->params) != 0 || order_copy(&dst->order, src->order) != 0)
         goto fail;
     if (src->nchanges && !(dst->changes = calloc(src->nchanges, sizeof *dst->changes))) goto fail;
     for (size_t i = 0; i < src->nchanges; i++, dst->nchanges++) {

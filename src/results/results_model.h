@@ -153,7 +153,7 @@ typedef struct {
 /* ---- results ----------------------------------------------------------------- */
 
 typedef enum { GB_RS_OK = 0, GB_RS_SKIPPED, GB_RS_FAILED, GB_RS_ERROR } gb_result_status;
-typedef enum { GB_VS_PASSED = 0, GB_VS_FAILED, GB_VS_NOT_CHECKED } gb_verify_status;
+typedef enum { GB_VS_PASSED = 0, GB_VS_FAILED, GB_VS_NOT_CHECKED } gb_verification_status;
 
 /* The statistics stored with a result (computed by src/core/stats.h). A
  * field is NAN when absent; n is 0 with no samples. */
@@ -168,7 +168,7 @@ enum { GB_V_HAS_ERROR = 1, GB_V_HAS_TOLERANCE = 2, GB_V_HAS_AGAINST = 4, GB_V_HA
        GB_V_HAS_DETAIL = 16 };
 typedef struct {
     int present;
-    gb_verify_status status;
+    gb_verification_status status;
     char *against, *metric, *detail;
     double error, tolerance;    /* NAN when null */
     unsigned has;               /* GB_V_HAS_* */
@@ -340,8 +340,11 @@ const char *gb_backend_builtin_names(void);
 /* ---- values --------------------------------------------------------------------------------------- */
 
 const char *gb_result_status_name(gb_result_status s);   /* "ok", "skipped", "failed", "error" */
-const char *gb_verify_status_name(gb_verify_status s);   /* "passed", "failed", "not_checked" */
+const char *gb_verify_status_name(gb_verification_status s);   /* "passed", "failed", "not_checked" */
 
+/* Deep copy (GB_OK, or GB_FAIL on out of memory with dst empty) and free. */
+int gb_kvlist_copy(gb_kvlist *dst, const gb_kvlist *src);
+void gb_kvlist_free(gb_kvlist *l);
 /* The value of key, or NULL when the list has none. */
 const gb_value *gb_kv_find(const gb_kvlist *l, const char *key);
 /* A value as the report prints it: strings as they are, true/false, numbers
