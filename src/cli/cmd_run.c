@@ -378,8 +378,8 @@ int gb_cmd_run(int argc, char **argv) {
                                       "run `gpubench export FILE --format gbench`");
         else if (!written)
             snprintf(why, sizeof why, "not written: the results file could not be written (see above)");
-        else
-            st = gb_export_file(path, GB_EXPORT_GBENCH, gbench, why, sizeof why);
+        else if ((st = gb_export_file(path, GB_EXPORT_GBENCH, gbench, &e)) != GB_OK)
+            snprintf(why, sizeof why, "%s", e.msg);
         if (st != 0) {
             fprintf(stderr, "gpubench run: --export-gbench: %s\n", why);
             if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
