@@ -325,7 +325,7 @@ int gb_cmd_run(int argc, char **argv) {
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);
-    gb_sanity_check_ceilings(doc, warnings);
+    gb_sanity_check_ceilings_json(doc, warnings);
     for (int i = before; i < cJSON_GetArraySize(warnings); i++)
         fprintf(stderr, "WARNING: %s\n", cJSON_GetArrayItem(warnings, i)->valuestring);
     for (int i = 0; i < set.count; i++)
