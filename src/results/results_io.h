@@ -33,13 +33,4 @@ int gb_json_write_atomic(const cJSON *doc, const char *path, gb_err *e);
  * writes through the results model. */
 int gb_results_write_atomic(const cJSON *doc, const char *path, char *why, unsigned long why_len);
 
-/* ---- transitional: cJSON reading, until every reader uses the model ---- */
-#define GB_RESULTS_SCHEMA "gpubench-results"
-#define GB_RESULTS_SCHEMA_VERSION 1
-cJSON *gb_results_load_json(const char *path, char *why, unsigned long why_len);
-int gb_results_run_count(const cJSON *doc);
-const cJSON *gb_results_run(const cJSON *doc, int i);
-int gb_results_case_run(const cJSON *case_obj);
-const char *gb_results_run_name_json(const cJSON *doc, int i);
-int gb_results_is_merged(const cJSON *doc);
 #endif
