@@ -529,8 +529,10 @@ static int file_contains(const char *path, const char *needle) {
 }
 
 TEST(plot_script_writes_png_and_svg) {
-    char python[PATH_MAX], why[1024];
-    if (gb_plot_find_python(python, sizeof python, why, sizeof why) != 0) {
+    char python[PATH_MAX];
+    gb_err e = {{0}};
+    const char *why = e.msg;
+    if (gb_plot_find_python(python, sizeof python, &e) != GB_OK) {
         SKIP(why);
         return;
     }
@@ -543,7 +545,7 @@ TEST(plot_script_writes_png_and_svg) {
     fflush(stderr);
     int save2 = dup(2), devnull = open("/dev/null", O_WRONLY);
     dup2(devnull, 2);  /* the script's "wrote ..." lines */
-    int st = gb_plot_run_from(".", "tests/data/results_small.json", out_png, "png", why, sizeof why);
+    int st = gb_plot_run_from(".", "tests/data/results_small.json", out_png, "png", &e);
     dup2(save2, 2);
     close(save2);
     close(devnull);
@@ -568,16 +570,18 @@ TEST(plot_script_writes_png_and_svg) {
 }
 
 TEST(plot_says_what_is_missing) {
-    char why[1024], path[PATH_MAX];
+    char path[PATH_MAX];
+    gb_err e = {{0}};
+    const char *why = e.msg;
     setenv("GPUBENCH_PYTHON", "/nonexistent/python3", 1);
-    int st = gb_plot_run_from(".", "tests/data/results_small.json", "/tmp/gb_never_written", "png", why, sizeof why);
+    int st = gb_plot_run_from(".", "tests/data/results_small.json", "/tmp/gb_never_written", "png", &e);
     unsetenv("GPUBENCH_PYTHON");
     CHECK(st == GB_SKIP);
     CHECK(strstr(why, "GPUBENCH_PYTHON=/nonexistent/python3 cannot be run") && strstr(why, "matplotlib"));
-    st = gb_plot_run_from("/nonexistent-dir", "x.json", "/tmp/x", "png", why, sizeof why);
+    st = gb_plot_run_from("/nonexistent-dir", "x.json", "/tmp/x", "png", &e);
     CHECK(st == GB_SKIP && strstr(why, "scripts/plot.py not found") &&
           strstr(why, "/nonexistent-dir/../share/gpubench/scripts/plot.py"));
-    CHECK(gb_plot_run_from(".", "x.json", "/tmp/x", "pdf", why, sizeof why) == GB_FAIL);
+    CHECK(gb_plot_run_from(".", "x.json", "/tmp/x", "pdf", &e) == GB_FAIL);
 
     /* Search order: build tree, then bundle, then install prefix. */
     char root[] = "/tmp/gb_test_find_XXXXXX", cmd[512];
@@ -587,12 +591,12 @@ TEST(plot_says_what_is_missing) {
     CHECK(gb_test_sh(cmd, NULL, 0) == 0);
     char bin[600], want[700];
     snprintf(bin, sizeof bin, "%s/bin", root);
-    CHECK(gb_plot_find_script(bin, path, sizeof path, why, sizeof why) == 0);
+    CHECK(gb_plot_find_script(bin, path, sizeof path, &e) == GB_OK);
     snprintf(want, sizeof want, "%s/../share/gpubench/scripts/plot.py", bin);
     CHECK(!strcmp(path, want));
     snprintf(cmd, sizeof cmd, "mkdir -p %1$s/scripts && touch %1$s/scripts/plot.py", root);
     CHECK(gb_test_sh(cmd, NULL, 0) == 0);
-    CHECK(gb_plot_find_script(bin, path, sizeof path, why, sizeof why) == 0);
+    CHECK(gb_plot_find_script(bin, path, sizeof path, &e) == GB_OK);
     snprintf(want, sizeof want, "%s/../scripts/plot.py", bin);
     CHECK(!strcmp(path, want));
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);

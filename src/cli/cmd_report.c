@@ -114,10 +114,9 @@ int gb_cmd_report(int argc, char **argv) {
     if (rc != GB_EXIT_OK) fprintf(stderr, "gpubench report: writing the report failed\n");
     gb_results_free(&doc);
     if (rc == GB_EXIT_OK && plot_dir) {
-        char why[1024];
-        int st = gb_plot_run(path, plot_dir, plot_format, why, sizeof why);
-        if (st != 0) {
-            fprintf(stderr, "gpubench report: --plot: %s\n", why);
+        int st = gb_plot_run(path, plot_dir, plot_format, &e);
+        if (st != GB_OK) {
+            fprintf(stderr, "gpubench report: --plot: %s\n", e.msg);
             rc = GB_EXIT_USAGE;
         } else {
             fprintf(stderr, "plots: %s\n", plot_dir);
