@@ -382,7 +382,7 @@ static char *render_table(const char *path, cJSON **doc_out) {
         fprintf(stderr, "    %s\n", e.msg);
         return NULL;
     }
-    CHECK(gb_crossover_update(&r) == GB_OK);
+    CHECK(gb_crossover_update(&r, &e) == GB_OK);
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
@@ -457,7 +457,7 @@ TEST(crossover_h100_sentence_in_every_format) {
     gb_err e = {{0}};
     gb_results doc;
     CHECK(gb_results_load(REF_H100, &doc, &e) == GB_OK);
-    CHECK(gb_crossover_update(&doc) == GB_OK);
+    CHECK(gb_crossover_update(&doc, &e) == GB_OK);
     const gb_crossover_entry *want = NULL;
     for (size_t i = 0; i < doc.ncrossover; i++) {
         const gb_crossover_entry *x = &doc.crossover[i];

@@ -28,7 +28,7 @@ static char *render(const char *path, gb_format f, const char *ops, int color) {
         fprintf(stderr, "    %s\n", e.msg);
         return NULL;
     }
-    CHECK(gb_crossover_update(&doc) == GB_OK);
+    CHECK(gb_crossover_update(&doc, &e) == GB_OK);
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);

@@ -3,6 +3,7 @@
  * file and the JSON path of what is wrong; backends are described by data,
  * with the built-in table for files that do not describe them. */
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,4 +235,76 @@ TEST(model_summary_counts_results_by_status) {
     CHECK(bad == before.failed + before.errors);
     r.summary.order = before.order;
     gb_results_free(&r);
+}
+
+/* What the runner will do: fill a document in code, write it in its form
+ * (samples with 6 digits), and have every reader load it back. */
+TEST(model_a_document_built_in_code_writes_and_loads_back) {
+    gb_results r;
+    gb_err e = {{0}};
+    if (!CHECK(gb_results_init(&r, "built", 0, &e) == GB_OK)) return;
+    CHECK(gb_set_string(&r.gpubench_version, GB_VERSION) == GB_OK);
+    r.complete = 1;
+    r.interrupted = 0;
+    cJSON *prov = cJSON_Parse("{\"context\": {\"hostname\": \"host-a\", \"backends\": {\"cpu\": {\"available\": true}}},"
+                              " \"warnings\": [\"a warning\"], \"suite\": {\"name\": \"built\"}}");
+    CHECK(gb_run_set_provenance(&r.runs[0], prov, "built", &e) == GB_OK);
+    cJSON_Delete(prov);
+    static const double samples[] = {0.0012345678, 0.0011, 0.0013, 0.00125};
+    static const size_t rounds[] = {3, 1};
+    for (int n = 256; n <= 512; n *= 2) {
+        gb_case_result *c = gb_results_add_case(&r);
+        if (!CHECK(c != NULL)) break;
+        char label[32];
+        snprintf(label, sizeof label, "%dx%d", n, n);
+        CHECK(gb_set_string(&c->op, "fft") == GB_OK && gb_set_string(&c->dtype, "float32") == GB_OK &&
+              gb_set_string(&c->label, label) == GB_OK && gb_set_string(&c->rate_kind, "flops") == GB_OK);
+        c->has |= GB_C_HAS_LABEL | GB_C_HAS_RATE_KIND | GB_C_HAS_SPEEDUP;
+        c->shape = malloc(2 * sizeof *c->shape);
+        c->shape[0] = c->shape[1] = n;
+        c->rank = 2;
+        gb_result *res = gb_case_add_result(c);
+        if (!CHECK(res != NULL)) break;
+        CHECK(gb_set_string(&res->backend, "cpu") == GB_OK && gb_set_string(&res->timing, "host") == GB_OK);
+        res->status = GB_RS_OK;
+        res->samples = malloc(sizeof samples);
+        memcpy(res->samples, samples, sizeof samples);
+        res->nsamples = 4;
+        res->round_sizes = malloc(sizeof rounds);
+        memcpy(res->round_sizes, rounds, sizeof rounds);
+        res->nrounds = 2;
+        res->has |= GB_R_HAS_SAMPLES | GB_R_HAS_ROUNDS | GB_R_HAS_REASON | GB_R_HAS_GFLOPS;
+        res->stats.present = 1;
+        res->stats.n = 4;
+        res->stats.median = 0.00125;
+        res->stats.ci95_low = 0.0011;
+        res->stats.ci95_high = 0.0013;
+        c->speedups = calloc(1, sizeof *c->speedups);
+        c->speedups[0].timing = strdup("device");
+        c->speedups[0].value = n == 256 ? 0.5 : 2;
+        c->nspeedups = 1;
+    }
+    CHECK(gb_results_summarize(&r) == 0 && r.summary.cases == 2 && r.summary.ok == 2);
+    r.has_crossover = 1;
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/gb_model_built_%d.json", (int)getpid());
+    CHECK(gb_results_write(&r, path, GB_WRITE_SAMPLES_6G, &e) == GB_OK);
+    gb_results_free(&r);
+
+    gb_results back;
+    if (!CHECK(gb_results_load(path, &back, &e) == GB_OK)) {
+        fprintf(stderr, "    %s\n", e.msg);
+        return;
+    }
+    CHECK(back.ncases == 2 && back.cases[1].nresults == 1);
+    const gb_result *res = &back.cases[1].results[0];
+    CHECK(res->nsamples == 4 && res->nrounds == 2 && res->status == GB_RS_OK);
+    CHECK_NEAR(res->samples[0], 0.00123457, 0); /* 6 significant digits, as the runner writes */
+    CHECK(isnan(res->gflops) && (res->has & GB_R_HAS_GFLOPS)); /* null, written */
+    CHECK(!(res->has & GB_R_HAS_SETUP));                       /* absent, not written */
+    CHECK(back.summary.ok == 2 && strcmp(gb_results_run_name(&back, 0), "host-a") == 0);
+    CHECK(strcmp(back.runs[0].suite_name, "built") == 0 && gb_results_warnings(&back)->n == 1);
+    CHECK(gb_case_speedup(&back.cases[1], "device") == 2);
+    gb_results_free(&back);
+    unlink(path);
 }

@@ -150,20 +150,16 @@ int gb_cmd_merge(int argc, char **argv) {
     }
 
     gb_results out;
-    memset(&out, 0, sizeof out);
-    out.merged = 1;
+    gb_err e = {{0}};
+    int rc = GB_EXIT_USAGE;
+    if (gb_results_init(&out, output, 1, &e) != GB_OK || gb_set_string(&out.gpubench_version, GB_VERSION) != GB_OK) {
+        fprintf(stderr, "gpubench merge: out of memory\n");
+        goto out;
+    }
     out.complete = 1;
     out.interrupted = 0;
     out.warnings.present = 1;
     out.has_crossover = 1;
-    out.name = strdup(output);
-    out.gpubench_version = strdup(GB_VERSION);
-    gb_err e = {{0}};
-    int rc = GB_EXIT_USAGE;
-    if (!out.name || !out.gpubench_version) {
-        fprintf(stderr, "gpubench merge: out of memory\n");
-        goto out;
-    }
     for (int in = 0; in < ninputs; in++) {
         const char *path = argv[optind + in];
         gb_results doc;

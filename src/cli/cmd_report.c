@@ -107,9 +107,13 @@ int gb_cmd_report(int argc, char **argv) {
     }
     /* Recomputed, so a file from an older gpubench or a merge gets the same
      * crossover analysis as a fresh run. */
-    int rc = gb_crossover_update(&doc) == GB_OK ? GB_EXIT_OK : GB_EXIT_USAGE;
+    if (gb_crossover_update(&doc, &e) != GB_OK) {
+        fprintf(stderr, "gpubench report: %s\n", e.msg);
+        gb_results_free(&doc);
+        return GB_EXIT_USAGE;
+    }
     o.color = o.format == GB_FMT_TABLE && gb_report_want_color(stdout);
-    if (rc == GB_EXIT_OK) rc = gb_report_render(&doc, &o, stdout) == 0 ? GB_EXIT_OK : GB_EXIT_USAGE;
+    int rc = gb_report_render(&doc, &o, stdout) == 0 ? GB_EXIT_OK : GB_EXIT_USAGE;
     fflush(stdout);
     if (rc != GB_EXIT_OK) fprintf(stderr, "gpubench report: writing the report failed\n");
     gb_results_free(&doc);

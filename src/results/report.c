@@ -809,7 +809,8 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
     for (size_t i = 0; i < nx; i++)
         if (!xs[i].has_changes) stale = 1;
     if (stale) {
-        if (gb_crossover_compute(results, &computed, &nx) != GB_OK) {
+        gb_err e = {{0}};
+        if (gb_crossover_compute(results, &computed, &nx, &e) != GB_OK) {
             free(d.rows);
             return -1;
         }

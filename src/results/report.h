@@ -85,10 +85,10 @@ double gb_case_scalar_size(const gb_case_result *c, int *square);
  * it: for each sweep (cases of one run, op, dtype and params) and each timing
  * of the run's accelerator, where the accelerator wins. *out is malloc'd
  * (free each with gb_crossover_entry_free, then the array). GB_OK, or GB_FAIL
- * on out of memory. */
-int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, size_t *n);
+ * (out of memory) with the message in e. */
+int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, size_t *n, gb_err *e);
 /* Replace results' crossover with the computed one. GB_OK or GB_FAIL. */
-int gb_crossover_update(gb_results *results);
+int gb_crossover_update(gb_results *results, gb_err *e);
 /* What a crossover entry says, in words, for
  * every report format (malloc'd; the caller frees; NULL on out of memory):
  *   gb_crossover_text: which side wins where along the sweep, naming every

@@ -205,7 +205,7 @@ static int entry(const gb_case_result *first, const char *timing, const gb_cross
     return GB_OK;
 }
 
-int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, size_t *nout) {
+int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, size_t *nout, gb_err *e) {
     *out = NULL;
     *nout = 0;
     size_t n = results->ncases, cap = 0;
@@ -261,6 +261,7 @@ int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, si
     rc = GB_OK;
 end:
     if (rc != GB_OK) {
+        gb_errf(e, GB_FAIL, "%s: out of memory computing the crossover", results->name ? results->name : "results");
         for (size_t i = 0; i < *nout; i++) gb_crossover_entry_free(&(*out)[i]);
         free(*out);
         *out = NULL;
@@ -272,10 +273,10 @@ end:
     return rc;
 }
 
-int gb_crossover_update(gb_results *results) {
+int gb_crossover_update(gb_results *results, gb_err *e) {
     gb_crossover_entry *x;
     size_t n;
-    if (gb_crossover_compute(results, &x, &n) != GB_OK) return GB_FAIL;
+    if (gb_crossover_compute(results, &x, &n, e) != GB_OK) return GB_FAIL;
     for (size_t i = 0; i < results->ncrossover; i++) gb_crossover_entry_free(&results->crossover[i]);
     free(results->crossover);
     results->crossover = x;
@@ -409,7 +410,7 @@ void gb_report_crossover(struct cJSON *doc) {
     if (gb_results_from_json(doc, "results", &r, &e) != GB_OK) return;
     gb_crossover_entry *x;
     size_t n;
-    if (gb_crossover_compute(&r, &x, &n) == GB_OK) {
+    if (gb_crossover_compute(&r, &x, &n, &e) == GB_OK) {
         gb_results_json_set_crossover(doc, x, n, &e);
         for (size_t i = 0; i < n; i++) gb_crossover_entry_free(&x[i]);
         free(x);

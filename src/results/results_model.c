@@ -702,6 +702,33 @@ static int parse_provenance(chk *k, const cJSON *o, const char *path, gb_run *ru
     return 0;
 }
 
+int gb_run_set_provenance(gb_run *run, const cJSON *obj, const char *name, gb_err *e) {
+    chk k = {name, e, 0};
+    gb_run tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (!cJSON_IsObject(obj)) {
+        gb_errf(e, GB_FAIL, "%s: expected an object, got %s", name, type_name(obj));
+        return GB_FAIL;
+    }
+    if (parse_provenance(&k, obj, "", &tmp) != 0) {
+        gb_run_free(&tmp);
+        return GB_FAIL;
+    }
+    context_free(&run->context);
+    peaks_free(&run->peaks);
+    strlist_free(&run->warnings);
+    free(run->suite_json);
+    free(run->suite_name);
+    free(run->health_json);
+    run->context = tmp.context;
+    run->peaks = tmp.peaks;
+    run->warnings = tmp.warnings;
+    run->suite_json = tmp.suite_json;
+    run->suite_name = tmp.suite_name;
+    run->health_json = tmp.health_json;
+    return GB_OK;
+}
+
 /* runs[i] of a merged file. */
 static int parse_run(chk *k, const cJSON *o, const char *path, gb_run *run) {
     if (!cJSON_IsObject(o)) return bad(k, path, "expected an object, got %s", type_name(o));
@@ -1331,6 +1358,85 @@ int gb_results_load(const char *path, gb_results *out, gb_err *e) {
     int rc = gb_results_from_json(doc, strcmp(path, "-") == 0 ? "<stdin>" : path, out, e);
     cJSON_Delete(doc);
     return rc;
+}
+
+/* ---- building ------------------------------------------------------------------------------------------------ */
+
+int gb_set_string(char **field, const char *value) {
+    char *copy = xstrdup(value);
+    if (!copy) return GB_FAIL;
+    free(*field);
+    *field = copy;
+    return GB_OK;
+}
+
+static int run_empty(gb_run *run) {
+    memset(run, 0, sizeof *run);
+    run->complete = run->interrupted = -1;
+    run->summary.cases = run->summary.results = run->summary.ok = run->summary.skipped = run->summary.failed =
+        run->summary.errors = -1;
+    if (context_empty(&run->context) != 0 || !(run->suite_name = xstrdup(""))) {
+        gb_run_free(run);
+        return -1;
+    }
+    return 0;
+}
+
+/* Grow an array of n elements of size sz by one, zeroed; NULL on out of memory. */
+static void *grow_one(void **arr, size_t n, size_t sz) {
+    char *bigger = realloc(*arr, (n + 1) * sz);
+    if (!bigger) return NULL;
+    *arr = bigger;
+    memset(bigger + n * sz, 0, sz);
+    return bigger + n * sz;
+}
+
+gb_run *gb_results_add_run(gb_results *r) {
+    gb_run *run = grow_one((void **)&r->runs, r->nruns, sizeof *r->runs);
+    if (!run || run_empty(run) != 0) return NULL;
+    r->nruns++;
+    return run;
+}
+
+gb_case_result *gb_results_add_case(gb_results *r) {
+    gb_case_result *c = grow_one((void **)&r->cases, r->ncases, sizeof *r->cases);
+    if (!c) return NULL;
+    c->flops = c->bytes = NAN;
+    if (!(c->op = xstrdup("")) || !(c->dtype = xstrdup("")) || !(c->label = xstrdup("")) ||
+        !(c->rate_kind = xstrdup(""))) {
+        gb_case_result_free(c);
+        return NULL;
+    }
+    r->ncases++;
+    return c;
+}
+
+gb_result *gb_case_add_result(gb_case_result *c) {
+    gb_result *r = grow_one((void **)&c->results, c->nresults, sizeof *c->results);
+    if (!r) return NULL;
+    r->setup_s = r->gflops = r->gbs = r->pct_of_peak = NAN;
+    r->warmup_reps = -1;
+    stats_init(&r->stats);
+    if (!(r->backend = xstrdup("")) || !(r->timing = xstrdup("")) || !(r->reason = xstrdup("")) ||
+        verification_empty(&r->verification) != 0) {
+        result_free(r);
+        return NULL;
+    }
+    c->nresults++;
+    return r;
+}
+
+int gb_results_init(gb_results *r, const char *name, int merged, gb_err *e) {
+    memset(r, 0, sizeof *r);
+    r->merged = merged;
+    r->complete = r->interrupted = -1;
+    r->summary.cases = r->summary.results = r->summary.ok = r->summary.skipped = r->summary.failed =
+        r->summary.errors = -1;
+    if (!(r->name = xstrdup(name)) || (!merged && !gb_results_add_run(r))) {
+        gb_results_free(r);
+        return gb_errf(e, GB_FAIL, "%s: out of memory", name);
+    }
+    return GB_OK;
 }
 
 /* ---- writing ------------------------------------------------------------------------------------------------- */

@@ -301,6 +301,26 @@ int gb_results_write(const gb_results *r, const char *path, unsigned flags, gb_e
 void gb_results_free(gb_results *r);
 void gb_case_result_free(gb_case_result *c);
 
+/* ---- building a document (merge; the runner next) ----------------------------------------- */
+
+/* An empty document: a single-run file with its run 0, or a merged file with
+ * no run yet (add them). Strings "", numbers NAN, flags -1 (absent), no
+ * optional key set. GB_OK or GB_FAIL (out of memory). */
+int gb_results_init(gb_results *r, const char *name, int merged, gb_err *e);
+/* Append an empty run, case (to r) or result (to c), as above, and return
+ * it; NULL on out of memory. Pointers to earlier elements may move. Set its
+ * fields, and the `has` bits of the optional keys it should write. */
+gb_run *gb_results_add_run(gb_results *r);
+gb_case_result *gb_results_add_case(gb_results *r);
+gb_result *gb_case_add_result(gb_case_result *c);
+/* A run's provenance from obj's "context", "peaks", "warnings", "suite" and
+ * "health" (the runner builds them as JSON, with sysinfo and the backends),
+ * checked as a loaded file's are; what obj lacks, the run then lacks. name
+ * starts the messages. GB_OK, or GB_FAIL with run unchanged. */
+int gb_run_set_provenance(gb_run *run, const struct cJSON *obj, const char *name, gb_err *e);
+/* Replace a string field of the model with a copy of value. GB_OK or GB_FAIL. */
+int gb_set_string(char **field, const char *value);
+
 /* Deep copies (merge moves runs, cases and crossover entries between
  * documents). GB_OK, or GB_FAIL on out of memory (dst then empty). */
 int gb_run_copy(gb_run *dst, const gb_run *src);
