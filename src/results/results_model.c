@@ -50,11 +50,10 @@ static const char *type_name(const cJSON *v) {
     return "raw JSON";
 }
 
-/* The checker: the file's name, the message, whether something was wrong. */
+/* The checker: the file's name (what messages start with) and the message. */
 typedef struct {
     const char *file;
     gb_err *e;
-    int oom;
 } chk;
 
 static int bad(chk *k, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -69,7 +68,6 @@ static int bad(chk *k, const char *path, const char *fmt, ...) {
 }
 
 static int oom(chk *k) {
-    k->oom = 1;
     gb_errf(k->e, GB_FAIL, "%s: out of memory", k->file);
     return -1;
 }
@@ -703,7 +701,7 @@ static int parse_provenance(chk *k, const cJSON *o, const char *path, gb_run *ru
 }
 
 int gb_run_set_provenance(gb_run *run, const cJSON *obj, const char *name, gb_err *e) {
-    chk k = {name, e, 0};
+    chk k = {name, e};
     gb_run tmp;
     memset(&tmp, 0, sizeof tmp);
     if (!cJSON_IsObject(obj)) {
@@ -1330,7 +1328,7 @@ static int parse_doc(chk *k, const cJSON *doc, gb_results *r) {
 
 int gb_results_from_json(const cJSON *doc, const char *name, gb_results *out, gb_err *e) {
     memset(out, 0, sizeof *out);
-    chk k = {name, e, 0};
+    chk k = {name, e};
     out->complete = out->interrupted = -1;
     if (!(out->name = xstrdup(name)) || parse_doc(&k, doc, out) != 0) {
         gb_results_free(out);
@@ -1341,7 +1339,7 @@ int gb_results_from_json(const cJSON *doc, const char *name, gb_results *out, gb
 
 int gb_case_result_from_json(const cJSON *obj, const char *where, gb_case_result *out, gb_err *e) {
     memset(out, 0, sizeof *out);
-    chk k = {where, e, 0};
+    chk k = {where, e};
     char path[8] = "";
     /* messages read "<where>: results[1].status: missing" */
     if (parse_case(&k, obj, path, -1, out) != 0) {
