@@ -23,7 +23,7 @@ struct gb_keyorder {
     cJSON *tmpl;
 };
 
-/* ---- small helpers ---------------------------------------------------------- */
+/* ---- small helpers ------------------------------------------------------- */
 
 static char *xstrdup(const char *s) { return strdup(s ? s : ""); }
 
@@ -176,7 +176,7 @@ static int get_json_obj(chk *k, const cJSON *o, const char *path, const char *ke
     return 1;
 }
 
-/* ---- key order -------------------------------------------------------------------- */
+/* ---- key order ----------------------------------------------------------- */
 
 static int is_known(const char *key, const char *const *known) {
     for (int i = 0; known[i]; i++)
@@ -245,7 +245,7 @@ static const char *const K_CROSS[] = {"op", "dtype", "params", "timing", "run", 
                                       "changes", NULL};
 static const char *const K_STEP[] = {"size", "lo", "hi", "to", NULL};
 
-/* ---- values ------------------------------------------------------------------------ */
+/* ---- values -------------------------------------------------------------- */
 
 static void value_free(gb_value *v) {
     free(v->text);
@@ -376,7 +376,7 @@ static int strlist_copy(gb_strlist *dst, const gb_strlist *src) {
     return 0;
 }
 
-/* ---- the built-in table of backends ------------------------------------------------------
+/* ---- the built-in table of backends -----------------------------------------
  * What every file written before backends described themselves means: the CPU
  * is the host, timed on the host clock; CUDA — and any other backend, as every
  * reader assumed — is an accelerator timed resident on the device and end to
@@ -492,7 +492,7 @@ static int parse_backend(chk *k, const cJSON *o, const char *path, gb_backend_de
     return 0;
 }
 
-/* ---- context, peaks, summary ------------------------------------------------------------ */
+/* ---- context, peaks, summary --------------------------------------------- */
 
 static void context_free(gb_context *c) {
     free(c->json);
@@ -668,7 +668,7 @@ static int summary_copy(gb_summary *dst, const gb_summary *src) {
     return order_copy(&dst->order, src->order);
 }
 
-/* ---- runs ---------------------------------------------------------------------------------- */
+/* ---- runs ---------------------------------------------------------------- */
 
 void gb_run_free(gb_run *run) {
     free(run->name);
@@ -758,7 +758,7 @@ int gb_run_copy(gb_run *dst, const gb_run *src) {
     return GB_OK;
 }
 
-/* ---- results ------------------------------------------------------------------------------------ */
+/* ---- results ------------------------------------------------------------- */
 
 const char *gb_result_status_name(gb_result_status s) {
     switch (s) {
@@ -1022,7 +1022,7 @@ static int result_copy(gb_result *dst, const gb_result *src) {
     return 0;
 }
 
-/* ---- cases ---------------------------------------------------------------------------------------------- */
+/* ---- cases --------------------------------------------------------------- */
 
 void gb_case_result_free(gb_case_result *c) {
     free(c->op);
@@ -1138,7 +1138,7 @@ fail:
     return GB_FAIL;
 }
 
-/* ---- crossover entries ----------------------------------------------------------------------------------- */
+/* ---- crossover entries --------------------------------------------------- */
 
 void gb_crossover_entry_free(gb_crossover_entry *x) {
     free(x->op);
@@ -1240,7 +1240,7 @@ fail:
     return GB_FAIL;
 }
 
-/* ---- the document -------------------------------------------------------------------------------------------- */
+/* ---- the document -------------------------------------------------------- */
 
 void gb_results_free(gb_results *r) {
     free(r->name);
@@ -1358,7 +1358,7 @@ int gb_results_load(const char *path, gb_results *out, gb_err *e) {
     return rc;
 }
 
-/* ---- building ------------------------------------------------------------------------------------------------ */
+/* ---- building ------------------------------------------------------------ */
 
 int gb_set_string(char **field, const char *value) {
     char *copy = xstrdup(value);
@@ -1437,7 +1437,7 @@ int gb_results_init(gb_results *r, const char *name, int merged, gb_err *e) {
     return GB_OK;
 }
 
-/* ---- writing ------------------------------------------------------------------------------------------------- */
+/* ---- writing ------------------------------------------------------------- */
 
 /* Builds one object: from its template when it was loaded (keys keep their
  * places, unknown keys stay), else empty (keys in the order they are put). */
@@ -1766,7 +1766,7 @@ int gb_results_json_set_crossover(cJSON *doc, const gb_crossover_entry *x, size_
     return GB_OK;
 }
 
-/* ---- summary, runs, backends ------------------------------------------------------------------------------------ */
+/* ---- summary, runs, backends --------------------------------------------- */
 
 int gb_results_summarize(gb_results *r) {
     long cases = 0, total = 0, count[4] = {0};
@@ -1827,7 +1827,7 @@ int gb_backend_timing_index(const gb_backend_desc *b, const char *timing) {
     return -1;
 }
 
-/* ---- values ------------------------------------------------------------------------------------------------------- */
+/* ---- values -------------------------------------------------------------- */
 
 const gb_value *gb_kv_find(const gb_kvlist *l, const char *key) {
     for (size_t i = 0; i < l->n; i++)

@@ -48,7 +48,7 @@ struct cJSON;
 /* Key order and unknown keys of an object as loaded (private to the model). */
 typedef struct gb_keyorder gb_keyorder;
 
-/* ---- plain JSON values (params, extra, libraries, peaks) ------------------ */
+/* ---- plain JSON values (params, extra, libraries, peaks) ----------------- */
 
 typedef enum {
     GB_VAL_ABSENT = 0, GB_VAL_NULL, GB_VAL_BOOL, GB_VAL_NUMBER, GB_VAL_STRING, GB_VAL_JSON
@@ -74,7 +74,7 @@ typedef struct {
     gb_kv *item;
 } gb_kvlist;
 
-/* ---- backends and their timings -------------------------------------------- */
+/* ---- backends and their timings ------------------------------------------ */
 
 typedef enum { GB_ROLE_HOST = 0, GB_ROLE_ACCELERATOR } gb_backend_role;
 
@@ -93,7 +93,7 @@ typedef struct {
     int described;            /* role and timings came from the file, not the built-in table */
 } gb_backend_desc;
 
-/* ---- provenance ------------------------------------------------------------- */
+/* ---- provenance ---------------------------------------------------------- */
 
 typedef struct {
     char *json;                 /* the whole object, unformatted; NULL: the run has no context */
@@ -150,7 +150,7 @@ typedef struct {
     gb_keyorder *order;
 } gb_run;
 
-/* ---- results ----------------------------------------------------------------- */
+/* ---- results ------------------------------------------------------------- */
 
 typedef enum { GB_RS_OK = 0, GB_RS_SKIPPED, GB_RS_FAILED, GB_RS_ERROR } gb_result_status;
 typedef enum { GB_VS_PASSED = 0, GB_VS_FAILED, GB_VS_NOT_CHECKED } gb_verification_status;
@@ -222,7 +222,7 @@ typedef struct {
     gb_keyorder *order;
 } gb_case_result;
 
-/* ---- crossover ------------------------------------------------------------------ */
+/* ---- crossover ----------------------------------------------------------- */
 
 typedef struct {
     double size, lo, hi;        /* the interpolated crossing and its bracketing tested sizes */
@@ -249,7 +249,7 @@ typedef struct {
     gb_keyorder *order;
 } gb_crossover_entry;
 
-/* ---- the document ------------------------------------------------------------------- */
+/* ---- the document -------------------------------------------------------- */
 
 typedef struct {
     char *name;                 /* what messages call it: the path, or the name given */
@@ -270,7 +270,7 @@ typedef struct {
     gb_keyorder *order;
 } gb_results;
 
-/* ---- loading, writing, freeing ------------------------------------------------------------ */
+/* ---- loading, writing, freeing ------------------------------------------- */
 
 /* Read, parse and check the results file at path ("-": standard input) into
  * out. GB_OK, or GB_FAIL with a message that starts with the path:
@@ -301,7 +301,7 @@ int gb_results_write(const gb_results *r, const char *path, unsigned flags, gb_e
 void gb_results_free(gb_results *r);
 void gb_case_result_free(gb_case_result *c);
 
-/* ---- building a document (merge; the runner next) ----------------------------------------- */
+/* ---- building a document (merge; the runner next) ------------------------ */
 
 /* An empty document: a single-run file with its run 0, or a merged file with
  * no run yet (add them). Strings "", numbers NAN, flags -1 (absent), no
@@ -332,7 +332,7 @@ void gb_crossover_entry_free(gb_crossover_entry *x);
 /* Count results by status into r->summary; returns failed + errors. */
 int gb_results_summarize(gb_results *r);
 
-/* ---- runs ---------------------------------------------------------------------------------------- */
+/* ---- runs ---------------------------------------------------------------- */
 
 /* A short name for run i: runs[i].name, else its context's hostname, else
  * "run<i>". Never NULL. */
@@ -341,7 +341,7 @@ const char *gb_results_run_name(const gb_results *r, int i);
  * file's merge notes. */
 const gb_strlist *gb_results_warnings(const gb_results *r);
 
-/* ---- backends ----------------------------------------------------------------------------------- */
+/* ---- backends ------------------------------------------------------------ */
 
 /* How backend `name` of run `run` is described: its context.backends entry,
  * else the built-in table (r may be NULL: the table alone). Never NULL. */
@@ -357,7 +357,7 @@ int gb_backend_timing_index(const gb_backend_desc *b, const char *timing);
 int gb_backend_builtin(const char *name);
 const char *gb_backend_builtin_names(void);
 
-/* ---- values --------------------------------------------------------------------------------------- */
+/* ---- values -------------------------------------------------------------- */
 
 const char *gb_result_status_name(gb_result_status s);   /* "ok", "skipped", "failed", "error" */
 const char *gb_verify_status_name(gb_verification_status s);   /* "passed", "failed", "not_checked" */
@@ -390,7 +390,7 @@ void gb_case_shape_text(const gb_case_result *c, char *buf, size_t len);
 struct cJSON *gb_kvlist_to_cjson(const gb_kvlist *l);
 struct cJSON *gb_case_shape_to_cjson(const gb_case_result *c);
 
-/* ---- the runner's in-memory document (until the runner fills the model) ---- */
+/* ---- the runner's in-memory document (until the runner fills the model) --- */
 
 /* Replace doc's "crossover" array with x (n entries), as gb_results_write
  * would write them. GB_OK or GB_FAIL. */
