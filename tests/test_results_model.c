@@ -279,6 +279,9 @@ TEST(model_a_document_built_in_code_writes_and_loads_back) {
         res->stats.median = 0.00125;
         res->stats.ci95_low = 0.0011;
         res->stats.ci95_high = 0.0013;
+        cJSON *extra = cJSON_Parse("{\"threads\": 4, \"routine\": \"fftwf\"}");
+        CHECK(gb_kvlist_from_cjson(&res->extra, extra, "extra", &e) == GB_OK);
+        cJSON_Delete(extra);
         c->speedups = calloc(1, sizeof *c->speedups);
         c->speedups[0].timing = strdup("device");
         c->speedups[0].value = n == 256 ? 0.5 : 2;
@@ -302,6 +305,7 @@ TEST(model_a_document_built_in_code_writes_and_loads_back) {
     CHECK_NEAR(res->samples[0], 0.00123457, 0); /* 6 significant digits, as the runner writes */
     CHECK(isnan(res->gflops) && (res->has & GB_R_HAS_GFLOPS)); /* null, written */
     CHECK(!(res->has & GB_R_HAS_SETUP));                       /* absent, not written */
+    CHECK(gb_value_num(gb_kv_find(&res->extra, "threads")) == 4);
     CHECK(back.summary.ok == 2 && strcmp(gb_results_run_name(&back, 0), "host-a") == 0);
     CHECK(strcmp(back.runs[0].suite_name, "built") == 0 && gb_results_warnings(&back)->n == 1);
     CHECK(gb_case_speedup(&back.cases[1], "device") == 2);

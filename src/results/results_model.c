@@ -1360,6 +1360,27 @@ int gb_results_load(const char *path, gb_results *out, gb_err *e) {
 
 /* ---- building ------------------------------------------------------------ */
 
+int gb_kvlist_from_cjson(gb_kvlist *l, const cJSON *obj, const char *name, gb_err *e) {
+    chk k = {name, e};
+    gb_kvlist tmp;
+    if (!cJSON_IsObject(obj)) return gb_errf(e, GB_FAIL, "%s: expected an object, got %s", name, type_name(obj));
+    /* get_kvlist reads an object at a key: hand it obj under one */
+    cJSON *holder = cJSON_CreateObject();
+    if (!holder || !cJSON_AddItemReferenceToObject(holder, "extra", (cJSON *)obj)) {
+        cJSON_Delete(holder);
+        return gb_errf(e, GB_FAIL, "%s: out of memory", name);
+    }
+    int got = get_kvlist(&k, holder, "", "extra", &tmp);
+    cJSON_Delete(holder); /* a reference: obj itself is not freed */
+    if (got < 0) {
+        gb_kvlist_free(&tmp);
+        return GB_FAIL;
+    }
+    gb_kvlist_free(l);
+    *l = tmp;
+    return GB_OK;
+}
+
 int gb_set_string(char **field, const char *value) {
     char *copy = xstrdup(value);
     if (!copy) return GB_FAIL;

@@ -318,6 +318,10 @@ gb_result *gb_case_add_result(gb_case_result *c);
  * checked as a loaded file's are; what obj lacks, the run then lacks. name
  * starts the messages. GB_OK, or GB_FAIL with run unchanged. */
 int gb_run_set_provenance(gb_run *run, const struct cJSON *obj, const char *name, gb_err *e);
+/* An object of plain values (a backend's "extra" facts, as its annotate()
+ * writes them) into l, replacing what l held. GB_OK, or GB_FAIL (obj is not
+ * an object, or out of memory) with the message starting with name. */
+int gb_kvlist_from_cjson(gb_kvlist *l, const struct cJSON *obj, const char *name, gb_err *e);
 /* Replace a string field of the model with a copy of value. GB_OK or GB_FAIL. */
 int gb_set_string(char **field, const char *value);
 
