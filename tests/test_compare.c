@@ -17,6 +17,7 @@
 #include "export.h"
 #include "mannwhitney.h"
 #include "results_io.h"
+#include "results_model.h"
 #include "testlib.h"
 
 #define D "tests/data/compare/"
@@ -215,10 +216,11 @@ TEST(percent_and_policy_parsing) {
     CHECK(gb_parse_percent("12.5", &t) == 0 && fabs(t - 0.125) < 1e-15);
     CHECK(gb_parse_percent("5x", &t) != 0);
     CHECK(gb_parse_percent("-1%", &t) != 0);
-    char why[512] = "";
+    gb_err e = {{0}};
+    const char *why = e.msg;
     cJSON *doc = cJSON_Parse("{\"threshold\": \"5%\", \"ops\": {\"fft\": {\"threshold\": \"10%\","
                              " \"backends\": {\"cpu\": {\"threshold\": 20, \"alpha\": 0.05}}}}}");
-    gb_policy *p = gb_policy_from_json(doc, "p.json", why, sizeof why);
+    gb_policy *p = gb_policy_from_json(doc, "p.json", &e);
     CHECK(p != NULL);
     gb_rule base = {0.03, 0.01, 0};
     CHECK_NEAR(gb_policy_rule(p, "matmul", "cuda", base, 0).threshold, 0.05, 1e-15);
@@ -231,7 +233,7 @@ TEST(percent_and_policy_parsing) {
     cJSON_Delete(doc);
     /* min_change: a duration, top level and per op; the CLI's wins over the top level */
     doc = cJSON_Parse("{\"min_change\": \"50us\", \"ops\": {\"svd\": {\"min_change\": 0.001}}}");
-    p = gb_policy_from_json(doc, "p.json", why, sizeof why);
+    p = gb_policy_from_json(doc, "p.json", &e);
     CHECK(p != NULL);
     gb_rule mb = {0.05, 0.01, 10e-6};
     CHECK_NEAR(gb_policy_rule(p, "fft", "cuda", mb, 0).min_change_s, 50e-6, 1e-18);
@@ -240,16 +242,21 @@ TEST(percent_and_policy_parsing) {
     gb_policy_free(p);
     cJSON_Delete(doc);
     doc = cJSON_Parse("{\"min_change\": \"ten us\"}");
-    CHECK(gb_policy_from_json(doc, "p.json", why, sizeof why) == NULL);
+    CHECK(gb_policy_from_json(doc, "p.json", &e) == NULL);
     CHECK(strstr(why, "p.json: (top level).min_change: expected a duration") != NULL);
     cJSON_Delete(doc);
     doc = cJSON_Parse("{\"ops\": {\"fft\": {\"treshold\": \"10%\"}}}");
-    CHECK(gb_policy_from_json(doc, "p.json", why, sizeof why) == NULL);
+    CHECK(gb_policy_from_json(doc, "p.json", &e) == NULL);
     CHECK(strstr(why, "p.json: ops.fft: unknown key \"treshold\"") != NULL);
     cJSON_Delete(doc);
     doc = cJSON_Parse("{\"ops\": {\"fftw\": {}}}");
-    CHECK(gb_policy_from_json(doc, "p.json", why, sizeof why) == NULL);
+    CHECK(gb_policy_from_json(doc, "p.json", &e) == NULL);
     CHECK(strstr(why, "unknown op \"fftw\"") != NULL);
+    cJSON_Delete(doc);
+    /* backends: those the results model knows */
+    doc = cJSON_Parse("{\"ops\": {\"fft\": {\"backends\": {\"rocm\": {}}}}}");
+    CHECK(gb_policy_from_json(doc, "p.json", &e) == NULL);
+    CHECK(strstr(why, "p.json: ops.fft.backends.rocm: unknown backend \"rocm\" (expected cpu or cuda)") != NULL);
     cJSON_Delete(doc);
 }
 
@@ -363,36 +370,40 @@ TEST(compare_drifting_rounds_are_no_regression_but_a_30_percent_slowdown_is) {
     CHECK(strstr(big, "between their own rounds") != NULL); /* the floor decided at least one case */
     /* the same samples without their rounds: the test alone would call some
      * of that drift a regression; this is what the floor is for */
-    cJSON *a = gb_results_load(D "drift_base.json", NULL, 0), *b = gb_results_load(D "drift_cur.json", NULL, 0);
-    CHECK(a && b);
-    if (a && b) {
-        cJSON *docs[2] = {a, b};
-        for (int d = 0; d < 2; d++)
-            for (cJSON *c = cJSON_GetObjectItemCaseSensitive(docs[d], "cases")->child; c; c = c->next)
-                for (cJSON *r = cJSON_GetObjectItemCaseSensitive(c, "results")->child; r; r = r->next)
-                    cJSON_DeleteItemFromObjectCaseSensitive(r, "round_sizes");
-        gb_compare_options o = {.rule = GB_DEFAULT_RULE};
-        cJSON *cmp = gb_compare_docs(a, "base", b, "cur", &o);
-        char *text = cJSON_Print(cmp);
-        CHECK(count_verdict(text, "regression") + count_verdict(text, "improvement") >= 1);
-        free(text);
-        cJSON_Delete(cmp);
-    }
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    gb_results a, b;
+    gb_err e = {{0}};
+    CHECK(gb_results_load(D "drift_base.json", &a, &e) == GB_OK && gb_results_load(D "drift_cur.json", &b, &e) == GB_OK);
+    gb_results *docs[2] = {&a, &b};
+    for (int d = 0; d < 2; d++)
+        for (size_t c = 0; c < docs[d]->ncases; c++)
+            for (size_t r = 0; r < docs[d]->cases[c].nresults; r++) docs[d]->cases[c].results[r].nrounds = 0;
+    gb_compare_options o = {.rule = GB_DEFAULT_RULE};
+    cJSON *cmp = gb_compare_docs(&a, "base", &b, "cur", &o);
+    char *text = cJSON_Print(cmp);
+    CHECK(count_verdict(text, "regression") + count_verdict(text, "improvement") >= 1);
+    free(text);
+    cJSON_Delete(cmp);
+    gb_results_free(&a);
+    gb_results_free(&b);
     /* a genuine 30% slowdown of one case stands above the drift: it, and only it */
     CHECK(run_compare(D "drift_base.json", D "drift_slower30.json", NULL, NULL, "json", big, sizeof big) == 1);
     CHECK(count_verdict(big, "regression") == 1);
     CHECK(regressions_are_only(big, "matmul/float32/1024x1024x1024/math=default/cuda/device"));
 }
 
-/* peaks of a run: {"cpu": {"triad_gbs": triad, "gemm_n": 4096}} */
-static void set_cpu_peaks(cJSON *doc, double triad) {
-    cJSON *peaks = cJSON_CreateObject(), *cpu = cJSON_AddObjectToObject(peaks, "cpu");
-    cJSON_AddNumberToObject(cpu, "triad_gbs", triad);
-    cJSON_AddNumberToObject(cpu, "gemm_n", triad); /* a size, not a rate: never warned about */
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, "peaks");
-    cJSON_AddItemToObject(doc, "peaks", peaks);
+/* Peaks of run 0, {"cpu": {"triad_gbs": triad, "gemm_n": triad}}, held in f
+ * (put the run's own back before freeing the document). */
+typedef struct {
+    gb_kv values[2];
+    gb_peak_set set;
+} fake_peaks;
+
+static void set_cpu_peaks(gb_results *doc, fake_peaks *f, double triad) {
+    f->values[0] = (gb_kv){.key = "triad_gbs", .v = {.kind = GB_VAL_NUMBER, .num = triad}};
+    /* a size, not a rate: never warned about */
+    f->values[1] = (gb_kv){.key = "gemm_n", .v = {.kind = GB_VAL_NUMBER, .num = triad}};
+    f->set = (gb_peak_set){.backend = "cpu", .values = {.present = 1, .n = 2, .item = f->values}};
+    doc->runs[0].peaks = (gb_peaks){.present = 1, .n = 1, .set = &f->set};
 }
 
 static int warnings_mentioning(const cJSON *cmp, const char *what) {
@@ -403,22 +414,27 @@ static int warnings_mentioning(const cJSON *cmp, const char *what) {
 }
 
 TEST(compare_warns_when_the_measured_ceilings_differ) {
-    cJSON *a = gb_results_load(D "base.json", NULL, 0), *b = gb_results_load(D "same.json", NULL, 0);
-    CHECK(a && b);
-    if (!a || !b) { cJSON_Delete(a); cJSON_Delete(b); return; }
+    gb_results a, b;
+    gb_err e = {{0}};
+    if (!CHECK(gb_results_load(D "base.json", &a, &e) == GB_OK && gb_results_load(D "same.json", &b, &e) == GB_OK))
+        return;
+    gb_peaks own_a = a.runs[0].peaks, own_b = b.runs[0].peaks;
+    fake_peaks fa, fb;
     gb_compare_options o = {.rule = GB_DEFAULT_RULE};
-    set_cpu_peaks(a, 110);
-    set_cpu_peaks(b, 95); /* -14%: the current machine is a slower one */
-    cJSON *cmp = gb_compare_docs(a, "base", b, "cur", &o);
+    set_cpu_peaks(&a, &fa, 110);
+    set_cpu_peaks(&b, &fb, 95); /* -14%: the current machine is a slower one */
+    cJSON *cmp = gb_compare_docs(&a, "base", &b, "cur", &o);
     CHECK(warnings_mentioning(cmp, "measured ceilings differ: cpu.triad_gbs is 110 in the baseline, 95 in") == 1);
     CHECK(warnings_mentioning(cmp, "gemm_n") == 0);
     cJSON_Delete(cmp);
-    set_cpu_peaks(b, 106); /* -4%: within what the measurement itself varies */
-    cmp = gb_compare_docs(a, "base", b, "cur", &o);
+    set_cpu_peaks(&b, &fb, 106); /* -4%: within what the measurement itself varies */
+    cmp = gb_compare_docs(&a, "base", &b, "cur", &o);
     CHECK(warnings_mentioning(cmp, "measured ceilings") == 0);
     cJSON_Delete(cmp);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    a.runs[0].peaks = own_a;
+    b.runs[0].peaks = own_b;
+    gb_results_free(&a);
+    gb_results_free(&b);
 }
 
 /* Real runs: suites/quick.json twice back to back on the H100 host, two
@@ -426,15 +442,18 @@ TEST(compare_warns_when_the_measured_ceilings_differ) {
 #define REF "results/reference/quick-h100-"
 
 static cJSON *compare_files(const char *a, const char *b, double min_change_s) {
-    cJSON *da = gb_results_load(a, NULL, 0), *db = gb_results_load(b, NULL, 0);
+    gb_results da, db;
+    gb_err e = {{0}};
+    int ok = gb_results_load(a, &da, &e) == GB_OK;
+    ok = gb_results_load(b, &db, &e) == GB_OK && ok;
     cJSON *cmp = NULL;
-    if (da && db) {
+    if (ok) {
         gb_compare_options o = {.rule = GB_DEFAULT_RULE};
         o.rule.min_change_s = min_change_s;
-        cmp = gb_compare_docs(da, a, db, b, &o);
+        cmp = gb_compare_docs(&da, a, &db, b, &o);
     }
-    cJSON_Delete(da);
-    cJSON_Delete(db);
+    gb_results_free(&da);
+    gb_results_free(&db);
     return cmp;
 }
 
@@ -461,31 +480,29 @@ TEST(compare_real_back_to_back_h100_runs_report_no_regression) {
 }
 
 TEST(compare_real_h100_run_with_one_case_10_percent_slower_flags_it) {
-    cJSON *base = gb_results_load(REF "run1.json", NULL, 0), *cur = gb_results_load(REF "run2.json", NULL, 0);
-    CHECK(base && cur);
-    if (!base || !cur) { cJSON_Delete(base); cJSON_Delete(cur); return; }
+    gb_results base, cur;
+    gb_err e = {{0}};
+    if (!CHECK(gb_results_load(REF "run1.json", &base, &e) == GB_OK && gb_results_load(REF "run2.json", &cur, &e) == GB_OK))
+        return;
     static const char *const target = "svd/float32/200x50/method=auto/cuda/device";
     char name[400];
-    for (cJSON *c = cJSON_GetObjectItemCaseSensitive(cur, "cases")->child; c; c = c->next)
-        for (cJSON *r = cJSON_GetObjectItemCaseSensitive(c, "results")->child; r; r = r->next) {
-            gb_result_name(c, r, NULL, name, sizeof name);
+    for (size_t c = 0; c < cur.ncases; c++)
+        for (size_t r = 0; r < cur.cases[c].nresults; r++) {
+            gb_result *res = &cur.cases[c].results[r];
+            gb_result_name(&cur.cases[c], res, NULL, name, sizeof name);
             if (strcmp(name, target) != 0) continue;
-            size_t n = 0;
-            cJSON *scaled = cJSON_CreateArray();
-            for (const cJSON *x = cJSON_GetObjectItemCaseSensitive(r, "samples_s")->child; x; x = x->next, n++)
-                cJSON_AddItemToArray(scaled, cJSON_CreateNumber(x->valuedouble * 1.10));
-            cJSON_ReplaceItemInObjectCaseSensitive(r, "samples_s", scaled);
-            CHECK(n > 0);
+            for (size_t i = 0; i < res->nsamples; i++) res->samples[i] *= 1.10;
+            CHECK(res->nsamples > 0);
         }
     gb_compare_options o = {.rule = GB_DEFAULT_RULE};
-    cJSON *cmp = gb_compare_docs(base, "run1", cur, "run2 slowed", &o);
+    cJSON *cmp = gb_compare_docs(&base, "run1", &cur, "run2 slowed", &o);
     char *text = cJSON_Print(cmp);
     CHECK(summary_count(cmp, "regression") == 1);
     CHECK(regressions_are_only(text, target));
     free(text);
     cJSON_Delete(cmp);
-    cJSON_Delete(base);
-    cJSON_Delete(cur);
+    gb_results_free(&base);
+    gb_results_free(&cur);
 }
 
 TEST(compare_wrong_schema_version_is_an_input_error) { /* (e) */
@@ -533,24 +550,21 @@ static int run_merge(const char *a, const char *b, const char *out) {
 }
 
 TEST(merge_keeps_runs_apart_and_compare_reads_it) {
-    char m1[128], m2[128], why[512];
+    char m1[128], m2[128];
+    gb_err e = {{0}};
     snprintf(m1, sizeof m1, "/tmp/gb_merge1_%d.json", (int)getpid());
     snprintf(m2, sizeof m2, "/tmp/gb_merge2_%d.json", (int)getpid());
     CHECK(run_merge(D "base.json", D "other_gpu.json", m1) == 0);
     CHECK(run_merge(D "slower10.json", D "other_gpu.json", m2) == 0);
-    cJSON *doc = gb_results_load(m1, why, sizeof why);
-    CHECK(doc != NULL);
-    if (doc) {
-        CHECK(gb_results_is_merged(doc));
-        CHECK(gb_results_run_count(doc) == 2);
-        CHECK(strcmp(gb_results_run_name(doc, 1), "a100") == 0);
-        const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
-        CHECK(cJSON_GetArraySize(cases) == 16);
-        CHECK(gb_results_case_run(cJSON_GetArrayItem(cases, 8)) == 1);
-        const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(gb_results_run(doc, 1), "context");
-        CHECK(strcmp(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ctx, "gpu"), "name")->valuestring,
-                     "NVIDIA A100-SXM4-80GB") == 0);
-        cJSON_Delete(doc);
+    gb_results doc;
+    if (CHECK(gb_results_load(m1, &doc, &e) == GB_OK)) {
+        CHECK(doc.merged);
+        CHECK(doc.nruns == 2);
+        CHECK(strcmp(gb_results_run_name(&doc, 1), "a100") == 0);
+        CHECK(doc.ncases == 16);
+        CHECK(doc.ncases == 16 && doc.cases[8].run == 1);
+        CHECK(strcmp(doc.runs[1].context.gpu_name, "NVIDIA A100-SXM4-80GB") == 0);
+        gb_results_free(&doc);
     }
     /* merged vs merged: matched per machine, the one slowed case flagged once */
     CHECK(run_compare(m1, m2, NULL, NULL, "json", big, sizeof big) == 1);
@@ -560,21 +574,53 @@ TEST(merge_keeps_runs_apart_and_compare_reads_it) {
     /* merging the same machine's file twice keeps one copy of each case */
     char *argv[] = {"merge", D "base.json", D "base.json", "-o", m2, NULL};
     CHECK(gb_cmd_merge(5, argv) == 0);
-    doc = gb_results_load(m2, why, sizeof why);
-    CHECK(doc && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "cases")) == 8);
-    cJSON_Delete(doc);
+    CHECK(gb_results_load(m2, &doc, &e) == GB_OK && doc.ncases == 8);
+    gb_results_free(&doc);
     unlink(m1);
     unlink(m2);
+}
+
+/* A result without "status" (the runner always writes one; a hand-edited or
+ * truncated file may not): merge used to trust its own writer's keys and
+ * crashed (SIGSEGV) on it. Now the file is refused like any broken input:
+ * exit 2, with the file and the JSON path. */
+TEST(merge_refuses_a_result_without_status_and_names_it) {
+    char path[128], out[128], cmd[512], text[2048];
+    snprintf(path, sizeof path, "/tmp/gb_nostatus_%d.json", (int)getpid());
+    snprintf(out, sizeof out, "/tmp/gb_nostatus_merged_%d.json", (int)getpid());
+    cJSON *doc = NULL;
+    gb_err e = {{0}};
+    CHECK(gb_json_read_file("tests/data/results_small_cpu_only.json", &doc, &e) == GB_OK);
+    cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "cases"), 0), "results"), 0);
+    CHECK(cJSON_GetObjectItem(r, "status") != NULL);
+    cJSON_DeleteItemFromObject(r, "status");
+    CHECK(gb_json_write_atomic(doc, path, &e) == GB_OK);
+    cJSON_Delete(doc);
+    /* in this process: no crash, a usage error */
+    char *argv[] = {"merge", path, "-o", out, NULL};
+    CHECK(gb_cmd_merge(4, argv) == 2);
+    CHECK(access(out, F_OK) != 0); /* nothing written */
+    /* the real binary: its exit status and message */
+    if (access(gb_test_binary(), X_OK) == 0) {
+        snprintf(cmd, sizeof cmd, "%s merge %s tests/data/results_small.json -o %s", gb_test_binary(), path, out);
+        CHECK(gb_test_sh(cmd, text, sizeof text) == 2);
+        char want[256];
+        snprintf(want, sizeof want, "gpubench merge: %s: cases[0].results[0].status: missing", path);
+        if (!CHECK(strstr(text, want) != NULL)) fprintf(stderr, "    got: %s\n", text);
+    } else {
+        SKIP("no gpubench binary for the exit status check");
+    }
+    unlink(path);
+    unlink(out);
 }
 
 /* ---- export -------------------------------------------------------------- */
 
 TEST(export_gbench_has_one_repetition_per_sample_and_aggregates) {
-    char why[512];
-    cJSON *doc = gb_results_load(D "base.json", why, sizeof why);
-    CHECK(doc != NULL);
-    if (!doc) return;
-    cJSON *g = gb_export_gbench_doc(doc);
+    gb_err err = {{0}};
+    gb_results doc;
+    if (!CHECK(gb_results_load(D "base.json", &doc, &err) == GB_OK)) return;
+    cJSON *g = gb_export_gbench_doc(&doc);
     CHECK(g != NULL);
     const cJSON *benches = cJSON_GetObjectItemCaseSensitive(g, "benchmarks");
     /* 21 results x 20 samples, the 3-sample svd cpu result, 4 aggregates each */
@@ -601,12 +647,12 @@ TEST(export_gbench_has_one_repetition_per_sample_and_aggregates) {
     CHECK(strcmp(cJSON_GetObjectItemCaseSensitive(ctx, "library_build_type")->valuestring, "release") == 0);
     cJSON_Delete(g);
 
-    cJSON *a = gb_export_benchmark_action_doc(doc);
+    cJSON *a = gb_export_benchmark_action_doc(&doc);
     CHECK(cJSON_IsArray(a) && cJSON_GetArraySize(a) == 22);
     const cJSON *e = a ? a->child : NULL;
     CHECK(e && strcmp(cJSON_GetObjectItemCaseSensitive(e, "unit")->valuestring, "ms") == 0);
     CHECK(e && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "value")));
     CHECK(e && strncmp(cJSON_GetObjectItemCaseSensitive(e, "range")->valuestring, "\xc2\xb1 ", 3) == 0);
     cJSON_Delete(a);
-    cJSON_Delete(doc);
+    gb_results_free(&doc);
 }

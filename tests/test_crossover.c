@@ -10,6 +10,7 @@
 
 #include "report.h"
 #include "results_io.h"
+#include "results_model.h"
 #include "testlib.h"
 
 #define REF_H100 "results/reference/default-h100.json"
@@ -20,6 +21,8 @@ static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectI
  * device speedups (end-to-end absent), GPU results from backend "cuda". */
 static cJSON *sweep_doc(const double *size, const double *sp, int n) {
     cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema", GB_RESULTS_SCHEMA);
+    cJSON_AddNumberToObject(doc, "schema_version", GB_RESULTS_SCHEMA_VERSION);
     cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
     for (int i = 0; i < n; i++) {
         cJSON *c = cJSON_CreateObject();
@@ -32,6 +35,7 @@ static cJSON *sweep_doc(const double *size, const double *sp, int n) {
         cJSON *r = cJSON_CreateObject();
         cJSON_AddStringToObject(r, "backend", "cuda");
         cJSON_AddStringToObject(r, "timing", "device");
+        cJSON_AddStringToObject(r, "status", "ok");
         cJSON_AddItemToArray(rs, r);
         cJSON_AddNumberToObject(cJSON_AddObjectToObject(c, "speedup"), "device", sp[i]);
         cJSON_AddItemToArray(cases, c);
@@ -39,23 +43,31 @@ static cJSON *sweep_doc(const double *size, const double *sp, int n) {
     return doc;
 }
 
-/* The one crossover entry of a one-sweep document, its sentence and its
- * "GPU wins at" cell (caller frees the strings and the document). */
+/* The one crossover entry of a one-sweep document, as the runner stores it
+ * in its JSON and as the model computes it, its sentence and its "GPU wins
+ * at" cell (sweep_free frees them). */
 typedef struct {
     cJSON *doc;
     const cJSON *entry;
+    gb_results model;
+    const gb_crossover_entry *x;
     char *text, *gpu_sizes;
 } sweep;
 
 static sweep describe(const double *size, const double *sp, int n) {
+    static const gb_crossover_entry none;
     sweep s = {0};
+    gb_err e = {{0}};
     s.doc = sweep_doc(size, sp, n);
     gb_report_crossover(s.doc);
     const cJSON *xs = get(s.doc, "crossover");
     CHECK(cJSON_GetArraySize(xs) == 1);
     s.entry = cJSON_GetArrayItem(xs, 0);
-    s.text = gb_crossover_text(s.entry);
-    s.gpu_sizes = gb_crossover_gpu_sizes(s.entry);
+    CHECK(gb_results_from_json(s.doc, "sweep", &s.model, &e) == GB_OK);
+    CHECK(s.model.ncrossover == 1);
+    s.x = s.model.ncrossover == 1 ? &s.model.crossover[0] : &none;
+    s.text = s.model.ncrossover == 1 ? gb_crossover_text(s.x) : NULL;
+    s.gpu_sizes = s.model.ncrossover == 1 ? gb_crossover_gpu_sizes(s.x) : NULL;
     CHECK(s.text != NULL && s.gpu_sizes != NULL);
     if (!s.text) s.text = strdup("");
     if (!s.gpu_sizes) s.gpu_sizes = strdup("");
@@ -65,6 +77,7 @@ static sweep describe(const double *size, const double *sp, int n) {
 static void sweep_free(sweep *s) {
     free(s->text);
     free(s->gpu_sizes);
+    gb_results_free(&s->model);
     cJSON_Delete(s->doc);
 }
 
@@ -122,6 +135,8 @@ TEST(crossover_entry_stores_the_changes_in_the_json) {
     CHECK(b && !strcmp(get(b, "to")->valuestring, "cpu") && get(b, "lo")->valuedouble == 1024 &&
           get(b, "hi")->valuedouble == 2048);
     CHECK(b && get(b, "size")->valuedouble > 1024 && get(b, "size")->valuedouble < 2048);
+    /* and read back into the model, each change knows which side it goes to */
+    CHECK(s.x->nchanges == 2 && s.x->changes[0].to_accelerator && !s.x->changes[1].to_accelerator);
     sweep_free(&s);
 }
 
@@ -207,16 +222,15 @@ TEST(crossover_text_is_never_cut_short) {
 TEST(crossover_text_of_an_entry_without_changes) {
     /* A file from before "changes": with changes counted, the sentence does
      * not pretend to know where they are; without, one winner is certain. */
-    cJSON *e = cJSON_Parse("{\"status\": \"below_smallest\", \"tested_min\": 512, \"tested_max\": 8192,"
-                           " \"points\": 5, \"sign_changes\": 1}");
-    char *t = gb_crossover_text(e);
+    gb_crossover_entry e = {.status = "below_smallest", .tested_min = 512, .tested_max = 8192, .points = 5,
+                            .sign_changes = 1, .has_changes = 0};
+    char *t = gb_crossover_text(&e);
     CHECK(t && strstr(t, "changes 1 times") && !strstr(t, "every size"));
     free(t);
-    cJSON_ReplaceItemInObject(e, "sign_changes", cJSON_CreateNumber(0));
-    t = gb_crossover_text(e);
+    e.sign_changes = 0;
+    t = gb_crossover_text(&e);
     CHECK(t && !strcmp(t, "the GPU wins at every size tested, from 512 to 8192"));
     free(t);
-    cJSON_Delete(e);
 }
 
 /* ---- on the committed H100 reference run ------------------------------------------ */
@@ -358,22 +372,27 @@ static int sentence_matches(const char *text, const double *size, const int *gpu
     return ok;
 }
 
+/* The terminal report of a file (as `gpubench report` renders it), and the
+ * file's JSON, which the checks read for themselves (caller frees both). */
 static char *render_table(const char *path, cJSON **doc_out) {
-    char why[1024];
-    cJSON *doc = gb_results_load(path, why, sizeof why);
-    if (!doc) {
-        fprintf(stderr, "    %s\n", why);
+    gb_err e = {{0}};
+    gb_results r;
+    *doc_out = NULL;
+    if (gb_json_read_file(path, doc_out, &e) != GB_OK || gb_results_load(path, &r, &e) != GB_OK) {
+        fprintf(stderr, "    %s\n", e.msg);
         return NULL;
     }
-    gb_report_crossover(doc);
+    CHECK(gb_crossover_update(&r, &e) == GB_OK);
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     gb_report_options o = {.format = GB_FMT_TABLE};
-    int rc = gb_report_render(doc, &o, out);
+    int rc = gb_report_render(&r, &o, out);
     fclose(out);
     CHECK(rc == 0);
-    *doc_out = doc;
+    /* the crossover as computed, where the checks look for it */
+    gb_report_crossover(*doc_out);
+    gb_results_free(&r);
     return buf;
 }
 
@@ -435,15 +454,14 @@ TEST(crossover_h100_every_sentence_matches_the_speedups) {
 
 TEST(crossover_h100_sentence_in_every_format) {
     /* md, csv and html carry the same sentence as the terminal table. */
-    char why[1024];
-    cJSON *doc = gb_results_load(REF_H100, why, sizeof why);
-    CHECK(doc != NULL);
-    if (!doc) return;
-    gb_report_crossover(doc);
-    const cJSON *x, *want = NULL;
-    cJSON_ArrayForEach(x, get(doc, "crossover")) {
-        if (!strcmp(get(x, "op")->valuestring, "elementwise") && !strcmp(get(x, "dtype")->valuestring, "float32") &&
-            !strcmp(get(x, "timing")->valuestring, "end_to_end"))
+    gb_err e = {{0}};
+    gb_results doc;
+    CHECK(gb_results_load(REF_H100, &doc, &e) == GB_OK);
+    CHECK(gb_crossover_update(&doc, &e) == GB_OK);
+    const gb_crossover_entry *want = NULL;
+    for (size_t i = 0; i < doc.ncrossover; i++) {
+        const gb_crossover_entry *x = &doc.crossover[i];
+        if (!strcmp(x->op, "elementwise") && !strcmp(x->dtype, "float32") && !strcmp(x->timing, "end_to_end"))
             want = x;
     }
     CHECK(want != NULL);
@@ -455,11 +473,11 @@ TEST(crossover_h100_sentence_in_every_format) {
         size_t len = 0;
         FILE *out = open_memstream(&buf, &len);
         gb_report_options o = {.format = formats[i]};
-        CHECK(gb_report_render(doc, &o, out) == 0);
+        CHECK(gb_report_render(&doc, &o, out) == 0);
         fclose(out);
         CHECK(buf && strstr(buf, text));
         free(buf);
     }
     free(text);
-    cJSON_Delete(doc);
+    gb_results_free(&doc);
 }

@@ -14,6 +14,7 @@
 #include "plot.h"
 #include "report.h"
 #include "results_io.h"
+#include "results_model.h"
 #include "testlib.h"
 
 #define FIX_H100 "tests/data/results_h100.json"
@@ -21,20 +22,20 @@
 
 /* Render a fixture into a malloc'd string (caller frees); NULL on failure. */
 static char *render(const char *path, gb_format f, const char *ops, int color) {
-    char why[1024];
-    cJSON *doc = gb_results_load(path, why, sizeof why);
-    if (!doc) {
-        fprintf(stderr, "    %s\n", why);
+    gb_err e = {{0}};
+    gb_results doc;
+    if (gb_results_load(path, &doc, &e) != GB_OK) {
+        fprintf(stderr, "    %s\n", e.msg);
         return NULL;
     }
-    gb_report_crossover(doc);
+    CHECK(gb_crossover_update(&doc, &e) == GB_OK);
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     gb_report_options o = {.format = f, .ops = ops, .color = color};
-    int rc = gb_report_render(doc, &o, out);
+    int rc = gb_report_render(&doc, &o, out);
     fclose(out);
-    cJSON_Delete(doc);
+    gb_results_free(&doc);
     if (rc != 0) {
         free(buf);
         return NULL;
@@ -123,6 +124,7 @@ TEST(crossover_below_smallest_and_not_reached) {
     gb_crossover_free(&x);
 }
 
+/* A case with speedups and no results (the crossover reads only these). */
 static cJSON *synthetic_case(const char *op, int n, double sp_dev, double sp_e2e) {
     cJSON *c = cJSON_CreateObject();
     cJSON_AddStringToObject(c, "op", op);
@@ -150,12 +152,17 @@ static const cJSON *find_cross(const cJSON *xs, const char *op, const char *timi
 
 TEST(crossover_stored_in_results) {
     cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema", GB_RESULTS_SCHEMA);
+    cJSON_AddNumberToObject(doc, "schema_version", GB_RESULTS_SCHEMA_VERSION);
     cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
     cJSON_AddItemToArray(cases, synthetic_case("matmul", 400, 2, 0.2));
     cJSON_AddItemToArray(cases, synthetic_case("matmul", 100, 0.5, 0.1));
     cJSON_AddItemToArray(cases, synthetic_case("fft", 64, 3, 0));
     cJSON_AddItemToArray(cases, synthetic_case("fft", 256, 5, 0));
-    cJSON_AddStringToObject(doc, "crossover", "stale");  /* replaced, not appended to */
+    cJSON_AddArrayToObject(doc, "crossover");  /* replaced, not appended to */
+    cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "crossover"), cJSON_Parse("{\"op\": \"stale\", \"dtype\": \"x\","
+        " \"timing\": \"device\", \"size\": null, \"status\": \"not_reached\", \"size_measure\": \"n\","
+        " \"tested_min\": 1, \"tested_max\": 1, \"points\": 1, \"sign_changes\": 0}"));
     gb_report_crossover(doc);
     const cJSON *xs = cJSON_GetObjectItem(doc, "crossover");
     CHECK(cJSON_IsArray(xs));
@@ -174,15 +181,15 @@ TEST(crossover_stored_in_results) {
 }
 
 TEST(scalar_size_is_geometric_mean_for_shapes) {
-    cJSON *c = cJSON_Parse("{\"shape\": [10000, 1000]}");
+    double rect[] = {10000, 1000}, cube[] = {512, 512, 512};
+    gb_case_result c = {.rank = 2, .shape = rect};
     int sq = -1;
-    CHECK_NEAR(gb_case_scalar_size(c, &sq), sqrt(1e7), 1e-6);
+    CHECK_NEAR(gb_case_scalar_size(&c, &sq), sqrt(1e7), 1e-6);
     CHECK(sq == 0);
-    cJSON_Delete(c);
-    c = cJSON_Parse("{\"shape\": [512, 512, 512]}");
-    CHECK_NEAR(gb_case_scalar_size(c, &sq), 512, 0);
+    c.rank = 3;
+    c.shape = cube;
+    CHECK_NEAR(gb_case_scalar_size(&c, &sq), 512, 0);
     CHECK(sq == 1);
-    cJSON_Delete(c);
 }
 
 /* ---- formats --------------------------------------------------------------- */
@@ -208,22 +215,18 @@ TEST(report_table_has_columns_speedups_and_notes) {
 TEST(report_single_repetition_says_so_instead_of_an_interval) {
     /* One sample (a huge case, cut by max_time_s) has ci95 bounds equal to
      * it: printing "± <1" would claim a precision nobody measured. */
-    char why[1024];
-    cJSON *doc = gb_results_load(FIX_CPU, why, sizeof why);
-    CHECK(doc != NULL);
-    if (!doc) return;
-    cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
-                   cJSON_GetObjectItemCaseSensitive(doc, "cases"), 0), "results"), 0);
-    cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "stats");
-    double m = cJSON_GetObjectItemCaseSensitive(st, "median")->valuedouble;
-    cJSON_ReplaceItemInObjectCaseSensitive(st, "n", cJSON_CreateNumber(1));
-    cJSON_ReplaceItemInObjectCaseSensitive(st, "ci95_low", cJSON_CreateNumber(m));
-    cJSON_ReplaceItemInObjectCaseSensitive(st, "ci95_high", cJSON_CreateNumber(m));
+    gb_err e = {{0}};
+    gb_results doc;
+    CHECK(gb_results_load(FIX_CPU, &doc, &e) == GB_OK);
+    if (doc.ncases == 0) return;
+    gb_result_stats *st = &doc.cases[0].results[0].stats;
+    st->n = 1;
+    st->ci95_low = st->ci95_high = st->median;
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     gb_report_options o = {.format = GB_FMT_TABLE};
-    CHECK(gb_report_render(doc, &o, out) == 0);
+    CHECK(gb_report_render(&doc, &o, out) == 0);
     fclose(out);
     const char *at = buf ? strstr(buf, "(1 rep)") : NULL;
     CHECK(at != NULL);
@@ -234,7 +237,7 @@ TEST(report_single_repetition_says_so_instead_of_an_interval) {
         CHECK(!pm || (end && pm > end));
     }
     free(buf);
-    cJSON_Delete(doc);
+    gb_results_free(&doc);
 }
 
 TEST(report_table_columns_align) {
@@ -472,17 +475,28 @@ TEST(report_command_rejects_bad_input_with_exit_2) {
 }
 
 TEST(report_case_line_is_compact) {
-    char why[512];
-    cJSON *doc = gb_results_load(FIX_H100, why, sizeof why);
-    CHECK(doc != NULL);
-    if (!doc) return;
+    gb_err e = {{0}};
+    cJSON *doc = NULL;
+    gb_results model;
+    CHECK(gb_json_read_file(FIX_H100, &doc, &e) == GB_OK && gb_results_load(FIX_H100, &model, &e) == GB_OK);
+    if (!doc || model.ncases < 23) return;
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
+    /* the runner's path: a case of its cJSON document */
     const cJSON *cases = cJSON_GetObjectItem(doc, "cases");
     gb_report_case_line(cJSON_GetArrayItem(cases, 3), out);   /* matmul 8192 float32 */
     gb_report_case_line(cJSON_GetArrayItem(cases, 22), out);  /* solve 2048: GPU failed */
     fclose(out);
+    /* the model's: the same lines */
+    char *again = NULL;
+    out = open_memstream(&again, &len);
+    gb_report_case(&model, &model.cases[3], out);
+    gb_report_case(&model, &model.cases[22], out);
+    fclose(out);
+    CHECK(again && strcmp(buf, again) == 0);
+    free(again);
+    gb_results_free(&model);
     CHECK(strstr(buf, "matmul") && strstr(buf, "8192x8192x8192") && strstr(buf, "float32"));
     CHECK(strstr(buf, "cpu 286 ms") && strstr(buf, "12.8× dev") && strstr(buf, "✓\n"));
     CHECK(strstr(buf, "solve") && strstr(buf, "gpu dev failed") && strstr(buf, "✗ FAILED"));
@@ -515,8 +529,10 @@ static int file_contains(const char *path, const char *needle) {
 }
 
 TEST(plot_script_writes_png_and_svg) {
-    char python[PATH_MAX], why[1024];
-    if (gb_plot_find_python(python, sizeof python, why, sizeof why) != 0) {
+    char python[PATH_MAX];
+    gb_err e = {{0}};
+    const char *why = e.msg;
+    if (gb_plot_find_python(python, sizeof python, &e) != GB_OK) {
         SKIP(why);
         return;
     }
@@ -529,7 +545,7 @@ TEST(plot_script_writes_png_and_svg) {
     fflush(stderr);
     int save2 = dup(2), devnull = open("/dev/null", O_WRONLY);
     dup2(devnull, 2);  /* the script's "wrote ..." lines */
-    int st = gb_plot_run_from(".", "tests/data/results_small.json", out_png, "png", why, sizeof why);
+    int st = gb_plot_run_from(".", "tests/data/results_small.json", out_png, "png", &e);
     dup2(save2, 2);
     close(save2);
     close(devnull);
@@ -554,16 +570,18 @@ TEST(plot_script_writes_png_and_svg) {
 }
 
 TEST(plot_says_what_is_missing) {
-    char why[1024], path[PATH_MAX];
+    char path[PATH_MAX];
+    gb_err e = {{0}};
+    const char *why = e.msg;
     setenv("GPUBENCH_PYTHON", "/nonexistent/python3", 1);
-    int st = gb_plot_run_from(".", "tests/data/results_small.json", "/tmp/gb_never_written", "png", why, sizeof why);
+    int st = gb_plot_run_from(".", "tests/data/results_small.json", "/tmp/gb_never_written", "png", &e);
     unsetenv("GPUBENCH_PYTHON");
     CHECK(st == GB_SKIP);
     CHECK(strstr(why, "GPUBENCH_PYTHON=/nonexistent/python3 cannot be run") && strstr(why, "matplotlib"));
-    st = gb_plot_run_from("/nonexistent-dir", "x.json", "/tmp/x", "png", why, sizeof why);
+    st = gb_plot_run_from("/nonexistent-dir", "x.json", "/tmp/x", "png", &e);
     CHECK(st == GB_SKIP && strstr(why, "scripts/plot.py not found") &&
           strstr(why, "/nonexistent-dir/../share/gpubench/scripts/plot.py"));
-    CHECK(gb_plot_run_from(".", "x.json", "/tmp/x", "pdf", why, sizeof why) == GB_FAIL);
+    CHECK(gb_plot_run_from(".", "x.json", "/tmp/x", "pdf", &e) == GB_FAIL);
 
     /* Search order: build tree, then bundle, then install prefix. */
     char root[] = "/tmp/gb_test_find_XXXXXX", cmd[512];
@@ -573,12 +591,12 @@ TEST(plot_says_what_is_missing) {
     CHECK(gb_test_sh(cmd, NULL, 0) == 0);
     char bin[600], want[700];
     snprintf(bin, sizeof bin, "%s/bin", root);
-    CHECK(gb_plot_find_script(bin, path, sizeof path, why, sizeof why) == 0);
+    CHECK(gb_plot_find_script(bin, path, sizeof path, &e) == GB_OK);
     snprintf(want, sizeof want, "%s/../share/gpubench/scripts/plot.py", bin);
     CHECK(!strcmp(path, want));
     snprintf(cmd, sizeof cmd, "mkdir -p %1$s/scripts && touch %1$s/scripts/plot.py", root);
     CHECK(gb_test_sh(cmd, NULL, 0) == 0);
-    CHECK(gb_plot_find_script(bin, path, sizeof path, why, sizeof why) == 0);
+    CHECK(gb_plot_find_script(bin, path, sizeof path, &e) == GB_OK);
     snprintf(want, sizeof want, "%s/../scripts/plot.py", bin);
     CHECK(!strcmp(path, want));
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);

@@ -290,13 +290,18 @@ TEST(peak_cpu_json_has_the_ceilings) {
     cJSON_Delete(doc);
 }
 
-/* a case with one result: {"op", "label", "dtype", "results": [{pct_of_peak, peak}]} */
+/* a case with one ok result of the given % of peak against peak */
 static void add_case(cJSON *cases, const char *label, double pct, const char *peak) {
     cJSON *c = cJSON_CreateObject();
     cJSON_AddStringToObject(c, "op", "matmul");
-    cJSON_AddStringToObject(c, "label", label);
     cJSON_AddStringToObject(c, "dtype", "float64");
+    cJSON *shape = cJSON_AddArrayToObject(c, "shape");
+    cJSON_AddItemToArray(shape, cJSON_CreateNumber(atoi(label)));
+    cJSON_AddStringToObject(c, "label", label);
     cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "backend", "cpu");
+    cJSON_AddStringToObject(r, "timing", "host");
+    cJSON_AddStringToObject(r, "status", "ok");
     cJSON_AddNumberToObject(r, "pct_of_peak", pct);
     cJSON_AddStringToObject(r, "peak", peak);
     cJSON_AddItemToArray(cJSON_AddArrayToObject(c, "results"), r);
@@ -304,17 +309,28 @@ static void add_case(cJSON *cases, const char *label, double pct, const char *pe
 }
 
 TEST(sanity_results_above_their_ceiling_get_one_warning_per_ceiling) {
-    cJSON *doc = cJSON_CreateObject(), *cases = cJSON_AddArrayToObject(doc, "cases");
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema", GB_RESULTS_SCHEMA);
+    cJSON_AddNumberToObject(doc, "schema_version", GB_RESULTS_SCHEMA_VERSION);
+    cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
     add_case(cases, "1024x1024x1024", 100, "cpu.gemm_float64_gflops");
     add_case(cases, "4096x4096x4096", 128, "cpu.gemm_float64_gflops");
     add_case(cases, "8192x8192x8192", 120, "cpu.gemm_float64_gflops");
     add_case(cases, "8192x8192x8192", 104, "cuda.gemm_float64_gflops"); /* within the slack */
     add_case(cases, "256x256", 300, "cpu.triad_gbs"); /* from cache: DRAM's ceiling does not bind */
     cJSON *w = cJSON_CreateArray();
-    CHECK(gb_sanity_check_ceilings(doc, w) == 1);
+    /* the runner's path: its document, read through the model */
+    CHECK(gb_sanity_check_ceilings_json(doc, w) == 1);
     const char *msg = cJSON_GetArraySize(w) ? cJSON_GetArrayItem(w, 0)->valuestring : "";
     CHECK(strstr(msg, "matmul 4096x4096x4096 float64 reached 128% of the ceiling cpu.gemm_float64_gflops") != NULL);
     CHECK(strstr(msg, "overstated") != NULL);
+    /* the model's */
+    gb_results r;
+    gb_err e = {{0}};
+    CHECK(gb_results_from_json(doc, "synthetic", &r, &e) == GB_OK);
+    CHECK(gb_sanity_check_ceilings(&r, w) == 1);
+    CHECK(cJSON_GetArraySize(w) == 2 && !strcmp(cJSON_GetArrayItem(w, 1)->valuestring, msg));
+    gb_results_free(&r);
     cJSON_Delete(w);
     cJSON_Delete(doc);
 }

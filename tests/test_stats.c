@@ -75,7 +75,7 @@ TEST(stats_ci_covers_every_round_median) {
     CHECK_NEAR(bad.ci95_high, plain.ci95_high, 0);
 }
 
-TEST(stats_welford_is_stable_far_from_zero) {
+TEST(stats_mean_and_stddev_are_stable_far_from_zero) {
     double x[1000];
     for (int i = 0; i < 1000; i++) x[i] = 1e6 + (i % 2 ? 1 : -1);
     gb_stats s;

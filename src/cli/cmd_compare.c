@@ -8,7 +8,7 @@
 
 #include "commands.h"
 #include "compare.h"
-#include "results_io.h"
+#include "results_model.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -90,29 +90,28 @@ int gb_cmd_compare(int argc, char **argv) {
         usage(stderr);
         return GB_EXIT_USAGE;
     }
-    char why[1024];
+    gb_err e = {{0}};
     gb_policy *policy = NULL;
-    if (policy_path && !(policy = gb_policy_load(policy_path, why, sizeof why))) {
-        fprintf(stderr, "gpubench compare: %s\n", why);
+    if (policy_path && !(policy = gb_policy_load(policy_path, &e))) {
+        fprintf(stderr, "gpubench compare: %s\n", e.msg);
         return GB_EXIT_USAGE;
     }
     o.policy = policy;
     o.policy_path = policy_path;
-    cJSON *base = gb_results_load(argv[optind], why, sizeof why);
-    if (!base) {
-        fprintf(stderr, "gpubench compare: %s\n", why);
+    gb_results base, cur;
+    if (gb_results_load(argv[optind], &base, &e) != GB_OK) {
+        fprintf(stderr, "gpubench compare: %s\n", e.msg);
         gb_policy_free(policy);
         return GB_EXIT_USAGE;
     }
-    cJSON *cur = gb_results_load(argv[optind + 1], why, sizeof why);
-    if (!cur) {
-        fprintf(stderr, "gpubench compare: %s\n", why);
-        cJSON_Delete(base);
+    if (gb_results_load(argv[optind + 1], &cur, &e) != GB_OK) {
+        fprintf(stderr, "gpubench compare: %s\n", e.msg);
+        gb_results_free(&base);
         gb_policy_free(policy);
         return GB_EXIT_USAGE;
     }
     int rc = GB_EXIT_USAGE;
-    cJSON *cmp = gb_compare_docs(base, argv[optind], cur, argv[optind + 1], &o);
+    cJSON *cmp = gb_compare_docs(&base, argv[optind], &cur, argv[optind + 1], &o);
     if (!cmp) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
@@ -136,8 +135,8 @@ int gb_cmd_compare(int argc, char **argv) {
     rc = cJSON_GetObjectItemCaseSensitive(cmp, "exit_code")->valueint ? GB_EXIT_CHECK : GB_EXIT_OK;
 out:
     cJSON_Delete(cmp);
-    cJSON_Delete(base);
-    cJSON_Delete(cur);
+    gb_results_free(&base);
+    gb_results_free(&cur);
     gb_policy_free(policy);
     return rc;
 }

@@ -5,7 +5,6 @@
 
 #include "commands.h"
 #include "export.h"
-#include "results_io.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -44,11 +43,10 @@ int gb_cmd_export(int argc, char **argv) {
         fprintf(stderr, "gpubench export: --format: expected gbench or benchmark-action, got '%s'\n", format);
         return GB_EXIT_USAGE;
     }
-    char why[1024];
-    int rc = gb_export_file(argv[optind], gbench ? GB_EXPORT_GBENCH : GB_EXPORT_BENCHMARK_ACTION, output, why,
-                            sizeof why);
-    if (rc != 0) {
-        fprintf(stderr, "gpubench export: %s\n", why);
+    gb_err e = {{0}};
+    int rc = gb_export_file(argv[optind], gbench ? GB_EXPORT_GBENCH : GB_EXPORT_BENCHMARK_ACTION, output, &e);
+    if (rc != GB_OK) {
+        fprintf(stderr, "gpubench export: %s\n", e.msg);
         return GB_EXIT_USAGE;
     }
     return GB_EXIT_OK;

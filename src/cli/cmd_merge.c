@@ -6,7 +6,9 @@
  * "runs", and each case names its run with "run": index, so results of the
  * same case on two machines stay apart. Merged inputs are flattened. When a
  * case appears twice for the same machine (a partial run repeated), the later
- * file wins and a warning says so. */
+ * file wins and a warning says so. Inputs are read, and the output written,
+ * through the results model: a broken input is refused with its file and the
+ * JSON path of what is wrong. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +16,7 @@
 
 #include "commands.h"
 #include "gb.h"
-#include "results_io.h"
-#include "runner.h"
+#include "results_model.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -27,32 +28,95 @@ static void usage(FILE *f) {
             "  -h, --help\n");
 }
 
-static const char *str_at(const cJSON *o, const char *a, const char *b) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
-    if (b) v = cJSON_GetObjectItemCaseSensitive(v, b);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 /* Same machine: same CPU model and GPU name (hostnames repeat across
  * containers, and a partial run on one machine should keep one name). */
-static int same_machine(const cJSON *ca, const cJSON *cb) {
-    return strcmp(str_at(ca, "cpu", "model"), str_at(cb, "cpu", "model")) == 0 &&
-           strcmp(str_at(ca, "gpu", "name"), str_at(cb, "gpu", "name")) == 0;
+static int same_machine(const gb_context *a, const gb_context *b) {
+    return strcmp(a->cpu_model, b->cpu_model) == 0 && strcmp(a->gpu_name, b->gpu_name) == 0;
 }
 
-static int same_case(const cJSON *a, const cJSON *b) {
-    static const char *const keys[] = {"op", "dtype", "shape", "params"};
-    for (int i = 0; i < 4; i++) {
-        const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, keys[i]);
-        const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, keys[i]);
-        if (!x && !y) continue;
-        if (!x || !y || !cJSON_Compare(x, y, 1)) return 0;
+/* The same case: op, dtype, shape and params (a missing params object is
+ * another case than an empty one). */
+static int same_case(const gb_case_result *a, const gb_case_result *b) {
+    if (strcmp(a->op, b->op) || strcmp(a->dtype, b->dtype) || !gb_shape_equal(a, b)) return 0;
+    if (!a->params.present && !b->params.present) return 1;
+    return a->params.present && b->params.present && gb_kvlist_equal(&a->params, &b->params);
+}
+
+/* Grow an array of n elements of size sz by one; NULL on out of memory. */
+static void *grow(void *arr, size_t n, size_t sz) { return realloc(arr, (n + 1) * sz); }
+
+/* Add one input file's runs, cases and crossover to out. GB_OK or GB_FAIL
+ * (message in e). name: the --name for a single-run input, or NULL. */
+static int add_input(gb_results *out, const gb_results *doc, const char *path, const char *name, gb_err *e) {
+    int first = (int)out->nruns;
+    for (size_t i = 0; i < doc->nruns; i++) {
+        gb_run *grown = grow(out->runs, out->nruns, sizeof *out->runs);
+        if (!grown) return gb_errf(e, GB_FAIL, "out of memory");
+        out->runs = grown;
+        gb_run *run = &out->runs[out->nruns];
+        if (gb_run_copy(run, &doc->runs[i]) != GB_OK) return gb_errf(e, GB_FAIL, "out of memory");
+        out->nruns++;
+        char nm[256];
+        snprintf(nm, sizeof nm, "%s", !doc->merged && name ? name : gb_results_run_name(doc, (int)i));
+        /* The same name on another machine (containers all called
+         * "localhost") gets a suffix; the same machine keeps its name. */
+        for (int k = 2;; k++) {
+            int clash = 0;
+            for (size_t r = 0; r + 1 < out->nruns; r++)
+                if (strcmp(out->runs[r].name, nm) == 0 && !same_machine(&out->runs[r].context, &run->context))
+                    clash = 1;
+            if (!clash) break;
+            snprintf(nm, sizeof nm, "%s#%d", gb_results_run_name(doc, (int)i), k);
+        }
+        free(run->name);
+        free(run->source);
+        run->name = strdup(nm);
+        run->source = strdup(doc->runs[i].source ? doc->runs[i].source : path);
+        if (!run->gpubench_version && doc->gpubench_version) run->gpubench_version = strdup(doc->gpubench_version);
+        if (!run->name || !run->source || (doc->gpubench_version && !run->gpubench_version))
+            return gb_errf(e, GB_FAIL, "out of memory");
+        if (run->complete == 0) out->complete = 0;
+        if (run->interrupted == 1) out->interrupted = 1;
     }
-    return 1;
+    for (size_t i = 0; i < doc->ncases; i++) {
+        const gb_case_result *cs = &doc->cases[i];
+        int run = first + cs->run;
+        const char *rname = out->runs[run].name;
+        /* a repeat of a case on the same machine replaces the earlier one */
+        for (size_t j = 0; j < out->ncases; j++) {
+            const gb_case_result *old = &out->cases[j];
+            const gb_run *orun = &out->runs[old->run];
+            if (strcmp(orun->name, rname) != 0 || !same_case(old, cs)) continue;
+            char line[600];
+            snprintf(line, sizeof line, "%s %s %s on %s appears in %s and %s; kept the later (%s)", cs->op, cs->dtype,
+                     cs->label, rname, orun->source, path, path);
+            fprintf(stderr, "gpubench merge: warning: %s\n", line);
+            char **w = grow(out->warnings.item, out->warnings.n, sizeof *w);
+            if (!w) return gb_errf(e, GB_FAIL, "out of memory");
+            out->warnings.item = w;
+            if (!(w[out->warnings.n] = strdup(line))) return gb_errf(e, GB_FAIL, "out of memory");
+            out->warnings.n++;
+            gb_case_result_free(&out->cases[j]);
+            memmove(&out->cases[j], &out->cases[j + 1], (out->ncases - j - 1) * sizeof *out->cases);
+            out->ncases--;
+            break;
+        }
+        gb_case_result *grown = grow(out->cases, out->ncases, sizeof *out->cases);
+        if (!grown) return gb_errf(e, GB_FAIL, "out of memory");
+        out->cases = grown;
+        if (gb_case_result_copy(&out->cases[out->ncases], cs) != GB_OK) return gb_errf(e, GB_FAIL, "out of memory");
+        out->cases[out->ncases++].run = run;
+    }
+    for (size_t i = 0; i < doc->ncrossover; i++) {
+        gb_crossover_entry *grown = grow(out->crossover, out->ncrossover, sizeof *out->crossover);
+        if (!grown) return gb_errf(e, GB_FAIL, "out of memory");
+        out->crossover = grown;
+        if (gb_crossover_entry_copy(&out->crossover[out->ncrossover], &doc->crossover[i]) != GB_OK)
+            return gb_errf(e, GB_FAIL, "out of memory");
+        out->crossover[out->ncrossover++].run = first + doc->crossover[i].run;
+    }
+    return GB_OK;
 }
-
-static const char *const run_keys[] = {"context", "peaks", "warnings", "suite", "health",
-                                       "complete", "interrupted", "summary", "gpubench_version"};
 
 int gb_cmd_merge(int argc, char **argv) {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
@@ -85,114 +149,39 @@ int gb_cmd_merge(int argc, char **argv) {
         return GB_EXIT_USAGE;
     }
 
-    cJSON *out = cJSON_CreateObject();
-    cJSON_AddStringToObject(out, "schema", GB_RESULTS_SCHEMA);
-    cJSON_AddNumberToObject(out, "schema_version", GB_RESULTS_SCHEMA_VERSION);
-    cJSON_AddStringToObject(out, "gpubench_version", GB_VERSION);
-    cJSON_AddTrueToObject(out, "complete");
-    cJSON_AddFalseToObject(out, "interrupted");
-    int all_complete = 1, any_interrupted = 0;
-    cJSON *runs = cJSON_AddArrayToObject(out, "runs");
-    cJSON *warnings = cJSON_AddArrayToObject(out, "warnings");
-    cJSON *cases = cJSON_AddArrayToObject(out, "cases");
-    cJSON *crossover = cJSON_AddArrayToObject(out, "crossover");
+    gb_results out;
+    gb_err e = {{0}};
     int rc = GB_EXIT_USAGE;
-    char why[1024];
-
+    if (gb_results_init(&out, output, 1, &e) != GB_OK || gb_set_string(&out.gpubench_version, GB_VERSION) != GB_OK) {
+        fprintf(stderr, "gpubench merge: out of memory\n");
+        goto out;
+    }
+    out.complete = 1;
+    out.interrupted = 0;
+    out.warnings.present = 1;
+    out.has_crossover = 1;
     for (int in = 0; in < ninputs; in++) {
         const char *path = argv[optind + in];
-        cJSON *doc = gb_results_load(path, why, sizeof why);
-        if (!doc) {
-            fprintf(stderr, "gpubench merge: %s\n", why);
+        gb_results doc;
+        int st = gb_results_load(path, &doc, &e);
+        if (st == GB_OK) st = add_input(&out, &doc, path, in < nnames ? names[in] : NULL, &e);
+        gb_results_free(&doc);
+        if (st != GB_OK) {
+            fprintf(stderr, "gpubench merge: %s\n", e.msg);
             goto out;
         }
-        int first = cJSON_GetArraySize(runs), nr = gb_results_run_count(doc);
-        int *map = malloc((size_t)nr * sizeof *map);
-        if (!map) { cJSON_Delete(doc); fprintf(stderr, "gpubench merge: out of memory\n"); goto out; }
-        for (int i = 0; i < nr; i++) {
-            const cJSON *src = gb_results_run(doc, i);
-            cJSON *run = cJSON_CreateObject();
-            char name[256];
-            snprintf(name, sizeof name, "%s",
-                     !gb_results_is_merged(doc) && in < nnames ? names[in] : gb_results_run_name(doc, i));
-            /* The same name on another machine (containers all called
-             * "localhost") gets a suffix; the same machine keeps its name. */
-            const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(src, "context");
-            for (int k = 2;; k++) {
-                int clash = 0;
-                for (const cJSON *r = runs->child; r; r = r->next)
-                    if (strcmp(str_at(r, "name", NULL), name) == 0 &&
-                        !same_machine(cJSON_GetObjectItemCaseSensitive(r, "context"), ctx))
-                        clash = 1;
-                if (!clash) break;
-                snprintf(name, sizeof name, "%s#%d", gb_results_run_name(doc, i), k);
-            }
-            cJSON_AddStringToObject(run, "name", name);
-            const cJSON *source = cJSON_GetObjectItemCaseSensitive(src, "source");
-            cJSON_AddStringToObject(run, "source", cJSON_IsString(source) ? source->valuestring : path);
-            for (size_t k = 0; k < sizeof run_keys / sizeof *run_keys; k++) {
-                const cJSON *v = cJSON_GetObjectItemCaseSensitive(src, run_keys[k]);
-                if (!v && strcmp(run_keys[k], "gpubench_version") == 0)
-                    v = cJSON_GetObjectItemCaseSensitive(doc, "gpubench_version");
-                if (v) cJSON_AddItemToObject(run, run_keys[k], cJSON_Duplicate(v, 1));
-            }
-            if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(src, "complete"))) all_complete = 0;
-            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(src, "interrupted"))) any_interrupted = 1;
-            cJSON_AddItemToArray(runs, run);
-            map[i] = first + i;
-        }
-        const cJSON *dc = cJSON_GetObjectItemCaseSensitive(doc, "cases");
-        for (const cJSON *cs = dc->child; cs; cs = cs->next) {
-            int run = map[gb_results_case_run(cs)];
-            const char *rname = str_at(cJSON_GetArrayItem(runs, run), "name", NULL);
-            /* a repeat of a case on the same machine replaces the earlier one */
-            for (cJSON *old = cases->child; old; old = old->next) {
-                const cJSON *orun = cJSON_GetArrayItem(runs, gb_results_case_run(old));
-                if (strcmp(str_at(orun, "name", NULL), rname) == 0 && same_case(old, cs)) {
-                    char line[600];
-                    snprintf(line, sizeof line, "%s %s %s on %s appears in %s and %s; kept the later (%s)",
-                             str_at(cs, "op", NULL), str_at(cs, "dtype", NULL), str_at(cs, "label", NULL), rname,
-                             str_at(orun, "source", NULL), path, path);
-                    fprintf(stderr, "gpubench merge: warning: %s\n", line);
-                    cJSON_AddItemToArray(warnings, cJSON_CreateString(line));
-                    cJSON_DetachItemViaPointer(cases, old);
-                    cJSON_Delete(old);
-                    break;
-                }
-            }
-            cJSON *copy = cJSON_Duplicate(cs, 1);
-            cJSON_DeleteItemFromObjectCaseSensitive(copy, "run");
-            cJSON_AddNumberToObject(copy, "run", run);
-            cJSON_AddItemToArray(cases, copy);
-        }
-        const cJSON *dx = cJSON_GetObjectItemCaseSensitive(doc, "crossover");
-        for (const cJSON *x = dx ? dx->child : NULL; x; x = x->next) {
-            cJSON *copy = cJSON_Duplicate(x, 1);
-            int r = map[gb_results_case_run(x) < nr ? gb_results_case_run(x) : 0];
-            cJSON_DeleteItemFromObjectCaseSensitive(copy, "run");
-            cJSON_AddNumberToObject(copy, "run", r);
-            cJSON_AddItemToArray(crossover, copy);
-        }
-        free(map);
-        cJSON_Delete(doc);
     }
-
-    cJSON_ReplaceItemInObjectCaseSensitive(out, "complete", cJSON_CreateBool(all_complete));
-    cJSON_ReplaceItemInObjectCaseSensitive(out, "interrupted", cJSON_CreateBool(any_interrupted));
-
-    /* summary over what was kept: the runner's own count */
-    gb_runner_summarize(out);
-    int ncases = cJSON_GetArraySize(cases);
-
-    if (gb_results_write_atomic(out, output, why, sizeof why) != 0) {
-        fprintf(stderr, "gpubench merge: %s\n", why);
+    /* summary over what was kept */
+    gb_results_summarize(&out);
+    if (gb_results_write(&out, output, 0, &e) != GB_OK) {
+        fprintf(stderr, "gpubench merge: %s\n", e.msg);
         goto out;
     }
     if (strcmp(output, "-") != 0)
-        fprintf(stderr, "gpubench merge: %d run%s, %d cases -> %s\n", cJSON_GetArraySize(runs),
-                cJSON_GetArraySize(runs) == 1 ? "" : "s", ncases, output);
+        fprintf(stderr, "gpubench merge: %zu run%s, %zu cases -> %s\n", out.nruns, out.nruns == 1 ? "" : "s",
+                out.ncases, output);
     rc = GB_EXIT_OK;
 out:
-    cJSON_Delete(out);
+    gb_results_free(&out);
     return rc;
 }

@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "plot.h"
 #include "report.h"
-#include "results_io.h"
+#include "results_model.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -30,32 +30,21 @@ static void usage(FILE *out) {
 
 /* Every name in the --op list must be an op of the file: a typo would
  * otherwise print an empty report and look like a result. */
-static int check_ops(const cJSON *doc, const char *ops, const char *path) {
-    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
+static int check_ops(const gb_results *doc, const char *ops, const char *path) {
     char *copy = strdup(ops);
     if (!copy) return -1;
     int bad = 0;
     for (char *save = NULL, *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         int found = 0;
-        const cJSON *c;
-        cJSON_ArrayForEach(c, cases) {
-            const cJSON *op = cJSON_GetObjectItemCaseSensitive(c, "op");
-            if (cJSON_IsString(op) && !strcmp(op->valuestring, name)) { found = 1; break; }
-        }
+        for (size_t i = 0; i < doc->ncases && !found; i++) found = !strcmp(doc->cases[i].op, name);
         if (!found) {
             char have[512] = "";
-            int i = 0;
-            cJSON_ArrayForEach(c, cases) {
-                const cJSON *op = cJSON_GetObjectItemCaseSensitive(c, "op");
-                int seen = !cJSON_IsString(op);
-                for (int j = 0; j < i && !seen; j++) {
-                    const cJSON *prev = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cases, j), "op");
-                    seen = cJSON_IsString(prev) && !strcmp(prev->valuestring, op->valuestring);
-                }
-                i++;
+            for (size_t i = 0; i < doc->ncases; i++) {
+                const char *op = doc->cases[i].op;
+                int seen = 0;
+                for (size_t j = 0; j < i && !seen; j++) seen = !strcmp(doc->cases[j].op, op);
                 size_t l = strlen(have);
-                if (!seen && l + 80 < sizeof have)
-                    snprintf(have + l, sizeof have - l, "%s%s", l ? ", " : "", op->valuestring);
+                if (!seen && l + 80 < sizeof have) snprintf(have + l, sizeof have - l, "%s%s", l ? ", " : "", op);
             }
             fprintf(stderr, "gpubench report: %s has no cases of op \"%s\" (it has: %s)\n", path, name,
                     *have ? have : "none");
@@ -106,28 +95,32 @@ int gb_cmd_report(int argc, char **argv) {
         return GB_EXIT_USAGE;
     }
     const char *path = argv[optind];
-    char why[1024];
-    cJSON *doc = gb_results_load(path, why, sizeof why);
-    if (!doc) {
-        fprintf(stderr, "gpubench report: %s\n", why);
+    gb_results doc;
+    gb_err e = {{0}};
+    if (gb_results_load(path, &doc, &e) != GB_OK) {
+        fprintf(stderr, "gpubench report: %s\n", e.msg);
         return GB_EXIT_USAGE;
     }
-    if (o.ops && check_ops(doc, o.ops, path) != 0) {
-        cJSON_Delete(doc);
+    if (o.ops && check_ops(&doc, o.ops, path) != 0) {
+        gb_results_free(&doc);
         return GB_EXIT_USAGE;
     }
     /* Recomputed, so a file from an older gpubench or a merge gets the same
      * crossover analysis as a fresh run. */
-    gb_report_crossover(doc);
+    if (gb_crossover_update(&doc, &e) != GB_OK) {
+        fprintf(stderr, "gpubench report: %s\n", e.msg);
+        gb_results_free(&doc);
+        return GB_EXIT_USAGE;
+    }
     o.color = o.format == GB_FMT_TABLE && gb_report_want_color(stdout);
-    int rc = gb_report_render(doc, &o, stdout) == 0 ? GB_EXIT_OK : GB_EXIT_USAGE;
+    int rc = gb_report_render(&doc, &o, stdout) == 0 ? GB_EXIT_OK : GB_EXIT_USAGE;
     fflush(stdout);
     if (rc != GB_EXIT_OK) fprintf(stderr, "gpubench report: writing the report failed\n");
-    cJSON_Delete(doc);
+    gb_results_free(&doc);
     if (rc == GB_EXIT_OK && plot_dir) {
-        int st = gb_plot_run(path, plot_dir, plot_format, why, sizeof why);
-        if (st != 0) {
-            fprintf(stderr, "gpubench report: --plot: %s\n", why);
+        int st = gb_plot_run(path, plot_dir, plot_format, &e);
+        if (st != GB_OK) {
+            fprintf(stderr, "gpubench report: --plot: %s\n", e.msg);
             rc = GB_EXIT_USAGE;
         } else {
             fprintf(stderr, "plots: %s\n", plot_dir);

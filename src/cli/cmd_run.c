@@ -339,7 +339,7 @@ int gb_cmd_run(int argc, char **argv) {
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);
-    gb_sanity_check_ceilings(doc, warnings);
+    gb_sanity_check_ceilings_json(doc, warnings);
     for (int i = before; i < cJSON_GetArraySize(warnings); i++)
         fprintf(stderr, "WARNING: %s\n", cJSON_GetArrayItem(warnings, i)->valuestring);
     for (int i = 0; i < set.count; i++)
@@ -373,7 +373,7 @@ int gb_cmd_run(int argc, char **argv) {
     gb_report_options ro = {.format = (gb_format)format, .ops = NULL,
                             .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
     if (format == GB_FMT_TABLE) printf("\n");
-    gb_report_render(doc, &ro, stdout);
+    gb_report_render_json(doc, &ro, stdout);
     fflush(stdout);
     if (gb_interrupted)
         fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, signal_name(gb_interrupted));
@@ -392,15 +392,15 @@ int gb_cmd_run(int argc, char **argv) {
                                       "run `gpubench export FILE --format gbench`");
         else if (!written)
             snprintf(why, sizeof why, "not written: the results file could not be written (see above)");
-        else
-            st = gb_export_file(path, GB_EXPORT_GBENCH, gbench, why, sizeof why);
+        else if ((st = gb_export_file(path, GB_EXPORT_GBENCH, gbench, &e)) != GB_OK)
+            snprintf(why, sizeof why, "%s", e.msg);
         if (st != 0) {
             fprintf(stderr, "gpubench run: --export-gbench: %s\n", why);
             if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
         }
     }
-    if (plot_dir && gb_plot_run(path, plot_dir, "png", why, sizeof why) != 0)
-        fprintf(stderr, "gpubench run: --plot: %s\n", why);
+    if (plot_dir && gb_plot_run(path, plot_dir, "png", &e) != GB_OK)
+        fprintf(stderr, "gpubench run: --plot: %s\n", e.msg);
 
     cJSON_Delete(doc);
     gb_backends_shutdown(&set);

@@ -64,13 +64,15 @@ void gb_stats_compute(const double *samples, size_t n, gb_stats *out) {
     out->min = s[0];
     out->max = s[n - 1];
     out->median = median_sorted(s, n);
-    /* Welford: one pass, no cancellation for samples far from zero. */
-    double mean = 0, m2 = 0;
-    for (size_t i = 0; i < n; i++) {
-        double d = s[i] - mean;
-        mean += d / (double)(i + 1);
-        m2 += d * (s[i] - mean);
-    }
+    /* Two passes over the samples in the order taken: the mean, then the
+     * squared deviations from it (no cancellation for samples far from
+     * zero, unlike the one-pass sum of squares). Exporters recompute these
+     * from the samples they list, through this function, so the numbers of
+     * an export are these to the last bit. */
+    double sum = 0, m2 = 0;
+    for (size_t i = 0; i < n; i++) sum += samples[i];
+    double mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++) m2 += (samples[i] - mean) * (samples[i] - mean);
     out->mean = mean;
     out->stddev = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0;
     out->cv = mean > 0 ? out->stddev / mean : 0;

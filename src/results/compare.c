@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "mannwhitney.h"
-#include "results_io.h"
+#include "results_model.h"
 #include "stats.h"
 
 const char *gb_verdict_name(gb_cmp_verdict v) {
@@ -156,41 +156,34 @@ void gb_apply_time_floor(gb_sample_verdict *v, double min_change_s) {
 
 /* ---- names and keys --------------------------------------------------- */
 
-static const char *str_of(const cJSON *o, const char *k) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-void gb_result_name(const cJSON *c, const cJSON *r, const char *machine, char *buf, size_t len) {
+void gb_result_name(const gb_case_result *c, const gb_result *r, const char *machine, char *buf, size_t len) {
     char label[96] = "";
-    const char *lab = str_of(c, "label");
-    if (*lab) {
-        snprintf(label, sizeof label, "%s", lab);
+    if (*c->label) {
+        snprintf(label, sizeof label, "%s", c->label);
     } else { /* shape as AxBxC when no label */
-        const cJSON *shape = cJSON_GetObjectItemCaseSensitive(c, "shape");
         size_t n = 0;
-        for (const cJSON *d = shape ? shape->child : NULL; d && n < sizeof label - 24; d = d->next)
-            n += (size_t)snprintf(label + n, sizeof label - n, "%s%.0f", n ? "x" : "", d->valuedouble);
+        for (size_t i = 0; i < c->rank && n < sizeof label - 24; i++)
+            n += (size_t)snprintf(label + n, sizeof label - n, "%s%.0f", n ? "x" : "", c->shape[i]);
     }
     char params[160] = "";
     size_t n = 0;
-    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(c, "params");
-    for (const cJSON *p = ps ? ps->child : NULL; p && n < sizeof params - 1; p = p->next) {
+    for (size_t i = 0; i < c->params.n && n < sizeof params - 1; i++) {
+        const gb_kv *p = &c->params.item[i];
         char v[48];
-        if (cJSON_IsString(p)) snprintf(v, sizeof v, "%s", p->valuestring);
-        else if (cJSON_IsNumber(p)) snprintf(v, sizeof v, "%g", p->valuedouble);
-        else if (cJSON_IsBool(p)) snprintf(v, sizeof v, "%s", cJSON_IsTrue(p) ? "true" : "false");
+        if (p->v.kind == GB_VAL_STRING) snprintf(v, sizeof v, "%s", p->v.text);
+        else if (p->v.kind == GB_VAL_NUMBER) snprintf(v, sizeof v, "%g", p->v.num);
+        else if (p->v.kind == GB_VAL_BOOL) snprintf(v, sizeof v, "%s", p->v.b ? "true" : "false");
         else snprintf(v, sizeof v, "?");
-        n += (size_t)snprintf(params + n, sizeof params - n, "%s%s=%s", n ? "," : "", p->string, v);
+        n += (size_t)snprintf(params + n, sizeof params - n, "%s%s=%s", n ? "," : "", p->key, v);
     }
     if (n >= sizeof params) n = sizeof params - 1;
-    snprintf(buf, len, "%s/%s/%s%s%s/%s/%s%s%s", str_of(c, "op"), str_of(c, "dtype"), label,
-             n ? "/" : "", params, str_of(r, "backend"), str_of(r, "timing"), machine ? "@" : "",
-             machine ? machine : "");
+    snprintf(buf, len, "%s/%s/%s%s%s/%s/%s%s%s", c->op, c->dtype, label, n ? "/" : "", params, r->backend, r->timing,
+             machine ? "@" : "", machine ? machine : "");
 }
 
 typedef struct {
-    const cJSON *c, *r;
+    const gb_case_result *c;
+    const gb_result *r;
     const char *machine; /* NULL unless matching by machine */
     int run;
     int matched;
@@ -201,22 +194,21 @@ typedef struct {
     size_t n, cap;
 } entries;
 
-static int distinct_run_names(const cJSON *doc) {
-    int runs = gb_results_run_count(doc), distinct = 0;
-    for (int i = 0; i < runs; i++) {
+static int distinct_run_names(const gb_results *doc) {
+    int distinct = 0;
+    for (size_t i = 0; i < doc->nruns; i++) {
         int seen = 0;
-        for (int j = 0; j < i; j++)
-            if (strcmp(gb_results_run_name(doc, i), gb_results_run_name(doc, j)) == 0) seen = 1;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(gb_results_run_name(doc, (int)i), gb_results_run_name(doc, (int)j)) == 0) seen = 1;
         distinct += !seen;
     }
     return distinct;
 }
 
-static int collect(const cJSON *doc, int by_machine, entries *out) {
-    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
-    for (const cJSON *c = cases ? cases->child : NULL; c; c = c->next) {
-        const cJSON *results = cJSON_GetObjectItemCaseSensitive(c, "results");
-        for (const cJSON *r = results ? results->child : NULL; r; r = r->next) {
+static int collect(const gb_results *doc, int by_machine, entries *out) {
+    for (size_t i = 0; i < doc->ncases; i++) {
+        const gb_case_result *c = &doc->cases[i];
+        for (size_t j = 0; j < c->nresults; j++) {
             if (out->n == out->cap) {
                 size_t cap = out->cap ? out->cap * 2 : 64;
                 entry *e = realloc(out->e, cap * sizeof *e);
@@ -224,80 +216,53 @@ static int collect(const cJSON *doc, int by_machine, entries *out) {
                 out->e = e;
                 out->cap = cap;
             }
-            int run = gb_results_case_run(c);
-            out->e[out->n++] = (entry){c, r, by_machine ? gb_results_run_name(doc, run) : NULL, run, 0};
+            out->e[out->n++] = (entry){c, &c->results[j], by_machine ? gb_results_run_name(doc, c->run) : NULL, c->run, 0};
         }
     }
     return 0;
 }
 
-static int same_item(const cJSON *a, const cJSON *b) {
-    if (!a && !b) return 1;
-    if (!a || !b) return 0;
-    return cJSON_Compare(a, b, 1);
-}
-
 static int same_key(const entry *a, const entry *b) {
-    static const char *const ck[] = {"op", "dtype"};
-    for (int i = 0; i < 2; i++)
-        if (strcmp(str_of(a->c, ck[i]), str_of(b->c, ck[i])) != 0) return 0;
-    if (strcmp(str_of(a->r, "backend"), str_of(b->r, "backend")) != 0) return 0;
-    if (strcmp(str_of(a->r, "timing"), str_of(b->r, "timing")) != 0) return 0;
+    if (strcmp(a->c->op, b->c->op) != 0 || strcmp(a->c->dtype, b->c->dtype) != 0) return 0;
+    if (strcmp(a->r->backend, b->r->backend) != 0) return 0;
+    if (strcmp(a->r->timing, b->r->timing) != 0) return 0;
     if (a->machine && b->machine && strcmp(a->machine, b->machine) != 0) return 0;
-    if (!same_item(cJSON_GetObjectItemCaseSensitive(a->c, "shape"), cJSON_GetObjectItemCaseSensitive(b->c, "shape")))
-        return 0;
-    const cJSON *pa = cJSON_GetObjectItemCaseSensitive(a->c, "params");
-    const cJSON *pb = cJSON_GetObjectItemCaseSensitive(b->c, "params");
+    if (!gb_shape_equal(a->c, b->c)) return 0;
+    const gb_kvlist *pa = &a->c->params, *pb = &b->c->params;
     /* a missing params object means "no params" */
-    if ((!pa || !pa->child) && (!pb || !pb->child)) return 1;
-    return same_item(pa, pb);
-}
-
-/* samples_s of a result into a new array; *n = 0 (and NULL) when absent */
-static double *samples_of(const cJSON *r, size_t *n) {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "samples_s");
-    *n = 0;
-    int k = cJSON_IsArray(s) ? cJSON_GetArraySize(s) : 0;
-    if (k <= 0) return NULL;
-    double *v = malloc((size_t)k * sizeof *v);
-    if (!v) return NULL;
-    for (const cJSON *x = s->child; x; x = x->next) v[(*n)++] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
-    return v;
+    if (pa->n == 0 && pb->n == 0) return 1;
+    return pa->present && pb->present && gb_kvlist_equal(pa, pb);
 }
 
 /* The spread of a result's round medians (gb_round_spread), from its
- * samples and "round_sizes"; 0 when it has none (a one-round run, or a file
+ * samples and round sizes; 0 when it has none (a one-round run, or a file
  * from before rounds). */
-static double round_spread_of(const cJSON *r, const double *samples, size_t n) {
-    const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(r, "round_sizes");
+static double round_spread_of(const gb_result *r) {
     size_t round_n[64];
     int rounds = 0;
-    for (const cJSON *x = cJSON_IsArray(sizes) ? sizes->child : NULL; x && rounds < 64; x = x->next) {
-        if (!cJSON_IsNumber(x) || x->valuedouble < 0) return 0;
-        round_n[rounds++] = (size_t)x->valuedouble;
-    }
-    return gb_round_spread(samples, n, round_n, rounds);
+    for (size_t i = 0; i < r->nrounds && rounds < 64; i++) round_n[rounds++] = r->round_sizes[i];
+    return gb_round_spread(r->samples, r->nsamples, round_n, rounds);
+}
+
+static int verification_failed(const gb_result *r) {
+    return r->verification.present && r->verification.status == GB_VS_FAILED;
 }
 
 /* ok, or the status with its reason ("skipped: too big for GPU memory") */
-static int result_ok(const cJSON *r, char *desc, size_t len) {
-    const char *st = str_of(r, "status");
-    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(r, "verification");
-    const char *vs = str_of(ver, "status");
-    if (strcmp(st, "ok") == 0 && strcmp(vs, "failed") != 0) {
+static int result_ok(const gb_result *r, char *desc, size_t len) {
+    if (r->status == GB_RS_OK && !verification_failed(r)) {
         snprintf(desc, len, "ok");
         return 1;
     }
-    const char *why = str_of(r, "reason");
-    if (strcmp(st, "ok") == 0) why = "verification failed";
-    snprintf(desc, len, "%s%s%s", strcmp(st, "ok") == 0 ? "failed" : (*st ? st : "no status"), *why ? ": " : "", why);
+    const char *why = r->reason;
+    if (r->status == GB_RS_OK) why = "verification failed";
+    snprintf(desc, len, "%s%s%s", r->status == GB_RS_OK ? "failed" : gb_result_status_name(r->status), *why ? ": " : "",
+             why);
     return 0;
 }
 
-static int current_failed(const cJSON *r) {
-    const char *st = str_of(r, "status");
-    const char *vs = str_of(cJSON_GetObjectItemCaseSensitive(r, "verification"), "status");
-    return strcmp(st, "failed") == 0 || strcmp(st, "error") == 0 || strcmp(vs, "failed") == 0;
+static int current_failed(const gb_result *r) {
+    return r->status == GB_RS_FAILED || r->status == GB_RS_ERROR || verification_failed(r);
 }
 
 static void add_num_or_null(cJSON *o, const char *k, double v) {
@@ -305,9 +270,9 @@ static void add_num_or_null(cJSON *o, const char *k, double v) {
     else cJSON_AddNullToObject(o, k);
 }
 
-static cJSON *side_obj(const cJSON *r, const char *desc, size_t n, double median, double spread) {
+static cJSON *side_obj(const gb_result *r, const char *desc, size_t n, double median, double spread) {
     cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "status", str_of(r, "status"));
+    cJSON_AddStringToObject(s, "status", gb_result_status_name(r->status));
     if (strcmp(desc, "ok") != 0) cJSON_AddStringToObject(s, "detail", desc);
     cJSON_AddNumberToObject(s, "n", (double)n);
     add_num_or_null(s, "median_s", median);
@@ -317,17 +282,9 @@ static cJSON *side_obj(const cJSON *r, const char *desc, size_t n, double median
 
 /* ---- provenance ------------------------------------------------------- */
 
-static const cJSON *at_path(const cJSON *o, const char *dotted) {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", dotted);
-    for (char *save = NULL, *tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save))
-        o = cJSON_GetObjectItemCaseSensitive(o, tok);
-    return o;
-}
-
-static void warn_diff(cJSON *warnings, const char *label, const char *what, const cJSON *a, const cJSON *b) {
-    if (same_item(a, b)) return;
-    char *sa = a ? cJSON_PrintUnformatted(a) : NULL, *sb = b ? cJSON_PrintUnformatted(b) : NULL;
+static void warn_diff(cJSON *warnings, const char *label, const char *what, const gb_value *a, const gb_value *b) {
+    if (gb_value_equal(a, b)) return;
+    char *sa = gb_value_json(a), *sb = gb_value_json(b);
     char line[600];
     snprintf(line, sizeof line, "machines differ%s%s: %s is %s in the baseline, %s in the current run",
              label ? " for " : "", label ? label : "", what, sa ? sa : "absent", sb ? sb : "absent");
@@ -338,23 +295,29 @@ static void warn_diff(cJSON *warnings, const char *label, const char *what, cons
 
 /* What makes two runs' numbers incomparable: another CPU or GPU, driver,
  * library versions, thread count, cache mode. */
-static void compare_contexts(const cJSON *ca, const cJSON *cb, const char *label, cJSON *warnings) {
-    static const char *const fields[] = {"cpu.model", "gpu.name", "gpu.driver_version",
-                                         "cpu_threads_used", "cache_mode"};
-    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
-        warn_diff(warnings, label, fields[i], at_path(ca, fields[i]), at_path(cb, fields[i]));
-    const cJSON *la = cJSON_GetObjectItemCaseSensitive(ca, "libraries");
-    const cJSON *lb = cJSON_GetObjectItemCaseSensitive(cb, "libraries");
+static void compare_contexts(const gb_context *ca, const gb_context *cb, const char *label, cJSON *warnings) {
+    const struct { const char *what; const gb_value *a, *b; } facts[] = {
+        {"cpu.model", &ca->f_cpu_model, &cb->f_cpu_model},
+        {"gpu.name", &ca->f_gpu_name, &cb->f_gpu_name},
+        {"gpu.driver_version", &ca->f_gpu_driver, &cb->f_gpu_driver},
+        {"cpu_threads_used", &ca->f_threads, &cb->f_threads},
+        {"cache_mode", &ca->f_cache_mode, &cb->f_cache_mode}};
+    for (size_t i = 0; i < sizeof facts / sizeof *facts; i++) warn_diff(warnings, label, facts[i].what, facts[i].a, facts[i].b);
+    static const gb_value absent;
     char what[160];
-    for (const cJSON *x = la ? la->child : NULL; x; x = x->next) {
-        snprintf(what, sizeof what, "libraries.%s", x->string);
-        warn_diff(warnings, label, what, x, cJSON_GetObjectItemCaseSensitive(lb, x->string));
+    for (size_t i = 0; i < ca->libraries.n; i++) {
+        const gb_kv *x = &ca->libraries.item[i];
+        const gb_value *y = gb_kv_find(&cb->libraries, x->key);
+        snprintf(what, sizeof what, "libraries.%s", x->key);
+        warn_diff(warnings, label, what, &x->v, y ? y : &absent);
     }
-    for (const cJSON *x = lb ? lb->child : NULL; x; x = x->next)
-        if (!cJSON_GetObjectItemCaseSensitive(la, x->string)) {
-            snprintf(what, sizeof what, "libraries.%s", x->string);
-            warn_diff(warnings, label, what, NULL, x);
+    for (size_t i = 0; i < cb->libraries.n; i++) {
+        const gb_kv *x = &cb->libraries.item[i];
+        if (!gb_kv_find(&ca->libraries, x->key)) {
+            snprintf(what, sizeof what, "libraries.%s", x->key);
+            warn_diff(warnings, label, what, &absent, &x->v);
         }
+    }
 }
 
 /* The ceilings each run measured (peaks): the same model of CPU or GPU can
@@ -364,63 +327,66 @@ static void compare_contexts(const cJSON *ca, const cJSON *cb, const char *label
  * much. A difference above this is worth a warning. */
 #define GB_PEAK_WARN 0.10
 
-static void compare_peaks(const cJSON *pa, const cJSON *pb, const char *label, cJSON *warnings) {
-    for (const cJSON *backend = pa ? pa->child : NULL; backend; backend = backend->next) {
-        const cJSON *other = cJSON_GetObjectItemCaseSensitive(pb, backend->string);
-        for (const cJSON *x = backend->child; x && other; x = x->next) {
-            size_t len = strlen(x->string);
-            int rate = (len > 4 && !strcmp(x->string + len - 4, "_gbs")) ||
-                       (len > 7 && !strcmp(x->string + len - 7, "_gflops"));
-            const cJSON *y = cJSON_GetObjectItemCaseSensitive(other, x->string);
-            if (!rate || !cJSON_IsNumber(x) || !cJSON_IsNumber(y) || !(x->valuedouble > 0)) continue;
-            double change = y->valuedouble / x->valuedouble - 1.0;
+static const gb_kvlist *peak_set(const gb_peaks *p, const char *backend) {
+    for (size_t i = 0; i < p->n; i++)
+        if (!strcmp(p->set[i].backend, backend)) return &p->set[i].values;
+    return NULL;
+}
+
+static void compare_peaks(const gb_peaks *pa, const gb_peaks *pb, const char *label, cJSON *warnings) {
+    for (size_t b = 0; b < pa->n; b++) {
+        const char *backend = pa->set[b].backend;
+        const gb_kvlist *mine = &pa->set[b].values, *other = peak_set(pb, backend);
+        for (size_t i = 0; other && i < mine->n; i++) {
+            const char *key = mine->item[i].key;
+            size_t len = strlen(key);
+            int rate = (len > 4 && !strcmp(key + len - 4, "_gbs")) || (len > 7 && !strcmp(key + len - 7, "_gflops"));
+            const gb_value *x = &mine->item[i].v, *y = gb_kv_find(other, key);
+            if (!rate || x->kind != GB_VAL_NUMBER || !y || y->kind != GB_VAL_NUMBER || !(x->num > 0)) continue;
+            double change = y->num / x->num - 1.0;
             if (fabs(change) <= GB_PEAK_WARN) continue;
             char line[400];
             snprintf(line, sizeof line,
                      "measured ceilings differ%s%s: %s.%s is %.4g in the baseline, %.4g in the current run "
                      "(%+.0f%%): the machine itself was %s, so %s changes of that size may not be the code's",
-                     label ? " for " : "", label ? label : "", backend->string, x->string, x->valuedouble,
-                     y->valuedouble, 100.0 * change, change < 0 ? "slower" : "faster", backend->string);
+                     label ? " for " : "", label ? label : "", backend, key, x->num, y->num, 100.0 * change,
+                     change < 0 ? "slower" : "faster", backend);
             cJSON_AddItemToArray(warnings, cJSON_CreateString(line));
         }
     }
 }
 
 /* Everything that says whether two runs can be compared. */
-static void compare_runs(const cJSON *ra, const cJSON *rb, const char *label, cJSON *warnings) {
-    compare_contexts(cJSON_GetObjectItemCaseSensitive(ra, "context"), cJSON_GetObjectItemCaseSensitive(rb, "context"),
-                     label, warnings);
-    compare_peaks(cJSON_GetObjectItemCaseSensitive(ra, "peaks"), cJSON_GetObjectItemCaseSensitive(rb, "peaks"), label,
-                  warnings);
+static void compare_runs(const gb_run *ra, const gb_run *rb, const char *label, cJSON *warnings) {
+    compare_contexts(&ra->context, &rb->context, label, warnings);
+    compare_peaks(&ra->peaks, &rb->peaks, label, warnings);
 }
 
-static cJSON *describe_doc(const cJSON *doc, const char *name) {
+static cJSON *describe_doc(const gb_results *doc, const char *name) {
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "path", name);
     cJSON *runs = cJSON_AddArrayToObject(d, "runs");
-    for (int i = 0; i < gb_results_run_count(doc); i++) {
-        const cJSON *run = gb_results_run(doc, i);
-        const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(run, "context");
+    for (size_t i = 0; i < doc->nruns; i++) {
+        const gb_context *ctx = &doc->runs[i].context;
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", gb_results_run_name(doc, i));
-        cJSON_AddStringToObject(o, "date", str_of(ctx, "date"));
-        cJSON_AddStringToObject(o, "gpu", str_of(cJSON_GetObjectItemCaseSensitive(ctx, "gpu"), "name"));
-        cJSON_AddStringToObject(o, "cpu", str_of(cJSON_GetObjectItemCaseSensitive(ctx, "cpu"), "model"));
+        cJSON_AddStringToObject(o, "name", gb_results_run_name(doc, (int)i));
+        cJSON_AddStringToObject(o, "date", ctx->date);
+        cJSON_AddStringToObject(o, "gpu", ctx->gpu_name);
+        cJSON_AddStringToObject(o, "cpu", ctx->cpu_model);
         cJSON_AddItemToArray(runs, o);
     }
     return d;
 }
 
-static void warn_incomplete(const cJSON *doc, const char *which, cJSON *warnings) {
-    for (int i = 0; i < gb_results_run_count(doc); i++) {
-        const cJSON *run = gb_results_run(doc, i);
-        const cJSON *complete = cJSON_GetObjectItemCaseSensitive(run, "complete");
-        if (cJSON_IsFalse(complete)) {
+static void warn_incomplete(const gb_results *doc, const char *which, cJSON *warnings) {
+    for (size_t i = 0; i < doc->nruns; i++) {
+        const gb_run *run = &doc->runs[i];
+        if (run->complete == 0) {
             char line[300];
             snprintf(line, sizeof line, "the %s run%s%s is incomplete (%s): cases missing from it are listed "
-                     "as present on one side only", which, gb_results_is_merged(doc) ? " " : "",
-                     gb_results_is_merged(doc) ? gb_results_run_name(doc, i) : "",
-                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "interrupted")) ? "interrupted" : "not finished");
+                     "as present on one side only", which, doc->merged ? " " : "",
+                     doc->merged ? gb_results_run_name(doc, (int)i) : "",
+                     run->interrupted == 1 ? "interrupted" : "not finished");
             cJSON_AddItemToArray(warnings, cJSON_CreateString(line));
         }
     }
@@ -428,7 +394,7 @@ static void warn_incomplete(const cJSON *doc, const char *which, cJSON *warnings
 
 /* ---- the comparison document ----------------------------------------- */
 
-cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cur, const char *cur_name,
+cJSON *gb_compare_docs(const gb_results *base, const char *base_name, const gb_results *cur, const char *cur_name,
                        const gb_compare_options *o) {
     /* Machines are part of the key only when a merged file holds several:
      * single runs on CI runners with changing hostnames must still match. */
@@ -454,13 +420,13 @@ cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cu
 
     cJSON *warnings = cJSON_AddArrayToObject(doc, "warnings");
     if (!by_machine) {
-        compare_runs(gb_results_run(base, 0), gb_results_run(cur, 0), NULL, warnings);
+        compare_runs(&base->runs[0], &cur->runs[0], NULL, warnings);
     } else {
-        for (int i = 0; i < gb_results_run_count(base); i++)
-            for (int j = 0; j < gb_results_run_count(cur); j++) {
-                const char *na = gb_results_run_name(base, i);
-                if (strcmp(na, gb_results_run_name(cur, j)) != 0) continue;
-                compare_runs(gb_results_run(base, i), gb_results_run(cur, j), na, warnings);
+        for (size_t i = 0; i < base->nruns; i++)
+            for (size_t j = 0; j < cur->nruns; j++) {
+                const char *na = gb_results_run_name(base, (int)i);
+                if (strcmp(na, gb_results_run_name(cur, (int)j)) != 0) continue;
+                compare_runs(&base->runs[i], &cur->runs[j], na, warnings);
             }
     }
     warn_incomplete(base, "baseline", warnings);
@@ -483,27 +449,24 @@ cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cu
             continue;
         }
         c->matched = b->matched = 1;
-        gb_rule rule = gb_policy_rule(o->policy, str_of(b->c, "op"), str_of(b->r, "backend"), o->rule,
-                                      o->cli_set);
+        gb_rule rule = gb_policy_rule(o->policy, b->c->op, b->r->backend, o->rule, o->cli_set);
         cJSON *item = cJSON_CreateObject();
         cJSON_AddStringToObject(item, "name", name);
-        cJSON_AddStringToObject(item, "op", str_of(b->c, "op"));
-        cJSON_AddStringToObject(item, "dtype", str_of(b->c, "dtype"));
-        cJSON_AddStringToObject(item, "label", str_of(b->c, "label"));
-        const cJSON *shape = cJSON_GetObjectItemCaseSensitive(b->c, "shape");
-        if (shape) cJSON_AddItemToObject(item, "shape", cJSON_Duplicate(shape, 1));
-        const cJSON *params = cJSON_GetObjectItemCaseSensitive(b->c, "params");
-        if (params) cJSON_AddItemToObject(item, "params", cJSON_Duplicate(params, 1));
-        cJSON_AddStringToObject(item, "backend", str_of(b->r, "backend"));
-        cJSON_AddStringToObject(item, "timing", str_of(b->r, "timing"));
+        cJSON_AddStringToObject(item, "op", b->c->op);
+        cJSON_AddStringToObject(item, "dtype", b->c->dtype);
+        cJSON_AddStringToObject(item, "label", b->c->label);
+        cJSON_AddItemToObject(item, "shape", gb_case_shape_to_cjson(b->c));
+        if (b->c->params.present) cJSON_AddItemToObject(item, "params", gb_kvlist_to_cjson(&b->c->params));
+        cJSON_AddStringToObject(item, "backend", b->r->backend);
+        cJSON_AddStringToObject(item, "timing", b->r->timing);
         if (b->machine) cJSON_AddStringToObject(item, "machine", b->machine);
         cJSON_AddNumberToObject(item, "threshold", rule.threshold);
         cJSON_AddNumberToObject(item, "alpha", rule.alpha);
         cJSON_AddNumberToObject(item, "min_change_s", rule.min_change_s);
 
         int okb = result_ok(b->r, db, sizeof db), okc = result_ok(c->r, dc, sizeof dc);
-        size_t nb = 0, nc = 0;
-        double *sb = samples_of(b->r, &nb), *sc = samples_of(c->r, &nc);
+        size_t nb = b->r->nsamples, nc = c->r->nsamples;
+        const double *sb = b->r->samples, *sc = c->r->samples;
         gb_sample_verdict v;
         memset(&v, 0, sizeof v);
         v.base_median = v.cur_median = v.change = v.ci_low = v.ci_high = v.p = NAN;
@@ -521,12 +484,10 @@ cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cu
             v.verdict = GB_V_NOT_COMPARED;
             snprintf(v.reason, sizeof v.reason, "out of memory");
         }
-        double spread_b = round_spread_of(b->r, sb, nb), spread_c = round_spread_of(c->r, sc, nc);
+        double spread_b = round_spread_of(b->r), spread_c = round_spread_of(c->r);
         double floor = spread_b > spread_c ? spread_b : spread_c;
         gb_apply_noise_floor(&v, floor);
         gb_apply_time_floor(&v, rule.min_change_s);
-        free(sb);
-        free(sc);
         counts[v.verdict]++;
         cJSON_AddItemToObject(item, "baseline", side_obj(b->r, db, v.n_base, v.base_median, spread_b));
         cJSON_AddItemToObject(item, "current", side_obj(c->r, dc, v.n_cur, v.cur_median, spread_c));

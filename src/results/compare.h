@@ -4,13 +4,18 @@
  * same thing (op, dtype, shape, params, backend, timing kind — and machine,
  * when merged files hold several), judges each pair from its samples and
  * returns the whole verdict as a cJSON document (the `--format json`
- * output), which the table and Markdown renderers read. Usable without the
- * CLI. The statistics and the verdict rules are documented in docs/ci.md. */
+ * output, schema "gpubench-compare"), which the table and Markdown renderers
+ * read. The two documents are read through the results model
+ * (results_model.h). Usable without the CLI. The statistics and the verdict
+ * rules are documented in docs/ci.md. */
 #ifndef GB_COMPARE_H
 #define GB_COMPARE_H
 #include <stddef.h>
 #include <stdio.h>
 #include <cjson/cJSON.h>
+
+#include "gb.h"
+#include "results_model.h"
 
 typedef enum {
     GB_V_SAME = 0,      /* estimated change within ±threshold */
@@ -51,11 +56,12 @@ int gb_parse_percent(const char *s, double *out);
 /* A policy file (docs/ci.md): default threshold/alpha plus per-op and
  * per-op-per-backend overrides. */
 typedef struct gb_policy gb_policy;
-/* Load and validate; unknown keys, unknown ops and bad values are errors
- * naming the path inside the file. NULL with a message on failure. */
-gb_policy *gb_policy_load(const char *path, char *why, size_t why_len);
+/* Load and validate; unknown keys, unknown ops, unknown backends and bad
+ * values are errors naming the path inside the file. NULL with the message
+ * in e on failure. */
+gb_policy *gb_policy_load(const char *path, gb_err *e);
 /* Same from a parsed document (the caller keeps ownership of doc). */
-gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, char *why, size_t why_len);
+gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, gb_err *e);
 void gb_policy_free(gb_policy *p);
 /* The rule for one op/backend: start from base (the CLI or built-in
  * default); the policy's top level replaces it only where the CLI did not
@@ -114,7 +120,7 @@ typedef struct {
  *    "comparisons": [...], "only_in_baseline": [...], "only_in_current": [...],
  *    "summary": {...}, "exit_code": 0|1}
  * or NULL (out of memory). */
-cJSON *gb_compare_docs(const cJSON *base, const char *base_name, const cJSON *cur,
+cJSON *gb_compare_docs(const gb_results *base, const char *base_name, const gb_results *cur,
                        const char *cur_name, const gb_compare_options *o);
 
 typedef enum { GB_CMP_TABLE = 0, GB_CMP_MD, GB_CMP_JSON } gb_compare_format;
@@ -124,6 +130,5 @@ void gb_compare_render(const cJSON *cmp, gb_compare_format f, FILE *out);
 /* The display name of a result: "op/dtype/label[/k=v,...]/backend/timing",
  * with "@machine" appended when machine is not NULL. Also the name the
  * exporters use, so names stay stable across tools. */
-void gb_result_name(const cJSON *case_obj, const cJSON *result, const char *machine, char *buf,
-                    size_t len);
+void gb_result_name(const gb_case_result *c, const gb_result *r, const char *machine, char *buf, size_t len);
 #endif

@@ -48,9 +48,9 @@ int gb_parse_duration(const char *s, double *out) {
 /* threshold: "5%" or a number (percent). alpha: a number in (0, 1).
  * min_change: "10us" or a number of seconds. */
 static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, int allow_backends,
-                          const char *name, char *why, size_t why_len) {
+                          const char *name, gb_err *e) {
     if (!cJSON_IsObject(obj)) {
-        snprintf(why, why_len, "%s: %s: expected an object", name, where);
+        gb_errf(e, GB_FAIL, "%s: %s: expected an object", name, where);
         return -1;
     }
     for (const cJSON *it = obj->child; it; it = it->next) {
@@ -59,53 +59,53 @@ static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, in
             double t;
             if (cJSON_IsString(it) ? gb_parse_percent(it->valuestring, &t) != 0
                                    : !(cJSON_IsNumber(it) && it->valuedouble >= 0)) {
-                snprintf(why, why_len, "%s: %s.threshold: expected a percentage like \"5%%\"", name, where);
+                gb_errf(e, GB_FAIL, "%s: %s.threshold: expected a percentage like \"5%%\"", name, where);
                 return -1;
             }
         } else if (strcmp(k, "min_change") == 0) {
             double d;
             if (cJSON_IsString(it) ? gb_parse_duration(it->valuestring, &d) != 0
                                    : !(cJSON_IsNumber(it) && it->valuedouble >= 0)) {
-                snprintf(why, why_len, "%s: %s.min_change: expected a duration like \"10us\" (or seconds)", name,
+                gb_errf(e, GB_FAIL, "%s: %s.min_change: expected a duration like \"10us\" (or seconds)", name,
                          where);
                 return -1;
             }
         } else if (strcmp(k, "alpha") == 0) {
             if (!cJSON_IsNumber(it) || !(it->valuedouble > 0 && it->valuedouble < 1)) {
-                snprintf(why, why_len, "%s: %s.alpha: expected a number between 0 and 1", name, where);
+                gb_errf(e, GB_FAIL, "%s: %s.alpha: expected a number between 0 and 1", name, where);
                 return -1;
             }
         } else if (allow_ops && strcmp(k, "ops") == 0) {
             if (!cJSON_IsObject(it)) {
-                snprintf(why, why_len, "%s: ops: expected an object keyed by op name", name);
+                gb_errf(e, GB_FAIL, "%s: ops: expected an object keyed by op name", name);
                 return -1;
             }
             for (const cJSON *op = it->child; op; op = op->next) {
                 char sub[200];
                 snprintf(sub, sizeof sub, "ops.%s", op->string);
                 if (!gb_op_find(op->string)) {
-                    snprintf(why, why_len, "%s: %s: unknown op \"%s\"", name, sub, op->string);
+                    gb_errf(e, GB_FAIL, "%s: %s: unknown op \"%s\"", name, sub, op->string);
                     return -1;
                 }
-                if (check_rule_obj(op, sub, 0, 1, name, why, why_len) != 0) return -1;
+                if (check_rule_obj(op, sub, 0, 1, name, e) != 0) return -1;
             }
         } else if (allow_backends && strcmp(k, "backends") == 0) {
             if (!cJSON_IsObject(it)) {
-                snprintf(why, why_len, "%s: %s.backends: expected an object keyed by backend", name, where);
+                gb_errf(e, GB_FAIL, "%s: %s.backends: expected an object keyed by backend", name, where);
                 return -1;
             }
             for (const cJSON *b = it->child; b; b = b->next) {
                 char sub[240];
                 snprintf(sub, sizeof sub, "%s.backends.%s", where, b->string);
-                if (strcmp(b->string, "cpu") != 0 && strcmp(b->string, "cuda") != 0) {
-                    snprintf(why, why_len, "%s: %s: unknown backend \"%s\" (expected cpu or cuda)", name,
-                             sub, b->string);
+                if (!gb_backend_builtin(b->string)) {
+                    gb_errf(e, GB_FAIL, "%s: %s: unknown backend \"%s\" (expected %s)", name, sub, b->string,
+                            gb_backend_builtin_names());
                     return -1;
                 }
-                if (check_rule_obj(b, sub, 0, 0, name, why, why_len) != 0) return -1;
+                if (check_rule_obj(b, sub, 0, 0, name, e) != 0) return -1;
             }
         } else {
-            snprintf(why, why_len, "%s: %s: unknown key \"%s\" (expected threshold, alpha, min_change%s%s)", name,
+            gb_errf(e, GB_FAIL, "%s: %s: unknown key \"%s\" (expected threshold, alpha, min_change%s%s)", name,
                      where, k, allow_ops ? ", ops" : "", allow_backends ? ", backends" : "");
             return -1;
         }
@@ -113,21 +113,21 @@ static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, in
     return 0;
 }
 
-gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, char *why, size_t why_len) {
-    if (check_rule_obj(doc, "(top level)", 1, 0, name, why, why_len) != 0) return NULL;
+gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, gb_err *e) {
+    if (check_rule_obj(doc, "(top level)", 1, 0, name, e) != 0) return NULL;
     gb_policy *p = calloc(1, sizeof *p);
     if (!p || !(p->doc = cJSON_Duplicate(doc, 1))) {
         free(p);
-        snprintf(why, why_len, "%s: out of memory", name);
+        gb_errf(e, GB_FAIL, "%s: out of memory", name);
         return NULL;
     }
     return p;
 }
 
-gb_policy *gb_policy_load(const char *path, char *why, size_t why_len) {
+gb_policy *gb_policy_load(const char *path, gb_err *e) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(why, why_len, "%s: cannot open policy file", path);
+        gb_errf(e, GB_FAIL, "%s: cannot open policy file", path);
         return NULL;
     }
     char *buf = NULL;
@@ -136,7 +136,7 @@ gb_policy *gb_policy_load(const char *path, char *why, size_t why_len) {
         if (len + 4096 + 1 > cap) {
             cap = cap ? cap * 2 : 8192;
             char *b = realloc(buf, cap);
-            if (!b) { free(buf); fclose(f); snprintf(why, why_len, "%s: out of memory", path); return NULL; }
+            if (!b) { free(buf); fclose(f); gb_errf(e, GB_FAIL, "%s: out of memory", path); return NULL; }
             buf = b;
         }
         size_t got = fread(buf + len, 1, 4096, f);
@@ -150,12 +150,12 @@ gb_policy *gb_policy_load(const char *path, char *why, size_t why_len) {
     if (!doc) {
         long line = 1;
         for (const char *q = buf; end && q < end; q++) line += *q == '\n';
-        snprintf(why, why_len, "%s: line %ld: malformed JSON", path, line);
+        gb_errf(e, GB_FAIL, "%s: line %ld: malformed JSON", path, line);
         free(buf);
         return NULL;
     }
     free(buf);
-    gb_policy *p = gb_policy_from_json(doc, path, why, why_len);
+    gb_policy *p = gb_policy_from_json(doc, path, e);
     cJSON_Delete(doc);
     return p;
 }

@@ -21,17 +21,18 @@ static int is_file(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int gb_plot_find_script(const char *exe_dir, char *path, size_t len, char *why, size_t why_len) {
+int gb_plot_find_script(const char *exe_dir, char *path, size_t len, gb_err *e) {
     static const char *const rel[] = {"scripts/plot.py", "../scripts/plot.py",
                                       "../share/gpubench/scripts/plot.py"};
-    size_t off = (size_t)snprintf(why, why_len, "scripts/plot.py not found; looked in");
+    char looked[GB_MSG_LEN] = "";
+    size_t off = 0;
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         snprintf(path, len, "%s/%s", exe_dir, rel[i]);
-        if (is_file(path)) return 0;
-        if (off < why_len) off += (size_t)snprintf(why + off, why_len - off, "%s %s", i ? "," : "", path);
+        if (is_file(path)) return GB_OK;
+        if (off < sizeof looked) off += (size_t)snprintf(looked + off, sizeof looked - off, "%s %s", i ? "," : "", path);
     }
     path[0] = '\0';
-    return -1;
+    return gb_errf(e, GB_SKIP, "scripts/plot.py not found; looked in%s", looked);
 }
 
 /* Run argv with stdout going to out_fd (or /dev/null when -1) and stderr to
@@ -82,7 +83,7 @@ static int on_path(const char *name, char *path, size_t len) {
     return -1;
 }
 
-int gb_plot_find_python(char *path, size_t len, char *why, size_t why_len) {
+int gb_plot_find_python(char *path, size_t len, gb_err *e) {
     static const char install[] =
         "install matplotlib (Debian/Ubuntu: apt-get install python3-matplotlib; elsewhere: "
         "python3 -m pip install matplotlib) or point GPUBENCH_PYTHON at a python that has it";
@@ -91,11 +92,10 @@ int gb_plot_find_python(char *path, size_t len, char *why, size_t why_len) {
         int r = probe(env);
         if (r == 0) {
             snprintf(path, len, "%s", env);
-            return 0;
+            return GB_OK;
         }
-        snprintf(why, why_len, "GPUBENCH_PYTHON=%s %s: %s", env,
-                 r < 0 ? "cannot be run" : "cannot import matplotlib", install);
-        return -1;
+        return gb_errf(e, GB_SKIP, "GPUBENCH_PYTHON=%s %s: %s", env, r < 0 ? "cannot be run" : "cannot import matplotlib",
+                       install);
     }
     char cand[2][PATH_MAX];
     int n = 0, runs = 0;
@@ -109,34 +109,26 @@ int gb_plot_find_python(char *path, size_t len, char *why, size_t why_len) {
         int r = probe(cand[i]);
         if (r == 0) {
             snprintf(path, len, "%s", cand[i]);
-            return 0;
+            return GB_OK;
         }
         if (r == 1) runs++;
     }
     if (runs)
-        snprintf(why, why_len, "Python 3 found (%s%s%s) but it cannot import matplotlib: %s", cand[0],
-                 n > 1 ? ", " : "", n > 1 ? cand[1] : "", install);
-    else
-        snprintf(why, why_len, "no Python 3 found (tried /usr/bin/python3 and python3 on PATH): install python3 and %s",
-                 install + strlen("install "));
-    return -1;
+        return gb_errf(e, GB_SKIP, "Python 3 found (%s%s%s) but it cannot import matplotlib: %s", cand[0],
+                       n > 1 ? ", " : "", n > 1 ? cand[1] : "", install);
+    return gb_errf(e, GB_SKIP, "no Python 3 found (tried /usr/bin/python3 and python3 on PATH): install python3 and %s",
+                   install + strlen("install "));
 }
 
 int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *out_dir,
-                     const char *format, char *why, unsigned long why_len) {
-    char script[PATH_MAX], python[PATH_MAX], msg[2048];
-    if (!format || (strcmp(format, "png") && strcmp(format, "svg"))) {
-        snprintf(why, why_len, "plot format \"%s\" is not png or svg", format ? format : "(null)");
-        return GB_FAIL;
-    }
-    if (gb_plot_find_script(exe_dir, script, sizeof script, msg, sizeof msg) != 0) {
-        snprintf(why, why_len, "%s", msg);
-        return GB_SKIP;
-    }
-    if (gb_plot_find_python(python, sizeof python, msg, sizeof msg) != 0) {
-        snprintf(why, why_len, "cannot draw plots: %s", msg);
-        return GB_SKIP;
-    }
+                     const char *format, gb_err *e) {
+    char script[PATH_MAX], python[PATH_MAX];
+    gb_err found = {{0}};
+    if (!format || (strcmp(format, "png") && strcmp(format, "svg")))
+        return gb_errf(e, GB_FAIL, "plot format \"%s\" is not png or svg", format ? format : "(null)");
+    if (gb_plot_find_script(exe_dir, script, sizeof script, e) != GB_OK) return GB_SKIP;
+    if (gb_plot_find_python(python, sizeof python, &found) != GB_OK)
+        return gb_errf(e, GB_SKIP, "cannot draw plots: %s", found.msg);
     char *argv[] = {python, script, (char *)results_json, "--out", (char *)out_dir,
                     "--format", (char *)format, NULL};
     int err = 0;
@@ -144,27 +136,17 @@ int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *
     fflush(stderr);
     /* The script's progress goes to our stderr: stdout may be a report. */
     int rc = spawn_wait(argv, 2, 0, &err);
-    if (rc < 0) {
-        snprintf(why, why_len, "cannot run %s: %s", python, strerror(err));
-        return GB_FAIL;
-    }
-    if (rc != 0) {
-        snprintf(why, why_len, "%s %s exited with status %d (its messages are above)", python, script, rc);
-        return GB_FAIL;
-    }
+    if (rc < 0) return gb_errf(e, GB_FAIL, "cannot run %s: %s", python, strerror(err));
+    if (rc != 0) return gb_errf(e, GB_FAIL, "%s %s exited with status %d (its messages are above)", python, script, rc);
     return GB_OK;
 }
 
-int gb_plot_run(const char *results_json, const char *out_dir, const char *format, char *why,
-                unsigned long why_len) {
+int gb_plot_run(const char *results_json, const char *out_dir, const char *format, gb_err *e) {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        snprintf(why, why_len, "cannot find the gpubench executable (/proc/self/exe: %s)", strerror(errno));
-        return GB_FAIL;
-    }
+    if (n <= 0) return gb_errf(e, GB_FAIL, "cannot find the gpubench executable (/proc/self/exe: %s)", strerror(errno));
     exe[n] = '\0';
     char *slash = strrchr(exe, '/');
     if (slash) *slash = '\0';
-    return gb_plot_run_from(exe, results_json, out_dir, format, why, why_len);
+    return gb_plot_run_from(exe, results_json, out_dir, format, e);
 }

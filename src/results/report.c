@@ -17,27 +17,17 @@
 
 #include "report.h"
 #include "report_table.h"
-#include "results_io.h"
+#include "results_model.h"
 
 /* ---- reading the document ------------------------------------------------ */
 
-static const cJSON *get(const cJSON *o, const char *key) {
-    return o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-}
-static const char *str(const cJSON *o, const char *key) {
-    const cJSON *s = get(o, key);
-    return cJSON_IsString(s) ? s->valuestring : "";
-}
-/* A finite number at key, else NAN (null, absent, wrong type). */
-static double num(const cJSON *o, const char *key) {
-    const cJSON *v = get(o, key);
-    return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : NAN;
-}
-
+/* A case's columns: the host backend's result, then the accelerator's first
+ * and second timing (device-resident and end-to-end for CUDA): which backend
+ * and timing fills which comes from the results model, never from a name. */
 enum { SIDE_CPU = 0, SIDE_DEV, SIDE_E2E, NSIDES };
 
 typedef struct {
-    const cJSON *r;        /* NULL: the run has no such result */
+    const gb_result *r;    /* NULL: the run has no such result */
     const char *backend, *status, *reason, *verif;
     double median, lo, hi; /* NAN when no statistics; lo, hi NAN with one sample */
     int n;                 /* samples */
@@ -45,83 +35,103 @@ typedef struct {
 } side;
 
 typedef struct {
-    const cJSON *c;
+    const gb_case_result *c;
     const char *op, *dtype, *label, *rate_kind, *run_name;
     int run;               /* index in a merged file's "runs"; 0 otherwise */
+    int op_rank;           /* where its op first appears among the cases shown */
     double size;
     char params[256];      /* "k=v k=v", for sorting and CSV */
     side s[NSIDES];
-    double speedup[2];     /* device, end-to-end; NAN when absent */
+    double speedup[2];     /* the accelerator's two timings; NAN when absent */
 } row;
 
-static void read_side(const cJSON *c, const cJSON *r, side *s) {
-    s->r = r;
-    s->backend = str(r, "backend");
-    s->status = str(r, "status");
-    s->reason = str(r, "reason");
-    s->verif = str(get(r, "verification"), "status");
-    const cJSON *st = get(r, "stats");
-    s->median = num(st, "median");
-    s->n = (int)num(st, "n");
-    /* one repetition has no interval: its ci95 bounds are that sample */
-    s->lo = s->n >= 2 ? num(st, "ci95_low") : NAN;
-    s->hi = s->n >= 2 ? num(st, "ci95_high") : NAN;
-    s->rate = num(r, strcmp(str(c, "rate_kind"), "bytes") == 0 ? "gbs" : "gflops");
-    s->pct = num(r, "pct_of_peak");
-}
+/* What the document calls its sides: the host backend's timing and the
+ * accelerator's two, for column heads, footnotes and CSV columns. */
+typedef struct {
+    char word[NSIDES][32];   /* "host", "device", "end-to-end" */
+    char name[NSIDES][32];   /* "host", "device", "end_to_end" */
+    char label[NSIDES][32];  /* "cpu", "gpu dev", "gpu e2e" */
+    char brief[2][16];       /* the accelerator's: "dev", "e2e" */
+} side_names;
 
-static void param_value(const cJSON *v, char *buf, size_t len) {
-    if (cJSON_IsString(v)) {
-        snprintf(buf, len, "%s", v->valuestring);
-    } else if (cJSON_IsBool(v)) {
-        snprintf(buf, len, "%s", cJSON_IsTrue(v) ? "true" : "false");
-    } else if (cJSON_IsNumber(v)) {
-        snprintf(buf, len, "%g", v->valuedouble);
-    } else {
-        char *p = cJSON_PrintUnformatted(v);
-        snprintf(buf, len, "%s", p ? p : "?");
-        free(p);
+static void side_names_of(const gb_results *r, int run, side_names *sn) {
+    const gb_backend_desc *h = gb_results_host(r, run), *a = gb_results_accelerator(r, run);
+    memset(sn, 0, sizeof *sn);
+    for (int k = 0; k < NSIDES; k++) {
+        const gb_backend_desc *b = k == SIDE_CPU ? h : a;
+        size_t t = k == SIDE_CPU ? 0 : (size_t)(k - SIDE_DEV);
+        const gb_timing_desc *d = t < b->ntimings ? &b->timings[t] : NULL;
+        snprintf(sn->name[k], sizeof sn->name[k], "%s", d ? d->name : "?");
+        snprintf(sn->label[k], sizeof sn->label[k], "%s", d ? d->label : "?");
+        /* end_to_end reads "end-to-end" */
+        snprintf(sn->word[k], sizeof sn->word[k], "%s", sn->name[k]);
+        for (char *p = sn->word[k]; *p; p++)
+            if (*p == '_') *p = '-';
+        if (k != SIDE_CPU) {
+            /* the label's last word: "gpu dev" → "dev" */
+            const char *sp = strrchr(sn->label[k], ' ');
+            snprintf(sn->brief[k - SIDE_DEV], sizeof sn->brief[0], "%s", sp ? sp + 1 : sn->label[k]);
+        }
     }
 }
 
-static void read_row(const cJSON *c, row *w) {
+static void read_side(const gb_case_result *c, const gb_result *r, side *s) {
+    s->r = r;
+    s->backend = r->backend;
+    s->status = gb_result_status_name(r->status);
+    s->reason = r->reason;
+    s->verif = r->verification.present ? gb_verify_status_name(r->verification.status) : "";
+    s->median = r->stats.median;
+    s->n = r->stats.present ? (int)r->stats.n : 0;
+    /* one repetition has no interval: its ci95 bounds are that sample */
+    s->lo = s->n >= 2 ? r->stats.ci95_low : NAN;
+    s->hi = s->n >= 2 ? r->stats.ci95_high : NAN;
+    s->rate = strcmp(c->rate_kind, "bytes") == 0 ? r->gbs : r->gflops;
+    s->pct = r->pct_of_peak;
+}
+
+static void params_words(const gb_kvlist *params, const char *sep, char *buf, size_t len) {
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < params->n; i++) {
+        char v[64];
+        gb_value_text(&params->item[i].v, v, sizeof v);
+        if (off < len)
+            off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", off ? sep : "", params->item[i].key, v);
+    }
+}
+
+/* r may be NULL (a case alone: the built-in table describes its backends). */
+static void read_row(const gb_results *r, const gb_case_result *c, row *w) {
     memset(w, 0, sizeof *w);
     w->c = c;
-    w->run = gb_results_case_run(c);
+    w->run = c->run;
     w->run_name = "";
-    w->op = str(c, "op");
-    w->dtype = str(c, "dtype");
-    w->label = str(c, "label");
-    w->rate_kind = str(c, "rate_kind");
+    w->op = c->op;
+    w->dtype = c->dtype;
+    w->label = c->label;
+    w->rate_kind = c->rate_kind;
     w->size = gb_case_scalar_size(c, NULL);
-    const cJSON *p;
-    size_t off = 0;
-    cJSON_ArrayForEach(p, get(c, "params")) {
-        char v[64];
-        param_value(p, v, sizeof v);
-        if (off < sizeof w->params)
-            off += (size_t)snprintf(w->params + off, sizeof w->params - off, "%s%s=%s", off ? " " : "",
-                                    p->string, v);
-    }
+    params_words(&c->params, " ", w->params, sizeof w->params);
     for (int k = 0; k < NSIDES; k++) {
         w->s[k].median = w->s[k].lo = w->s[k].hi = w->s[k].rate = w->s[k].pct = NAN;
         w->s[k].backend = w->s[k].status = w->s[k].reason = w->s[k].verif = "";
     }
-    const cJSON *r;
-    cJSON_ArrayForEach(r, get(c, "results")) {
-        const char *b = str(r, "backend"), *t = str(r, "timing");
+    for (size_t i = 0; i < c->nresults; i++) {
+        const gb_result *res = &c->results[i];
+        const gb_backend_desc *b = gb_results_backend(r, c->run, res->backend);
         int k = -1;
-        if (!strcmp(b, "cpu")) k = SIDE_CPU;
-        else if (*b && !strcmp(t, "device")) k = SIDE_DEV;
-        else if (*b && !strcmp(t, "end_to_end")) k = SIDE_E2E;
-        if (k >= 0 && !w->s[k].r) read_side(c, r, &w->s[k]);
+        if (b->role == GB_ROLE_HOST) k = SIDE_CPU;
+        else if (*res->backend) {
+            int t = gb_backend_timing_index(b, res->timing);
+            if (t == 0 || t == 1) k = SIDE_DEV + t;
+        }
+        if (k >= 0 && !w->s[k].r) read_side(c, res, &w->s[k]);
     }
-    /* The runner's speedup when present; never a non-positive one. */
-    const cJSON *sp = get(c, "speedup");
-    w->speedup[0] = num(sp, "device");
-    w->speedup[1] = num(sp, "end_to_end");
-    for (int i = 0; i < 2; i++)
-        if (!(w->speedup[i] > 0)) w->speedup[i] = NAN;
+    /* The runner's speedup when present (the model checked it is positive). */
+    const gb_backend_desc *a = gb_results_accelerator(r, c->run);
+    for (int j = 0; j < 2; j++)
+        w->speedup[j] = (size_t)j < a->ntimings ? gb_case_speedup(c, a->timings[j].name) : NAN;
 }
 
 static int in_list(const char *list, const char *name) {
@@ -138,17 +148,11 @@ static int in_list(const char *list, const char *name) {
 }
 
 /* Rows of one op appear together, in the order the ops first appear; within
- * an op by dtype, params, then size, so each sweep reads top to bottom. */
-static int op_rank(const row *rows, size_t n, const char *op) {
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(rows[i].op, op)) return (int)i;
-    return 0;
-}
-static const row *g_sort_rows;
-static size_t g_sort_n;
+ * an op by dtype, params, then size, so each sweep reads top to bottom; then
+ * in the file's order. */
 static int row_cmp(const void *a, const void *b) {
     const row *x = a, *y = b;
-    int d = op_rank(g_sort_rows, g_sort_n, x->op) - op_rank(g_sort_rows, g_sort_n, y->op);
+    int d = x->op_rank - y->op_rank;
     if (d) return d;
     if (x->run != y->run) return x->run - y->run;
     if ((d = strcmp(x->dtype, y->dtype))) return d;
@@ -158,48 +162,46 @@ static int row_cmp(const void *a, const void *b) {
 }
 
 typedef struct {
+    const gb_results *r;
     row *rows;
     size_t n;
-    const char *cpu_model, *gpu_name, *gpu_backend, *gpu_reason;
+    const char *cpu_model, *gpu_name, *gpu_reason;
     int threads;
     int gpu_cols;      /* some GPU result was measured: show the GPU columns */
     int merged;        /* a `gpubench merge` file: a run column, one machine line per run */
+    side_names sn;     /* run 0's */
 } rdoc;
 
-static int read_doc(const cJSON *results, const char *ops, rdoc *d) {
+static int read_doc(const gb_results *r, const char *ops, rdoc *d) {
     memset(d, 0, sizeof *d);
-    const cJSON *cases = get(results, "cases");
-    int n = cJSON_GetArraySize(cases);
-    d->rows = calloc(n > 0 ? (size_t)n : 1, sizeof *d->rows);
+    d->r = r;
+    d->rows = calloc(r->ncases > 0 ? r->ncases : 1, sizeof *d->rows);
     if (!d->rows) return -1;
-    const cJSON *c;
-    d->merged = gb_results_is_merged(results);
-    cJSON_ArrayForEach(c, cases) {
-        if (!in_list(ops, str(c, "op"))) continue;
+    d->merged = r->merged;
+    for (size_t i = 0; i < r->ncases; i++) {
+        const gb_case_result *c = &r->cases[i];
+        if (!in_list(ops, c->op)) continue;
         row *w = &d->rows[d->n++];
-        read_row(c, w);
-        if (d->merged) w->run_name = gb_results_run_name(results, w->run);
+        read_row(r, c, w);
+        if (d->merged) w->run_name = gb_results_run_name(r, w->run);
     }
-    row *unsorted = malloc((d->n ? d->n : 1) * sizeof *unsorted);
-    if (!unsorted) return -1;
-    memcpy(unsorted, d->rows, d->n * sizeof *unsorted);
-    g_sort_rows = unsorted;
-    g_sort_n = d->n;
+    for (size_t i = 0; i < d->n; i++) {
+        size_t j = 0;
+        while (strcmp(d->rows[j].op, d->rows[i].op)) j++;
+        d->rows[i].op_rank = (int)j;
+    }
     qsort(d->rows, d->n, sizeof *d->rows, row_cmp);
-    free(unsorted);
 
     /* The machine of run 0; a merged file names every run's in the header. */
-    const cJSON *ctx = get(gb_results_run(results, 0), "context");
-    d->cpu_model = str(get(ctx, "cpu"), "model");
-    double th = num(ctx, "cpu_threads_used");
-    d->threads = th > 0 ? (int)th : 0;
-    d->gpu_name = str(get(ctx, "gpu"), "name");
-    d->gpu_backend = "cuda";
-    d->gpu_reason = str(get(get(ctx, "backends"), "cuda"), "reason");
+    const gb_context *ctx = &r->runs[0].context;
+    d->cpu_model = ctx->cpu_model;
+    d->threads = ctx->cpu_threads_used > 0 ? (int)ctx->cpu_threads_used : 0;
+    d->gpu_name = ctx->gpu_name;
+    d->gpu_reason = gb_results_accelerator(r, 0)->reason;
+    side_names_of(r, 0, &d->sn);
     for (size_t i = 0; i < d->n; i++)
         for (int k = SIDE_DEV; k < NSIDES; k++) {
             const side *s = &d->rows[i].s[k];
-            if (s->r) d->gpu_backend = s->backend;
             if (s->r && !isnan(s->median)) d->gpu_cols = 1;
         }
     return 0;
@@ -262,9 +264,6 @@ static void superscript(char *buf, size_t len, int n) {
     for (const char *p = dec; *p; p++) strncat(buf, digit[*p - '0'], len - strlen(buf) - 1);
 }
 
-static const char *timing_words(int k) {
-    return k == SIDE_CPU ? "host" : k == SIDE_DEV ? "device" : "end-to-end";
-}
 
 /* ---- footnotes ------------------------------------------------------------- */
 
@@ -285,13 +284,13 @@ static int note_add(notes *ns, const char *text) {
 
 /* Why a result is not ok, for a footnote: the reason, else the verdict. */
 static void why_not_ok(const side *s, char *buf, size_t len) {
-    const cJSON *v = get(s->r, "verification");
+    const gb_verification *v = &s->r->verification;
     if (*s->reason) {
         snprintf(buf, len, "%s", s->reason);
     } else if (!strcmp(s->verif, "failed")) {
-        const char *detail = str(v, "detail");
-        snprintf(buf, len, "verification failed: %s %.3g > tolerance %.3g%s%s", str(v, "metric"),
-                 num(v, "error"), num(v, "tolerance"), *detail ? "; " : "", detail);
+        const char *detail = v->detail;
+        snprintf(buf, len, "verification failed: %s %.3g > tolerance %.3g%s%s", v->metric, v->error, v->tolerance,
+                 *detail ? "; " : "", detail);
     } else {
         snprintf(buf, len, "%s (no reason recorded)", s->status);
     }
@@ -299,7 +298,7 @@ static void why_not_ok(const side *s, char *buf, size_t len) {
 
 /* One note per distinct text; when both GPU timings went the same way for
  * the same reason, one note without the timing serves both cells. */
-static void side_note(notes *ns, const row *w, int k, char *marker, size_t mlen) {
+static void side_note(notes *ns, const side_names *sn, const row *w, int k, char *marker, size_t mlen) {
     const side *s = &w->s[k];
     char why[GB_CELL_LEN * 3], text[GB_CELL_LEN * 4];
     why_not_ok(s, why, sizeof why);
@@ -309,7 +308,7 @@ static void side_note(notes *ns, const row *w, int k, char *marker, size_t mlen)
     if (twin && twin->r && !strcmp(twin->status, s->status) && !strcmp(twin_why, why))
         snprintf(text, sizeof text, "%s %s: %s", s->backend, s->status, why);
     else
-        snprintf(text, sizeof text, "%s %s %s: %s", k == SIDE_CPU ? "cpu" : s->backend, timing_words(k),
+        snprintf(text, sizeof text, "%s %s %s: %s", s->backend, sn->word[k],
                  s->status, why);
     superscript(marker, mlen, note_add(ns, text));
 }
@@ -325,16 +324,16 @@ typedef struct {
 static int param_differs(const row *rows, size_t a, size_t b, const char *key) {
     char first[64] = "", v[64];
     for (size_t i = a; i < b; i++) {
-        const cJSON *p = get(get(rows[i].c, "params"), key);
-        param_value(p, v, sizeof v);
-        if (!p) snprintf(v, sizeof v, "–");
+        const gb_value *p = gb_kv_find(&rows[i].c->params, key);
+        if (p) gb_value_text(p, v, sizeof v);
+        else snprintf(v, sizeof v, "–");
         if (i == a) snprintf(first, sizeof first, "%s", v);
         else if (strcmp(first, v)) return 1;
     }
     return 0;
 }
 
-static void add_side_cells(gb_table *t, long r, int col, int k, const row *w, notes *ns) {
+static void add_side_cells(gb_table *t, long r, int col, int k, const rdoc *d, const row *w, notes *ns) {
     const side *s = &w->s[k];
     char buf[GB_CELL_LEN], mark[32];
     if (!s->r) {
@@ -343,7 +342,7 @@ static void add_side_cells(gb_table *t, long r, int col, int k, const row *w, no
         fmt_time(buf, sizeof buf, s);
         gb_table_set(t, r, col, GB_CELL_PLAIN, "%s", buf);
     } else {
-        side_note(ns, w, k, mark, sizeof mark);
+        side_note(ns, &d->sn, w, k, mark, sizeof mark);
         gb_table_set(t, r, col, strcmp(s->status, "skipped") ? GB_CELL_BAD : GB_CELL_PLAIN, "%s%s",
                      s->status, mark);
     }
@@ -381,29 +380,33 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
     int run_col = d->merged ? gb_table_col(t, "run", GB_ALIGN_LEFT) : -1;
     L.size = gb_table_col(t, "size", GB_ALIGN_LEFT);
     L.dtype = gb_table_col(t, "dtype", GB_ALIGN_LEFT);
-    const cJSON *p;
     const char *keys[8];
     int nkeys = 0;
     size_t off = 0;
     constant[0] = '\0';
-    cJSON_ArrayForEach(p, get(w0->c, "params")) {
-        if (param_differs(d->rows, a, b, p->string)) {
+    for (size_t i = 0; i < w0->c->params.n; i++) {
+        const gb_kv *p = &w0->c->params.item[i];
+        if (param_differs(d->rows, a, b, p->key)) {
             if (nkeys < 8) {
-                keys[nkeys++] = p->string;
-                gb_table_col(t, p->string, GB_ALIGN_LEFT);
+                keys[nkeys++] = p->key;
+                gb_table_col(t, p->key, GB_ALIGN_LEFT);
             }
         } else if (off < clen) {
             char v[64];
-            param_value(p, v, sizeof v);
-            off += (size_t)snprintf(constant + off, clen - off, "%s%s=%s", off ? ", " : "", p->string, v);
+            gb_value_text(&p->v, v, sizeof v);
+            off += (size_t)snprintf(constant + off, clen - off, "%s%s=%s", off ? ", " : "", p->key, v);
         }
     }
     L.t[SIDE_CPU] = gb_table_col(t, "CPU ms", GB_ALIGN_RIGHT);
     if (d->gpu_cols) {
-        L.t[SIDE_DEV] = gb_table_col(t, "GPU ms dev", GB_ALIGN_RIGHT);
-        L.t[SIDE_E2E] = gb_table_col(t, "GPU ms e2e", GB_ALIGN_RIGHT);
-        L.sp[0] = gb_table_col(t, "speedup dev", GB_ALIGN_RIGHT);
-        L.sp[1] = gb_table_col(t, "speedup e2e", GB_ALIGN_RIGHT);
+        snprintf(h, sizeof h, "GPU ms %s", d->sn.brief[0]);
+        L.t[SIDE_DEV] = gb_table_col(t, h, GB_ALIGN_RIGHT);
+        snprintf(h, sizeof h, "GPU ms %s", d->sn.brief[1]);
+        L.t[SIDE_E2E] = gb_table_col(t, h, GB_ALIGN_RIGHT);
+        snprintf(h, sizeof h, "speedup %s", d->sn.brief[0]);
+        L.sp[0] = gb_table_col(t, h, GB_ALIGN_RIGHT);
+        snprintf(h, sizeof h, "speedup %s", d->sn.brief[1]);
+        L.sp[1] = gb_table_col(t, h, GB_ALIGN_RIGHT);
     }
     snprintf(h, sizeof h, "CPU %s", unit);
     L.rate[0] = gb_table_col(t, h, GB_ALIGN_RIGHT);
@@ -424,12 +427,12 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
         gb_table_set(t, r, L.size, GB_CELL_PLAIN, "%s", w->label);
         gb_table_set(t, r, L.dtype, GB_CELL_PLAIN, "%s", w->dtype);
         for (int k = 0; k < nkeys; k++) {
-            const cJSON *v = get(get(w->c, "params"), keys[k]);
-            param_value(v, buf, sizeof buf);
+            const gb_value *v = gb_kv_find(&w->c->params, keys[k]);
+            if (v) gb_value_text(v, buf, sizeof buf);
             gb_table_set(t, r, L.dtype + 1 + k, GB_CELL_PLAIN, "%s", v ? buf : "–");
         }
         for (int k = 0; k < NSIDES; k++)
-            if (L.t[k] >= 0) add_side_cells(t, r, L.t[k], k, w, ns);
+            if (L.t[k] >= 0) add_side_cells(t, r, L.t[k], k, d, w, ns);
         for (int j = 0; j < 2; j++) {
             if (L.sp[j] < 0) continue;
             fmt_speedup(buf, sizeof buf, w->speedup[j]);
@@ -532,35 +535,33 @@ static const char html_head[] =
     ".warning{color:#9a6a00}\n"
     "</style>\n</head>\n<body>\n";
 
-static void header(gb_format f, FILE *out, const cJSON *results, const rdoc *d, int color) {
-    const cJSON *run0 = gb_results_run(results, 0);
-    const cJSON *suite = get(run0, "suite"), *ctx = get(run0, "context");
+static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, int color) {
+    const gb_run *run0 = &r->runs[0];
+    const gb_context *ctx = &run0->context;
     char buf[1024];
     if (f == GB_FMT_HTML) fputs(html_head, out);
-    snprintf(buf, sizeof buf, "gpubench results: %s", *str(suite, "name") ? str(suite, "name") : "(unnamed suite)");
+    snprintf(buf, sizeof buf, "gpubench results: %s", *run0->suite_name ? run0->suite_name : "(unnamed suite)");
     heading(f, out, f == GB_FMT_MD ? 2 : 1, buf, color);
-    snprintf(buf, sizeof buf, "%s%s%s · gpubench %s", str(ctx, "date"), *str(ctx, "hostname") ? " · " : "",
-             str(ctx, "hostname"), str(results, "gpubench_version"));
+    snprintf(buf, sizeof buf, "%s%s%s · gpubench %s", ctx->date, *ctx->hostname ? " · " : "", ctx->hostname,
+             r->gpubench_version ? r->gpubench_version : "");
     if (!d->merged) para(f, out, buf, 1);
     /* One machine line per run (a merged file has several). */
-    int nruns = gb_results_run_count(results);
-    for (int i = 0; i < nruns; i++) {
-        const cJSON *c = get(gb_results_run(results, i), "context");
-        const char *cpu = str(get(c, "cpu"), "model"), *gpu = str(get(c, "gpu"), "name");
-        const char *reason = str(get(get(c, "backends"), "cuda"), "reason");
-        double th = num(c, "cpu_threads_used");
+    for (size_t i = 0; i < r->nruns; i++) {
+        const gb_context *c = &r->runs[i].context;
+        const char *cpu = c->cpu_model, *gpu = c->gpu_name;
+        const char *reason = gb_results_accelerator(r, (int)i)->reason;
+        double th = c->cpu_threads_used;
         char threads[32] = "";
         if (th > 0) snprintf(threads, sizeof threads, ", %d threads", (int)th);
         char who[160] = "";
-        if (d->merged) snprintf(who, sizeof who, "Run %s (%s): ", gb_results_run_name(results, i), str(c, "date"));
+        if (d->merged) snprintf(who, sizeof who, "Run %s (%s): ", gb_results_run_name(r, (int)i), c->date);
         snprintf(buf, sizeof buf, "%sCPU: %s%s. GPU: %s.", who, *cpu ? cpu : "unknown", threads,
                  *gpu ? gpu : *reason ? reason : "none");
         para(f, out, buf, 0);
     }
-    const cJSON *complete = get(results, "complete");
-    if (cJSON_IsFalse(complete)) {
+    if (r->complete == 0) {
         snprintf(buf, sizeof buf, "Partial results: the run %s before every case finished.",
-                 cJSON_IsTrue(get(results, "interrupted")) ? "was interrupted" : "stopped");
+                 r->interrupted == 1 ? "was interrupted" : "stopped");
         para(f, out, buf, 0);
     }
     para(f, out,
@@ -576,13 +577,11 @@ static void header(gb_format f, FILE *out, const cJSON *results, const rdoc *d, 
                  *d->gpu_reason ? " — " : "", d->gpu_reason);
         para(f, out, buf, 0);
     }
-    const cJSON *warnings = get(results, "warnings");
-    int nw = cJSON_GetArraySize(warnings);
-    if (nw > 0) {
+    const gb_strlist *warnings = gb_results_warnings(r);
+    if (warnings->n > 0) {
         const char *items[32];
         int n = 0;
-        const cJSON *w;
-        cJSON_ArrayForEach(w, warnings) if (cJSON_IsString(w) && n < 32) items[n++] = w->valuestring;
+        for (size_t i = 0; i < warnings->n && n < 32; i++) items[n++] = warnings->item[i];
         para(f, out, "Warnings recorded by the run:", 0);
         list(f, out, items, n, NULL);
     }
@@ -610,8 +609,8 @@ static void caption(const rdoc *d, size_t a, size_t b, const char *constant, cha
     if (*constant && off < len) snprintf(buf + off, len - off, " · %s", constant);
 }
 
-static void crossover_section(gb_format f, FILE *out, const cJSON *results, const cJSON *xs, const char *ops,
-                              int color) {
+static void crossover_section(gb_format f, FILE *out, const gb_results *results, const gb_crossover_entry *xs,
+                              size_t nx, const char *ops, int color) {
     gb_table t;
     gb_table_init(&t);
     int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT),
@@ -619,32 +618,30 @@ static void crossover_section(gb_format f, FILE *out, const cJSON *results, cons
         c_s = gb_table_col(&t, "GPU wins at", GB_ALIGN_RIGHT),
         c_h = gb_table_col(&t, "where each side wins", GB_ALIGN_LEFT);
     int geo = 0;
-    const cJSON *x;
-    cJSON_ArrayForEach(x, xs) {
-        if (!in_list(ops, str(x, "op"))) continue;
+    for (size_t i = 0; i < nx; i++) {
+        const gb_crossover_entry *x = &xs[i];
+        if (!in_list(ops, x->op)) continue;
         long r = gb_table_row(&t);
         if (r < 0) break;
-        char params[256] = "", v[64];
-        const cJSON *p;
-        cJSON_ArrayForEach(p, get(x, "params")) {
-            param_value(p, v, sizeof v);
-            snprintf(params + strlen(params), sizeof params - strlen(params), "%s%s=%s", *params ? " " : "",
-                     p->string, v);
-        }
-        int is_geo = !strcmp(str(x, "size_measure"), "geometric_mean_of_shape");
+        char params[256], timing[64];
+        params_words(&x->params, " ", params, sizeof params);
+        int is_geo = !strcmp(x->size_measure, "geometric_mean_of_shape");
         geo |= is_geo;
-        if (get(x, "run"))
-            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s (%s)", str(x, "op"),
-                         gb_results_run_name(results, (int)num(x, "run")));
+        if (results->merged)
+            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s (%s)", x->op, gb_results_run_name(results, x->run));
         else
-            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s", str(x, "op"));
-        gb_table_set(&t, r, c_dt, GB_CELL_PLAIN, "%s", str(x, "dtype"));
+            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s", x->op);
+        gb_table_set(&t, r, c_dt, GB_CELL_PLAIN, "%s", x->dtype);
         gb_table_set(&t, r, c_p, GB_CELL_PLAIN, "%s", *params ? params : "–");
-        gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", !strcmp(str(x, "timing"), "end_to_end") ? "end-to-end" : str(x, "timing"));
+        /* end_to_end reads "end-to-end" */
+        snprintf(timing, sizeof timing, "%s", x->timing);
+        for (char *p = timing; *p; p++)
+            if (*p == '_') *p = '-';
+        gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", timing);
         /* Green when the GPU wins at every size tested, yellow when at none. */
         char *sizes = gb_crossover_gpu_sizes(x), *text = gb_crossover_text(x);
-        int ns = (int)num(x, "sign_changes");
-        int gpu_first = !strcmp(str(x, "status"), "below_smallest");
+        int ns = (int)x->sign_changes;
+        int gpu_first = !strcmp(x->status, "below_smallest");
         gb_cell_class cls = ns == 0 ? (gpu_first ? GB_CELL_GOOD : GB_CELL_WARN) : GB_CELL_PLAIN;
         gb_table_set(&t, r, c_s, cls, "%s%s", sizes ? sizes : "?", is_geo ? "*" : "");
         gb_table_set(&t, r, c_h, GB_CELL_PLAIN, "%s", text ? text : "?");
@@ -673,18 +670,31 @@ static void crossover_section(gb_format f, FILE *out, const cJSON *results, cons
 
 /* ---- CSV -------------------------------------------------------------------- */
 
-static const char *const csv_cols[] = {
-    "record", "op", "label", "shape", "size", "dtype", "params", "rate_kind", "rate_unit",
-    "cpu_status", "cpu_median_s", "cpu_ci95_low_s", "cpu_ci95_high_s", "cpu_rate", "cpu_pct_of_peak",
-    "cpu_verification",
-    "gpu_device_status", "gpu_device_median_s", "gpu_device_ci95_low_s", "gpu_device_ci95_high_s",
-    "gpu_device_rate", "gpu_device_pct_of_peak", "gpu_device_verification",
-    "gpu_end_to_end_status", "gpu_end_to_end_median_s", "gpu_end_to_end_ci95_low_s",
-    "gpu_end_to_end_ci95_high_s", "gpu_end_to_end_rate", "gpu_end_to_end_pct_of_peak",
-    "gpu_end_to_end_verification",
-    "speedup_device", "speedup_end_to_end", "notes",
-    "crossover_timing", "crossover_status", "crossover_size", "crossover_text"};
-enum { NCSV = sizeof csv_cols / sizeof csv_cols[0] };
+/* Columns: the case's, then per side (the host's "cpu_*"; the accelerator's
+ * per timing, "gpu_device_*") the fields below, the speedups, notes, and the
+ * crossover's. */
+static const char *const csv_head[] = {"record", "op", "label", "shape", "size", "dtype", "params", "rate_kind",
+                                       "rate_unit"};
+static const char *const csv_side[] = {"status", "median_s", "ci95_low_s", "ci95_high_s", "rate", "pct_of_peak",
+                                       "verification"};
+static const char *const csv_tail[] = {"notes", "crossover_timing", "crossover_status", "crossover_size",
+                                       "crossover_text"};
+enum {
+    NHEAD = sizeof csv_head / sizeof csv_head[0], NSIDE = sizeof csv_side / sizeof csv_side[0],
+    NTAIL = sizeof csv_tail / sizeof csv_tail[0], NCSV = NHEAD + NSIDES * NSIDE + 2 + NTAIL
+};
+
+static void csv_columns(const side_names *sn, char cols[NCSV][64]) {
+    int c = 0;
+    for (int i = 0; i < NHEAD; i++) snprintf(cols[c++], 64, "%s", csv_head[i]);
+    for (int k = 0; k < NSIDES; k++)
+        for (int i = 0; i < NSIDE; i++) {
+            if (k == SIDE_CPU) snprintf(cols[c++], 64, "cpu_%s", csv_side[i]);
+            else snprintf(cols[c++], 64, "gpu_%.24s_%s", sn->name[k], csv_side[i]);
+        }
+    for (int j = 0; j < 2; j++) snprintf(cols[c++], 64, "speedup_%.24s", sn->name[SIDE_DEV + j]);
+    for (int i = 0; i < NTAIL; i++) snprintf(cols[c++], 64, "%s", csv_tail[i]);
+}
 
 static void csv_num(char *buf, size_t len, double v) {
     if (isnan(v)) buf[0] = '\0';
@@ -703,10 +713,12 @@ static void csv_row(FILE *out, char cells[NCSV][512], const char *last) {
     fputs("\r\n", out);
 }
 
-static void render_csv(const rdoc *d, const cJSON *xs, const char *ops, FILE *out) {
+static void render_csv(const rdoc *d, const gb_crossover_entry *xs, size_t nx, const char *ops, FILE *out) {
     static char cells[NCSV][512];
-    for (int i = 0; i < NCSV; i++) snprintf(cells[i], sizeof cells[i], "%s", csv_cols[i]);
-    csv_row(out, cells, csv_cols[NCSV - 1]);
+    char cols[NCSV][64];
+    csv_columns(&d->sn, cols);
+    for (int i = 0; i < NCSV; i++) snprintf(cells[i], sizeof cells[i], "%.63s", cols[i]);
+    csv_row(out, cells, cols[NCSV - 1]);
     for (size_t i = 0; i < d->n; i++) {
         const row *w = &d->rows[i];
         memset(cells, 0, sizeof cells);
@@ -714,9 +726,7 @@ static void render_csv(const rdoc *d, const cJSON *xs, const char *ops, FILE *ou
         snprintf(cells[c++], 512, "case");
         snprintf(cells[c++], 512, "%s", w->op);
         snprintf(cells[c++], 512, "%s", w->label);
-        char *sh = cJSON_PrintUnformatted(get(w->c, "shape"));
-        snprintf(cells[c++], 512, "%s", sh ? sh : "");
-        free(sh);
+        gb_case_shape_text(w->c, cells[c++], 512);
         csv_num(cells[c++], 512, w->size > 0 ? w->size : NAN);
         snprintf(cells[c++], 512, "%s", w->dtype);
         snprintf(cells[c++], 512, "%s", w->params);
@@ -736,8 +746,8 @@ static void render_csv(const rdoc *d, const cJSON *xs, const char *ops, FILE *ou
                 char why[400];
                 why_not_ok(s, why, sizeof why);
                 size_t l = strlen(notes_buf);
-                snprintf(notes_buf + l, sizeof notes_buf - l, "%s%s %s: %s", l ? "; " : "",
-                         k == SIDE_CPU ? "cpu" : s->backend, timing_words(k), why);
+                snprintf(notes_buf + l, sizeof notes_buf - l, "%s%s %s: %s", l ? "; " : "", s->backend,
+                         d->sn.word[k], why);
             }
         }
         csv_num(cells[c++], 512, w->speedup[0]);
@@ -745,24 +755,18 @@ static void render_csv(const rdoc *d, const cJSON *xs, const char *ops, FILE *ou
         snprintf(cells[c++], 512, "%s", notes_buf);
         csv_row(out, cells, NULL);
     }
-    const cJSON *x;
-    cJSON_ArrayForEach(x, xs) {
-        if (!in_list(ops, str(x, "op"))) continue;
+    for (size_t i = 0; i < nx; i++) {
+        const gb_crossover_entry *x = &xs[i];
+        if (!in_list(ops, x->op)) continue;
         memset(cells, 0, sizeof cells);
         snprintf(cells[0], 512, "crossover");
-        snprintf(cells[1], 512, "%s", str(x, "op"));
-        snprintf(cells[5], 512, "%s", str(x, "dtype"));
-        size_t off = 0;
-        const cJSON *p;
-        cJSON_ArrayForEach(p, get(x, "params")) {
-            char v[64];
-            param_value(p, v, sizeof v);
-            if (off < 512) off += (size_t)snprintf(cells[6] + off, 512 - off, "%s%s=%s", off ? " " : "", p->string, v);
-        }
-        snprintf(cells[NCSV - 4], 512, "%s", str(x, "timing"));
-        snprintf(cells[NCSV - 3], 512, "%s", str(x, "status"));
-        csv_num(cells[NCSV - 2], 512, num(x, "size"));
-        if (!strcmp(str(x, "size_measure"), "geometric_mean_of_shape"))
+        snprintf(cells[1], 512, "%s", x->op);
+        snprintf(cells[5], 512, "%s", x->dtype);
+        params_words(&x->params, " ", cells[6], 512);
+        snprintf(cells[NCSV - 4], 512, "%s", x->timing);
+        snprintf(cells[NCSV - 3], 512, "%s", x->status);
+        csv_num(cells[NCSV - 2], 512, x->size);
+        if (!strcmp(x->size_measure, "geometric_mean_of_shape"))
             snprintf(cells[NCSV - 5], 512, "size is the geometric mean of the shape");
         char *text = gb_crossover_text(x);
         csv_row(out, cells, text ? text : "?");
@@ -786,7 +790,7 @@ int gb_report_want_color(FILE *out) {
     return isatty(fileno(out)) && !(nc && *nc);
 }
 
-int gb_report_render(const cJSON *results, const gb_report_options *o, FILE *out) {
+int gb_report_render(const gb_results *results, const gb_report_options *o, FILE *out) {
     gb_format f = o ? o->format : GB_FMT_TABLE;
     const char *ops = o ? o->ops : NULL;
     int color = o && o->color && f == GB_FMT_TABLE;
@@ -798,15 +802,23 @@ int gb_report_render(const cJSON *results, const gb_report_options *o, FILE *out
     /* The document's crossover when the runner stored one, else computed;
      * also computed when an entry predates "changes", since the sentence
      * needs every change of winner. */
-    cJSON *computed = NULL;
-    const cJSON *xs = get(results, "crossover"), *x;
-    int stale = !cJSON_IsArray(xs);
-    if (!stale)
-        cJSON_ArrayForEach(x, xs) if (!cJSON_IsArray(get(x, "changes"))) stale = 1;
-    if (stale) xs = computed = gb_crossover_compute(results);
+    gb_crossover_entry *computed = NULL;
+    const gb_crossover_entry *xs = results->crossover;
+    size_t nx = results->ncrossover;
+    int stale = !results->has_crossover;
+    for (size_t i = 0; i < nx; i++)
+        if (!xs[i].has_changes) stale = 1;
+    if (stale) {
+        gb_err e = {{0}};
+        if (gb_crossover_compute(results, &computed, &nx, &e) != GB_OK) {
+            free(d.rows);
+            return -1;
+        }
+        xs = computed;
+    }
 
     if (f == GB_FMT_CSV) {
-        render_csv(&d, xs, ops, out);
+        render_csv(&d, xs, nx, ops, out);
     } else {
         header(f, out, results, &d, color);
         for (size_t a = 0; a < d.n;) {
@@ -829,7 +841,7 @@ int gb_report_render(const cJSON *results, const gb_report_options *o, FILE *out
             a = b;
         }
         if (d.n == 0) para(f, out, "No cases.", 0);
-        crossover_section(f, out, results, xs, ops, color);
+        crossover_section(f, out, results, xs, nx, ops, color);
         int ok = 0, skipped = 0, failed = 0, total = 0;
         for (size_t i = 0; i < d.n; i++)
             for (int k = 0; k < NSIDES; k++) {
@@ -847,17 +859,33 @@ int gb_report_render(const cJSON *results, const gb_report_options *o, FILE *out
         para(f, out, buf, 0);
         if (f == GB_FMT_HTML) fputs("</body>\n</html>\n", out);
     }
-    cJSON_Delete(computed);
+    if (computed) {
+        for (size_t i = 0; i < nx; i++) gb_crossover_entry_free(&computed[i]);
+        free(computed);
+    }
     free(d.rows);
     return ferror(out) ? -1 : 0;
 }
 
-void gb_report_case_line(const cJSON *case_obj, FILE *out) {
+int gb_report_render_json(const struct cJSON *doc, const gb_report_options *o, FILE *out) {
+    gb_results r;
+    gb_err e = {{0}};
+    if (gb_results_from_json(doc, "results", &r, &e) != GB_OK) {
+        fprintf(stderr, "gpubench: cannot render the results: %s\n", e.msg);
+        return -1;
+    }
+    int rc = gb_report_render(&r, o, out);
+    gb_results_free(&r);
+    return rc;
+}
+
+void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
     row w;
-    read_row(case_obj, &w);
+    read_row(r, c, &w);
+    side_names sn;
+    side_names_of(r, c->run, &sn);
     char line[1024], buf[GB_CELL_LEN];
     int off = snprintf(line, sizeof line, "%-11s %-16s %-7s", w.op, w.label, w.dtype);
-    static const char *const name[NSIDES] = {"cpu", "gpu dev", "gpu e2e"};
     for (int k = 0; k < NSIDES; k++) {
         const side *s = &w.s[k];
         if (!s->r || off >= (int)sizeof line) continue;
@@ -866,12 +894,12 @@ void gb_report_case_line(const cJSON *case_obj, FILE *out) {
         } else {
             snprintf(buf, sizeof buf, "%s", s->status);
         }
-        off += snprintf(line + off, sizeof line - (size_t)off, "  %s %s", name[k], buf);
+        off += snprintf(line + off, sizeof line - (size_t)off, "  %s %s", sn.label[k], buf);
     }
     for (int j = 0; j < 2; j++) {
         if (isnan(w.speedup[j]) || off >= (int)sizeof line) continue;
         fmt_speedup(buf, sizeof buf, w.speedup[j]);
-        off += snprintf(line + off, sizeof line - (size_t)off, "  %s %s", buf, j ? "e2e" : "dev");
+        off += snprintf(line + off, sizeof line - (size_t)off, "  %s %s", buf, sn.brief[j]);
     }
     int ran = 0, bad = 0, passed = 0;
     const char *why = "";
@@ -889,4 +917,15 @@ void gb_report_case_line(const cJSON *case_obj, FILE *out) {
                  bad ? ": " : "", bad ? why : "");
     fprintf(out, "%s\n", line);
     fflush(out);
+}
+
+void gb_report_case_line(const struct cJSON *case_obj, FILE *out) {
+    gb_case_result c;
+    gb_err e = {{0}};
+    if (gb_case_result_from_json(case_obj, "case", &c, &e) != GB_OK) {
+        fprintf(out, "(this case cannot be shown: %s)\n", e.msg);
+        return;
+    }
+    gb_report_case(NULL, &c, out);
+    gb_case_result_free(&c);
 }

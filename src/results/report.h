@@ -1,12 +1,17 @@
 /* report.h — tables from a results document (docs/results-schema.md).
  *
  * Both `gpubench run` (the summary at the end) and `gpubench report` (any
- * saved run) render through these, from the same cJSON document, so a saved
- * run prints exactly what the live run printed. */
+ * saved run) render through these, from the same results model
+ * (results_model.h), so a saved run prints exactly what the live run
+ * printed. Which backend fills which column is the model's to say (host,
+ * then the accelerator's timings); nothing here names a backend. */
 #ifndef GB_REPORT_H
 #define GB_REPORT_H
 #include <stdio.h>
-#include <cjson/cJSON.h>
+
+#include "results_model.h"
+
+struct cJSON;
 
 typedef enum { GB_FMT_TABLE = 0, GB_FMT_MD, GB_FMT_CSV, GB_FMT_HTML } gb_format;
 
@@ -18,13 +23,23 @@ typedef struct {
 
 /* Parse "table" | "md" | "csv" | "html"; -1 if unknown. */
 int gb_format_parse(const char *s);
-/* The summary tables grouped by op, then the crossover section. */
-int gb_report_render(const cJSON *results, const gb_report_options *o, FILE *out);
-/* One line for a finished case (printed as it finishes). */
-void gb_report_case_line(const cJSON *case_obj, FILE *out);
-/* Compute the crossover sizes of a results document and store them in its
+/* The summary tables grouped by op, then the crossover section (the
+ * document's own when every entry lists its changes, else computed). 0, or
+ * -1 when writing failed or out of memory. */
+int gb_report_render(const gb_results *results, const gb_report_options *o, FILE *out);
+/* One line for a finished case (printed as it finishes). results may be NULL
+ * (the built-in table then describes the backends). */
+void gb_report_case(const gb_results *results, const gb_case_result *c, FILE *out);
+
+/* The same for the runner's in-memory cJSON document, read through the
+ * model (src/cli/cmd_run.c, src/core/runner.c), until the runner fills the
+ * model itself. gb_report_render_json says on stderr why a document it cannot
+ * read is not rendered. */
+int gb_report_render_json(const struct cJSON *doc, const gb_report_options *o, FILE *out);
+void gb_report_case_line(const struct cJSON *case_obj, FILE *out);
+/* Compute the crossover of the runner's document and store it in its
  * "crossover" array (replacing any). */
-void gb_report_crossover(cJSON *results);
+void gb_report_crossover(struct cJSON *doc);
 
 /* ---- Extensions (report branch) ------------------------------------------ */
 
@@ -62,14 +77,19 @@ gb_crossover_status gb_crossover_find(const double *size, const double *speedup,
 void gb_crossover_free(gb_crossover *x);
 const char *gb_crossover_status_name(gb_crossover_status s);
 /* The scalar size of a case for crossover and plots: the geometric mean of
- * its "shape" (= n for a square n×n or n×n×n case). *square (may be NULL) is
+ * its shape (= n for a square n×n or n×n×n case). *square (may be NULL) is
  * set to 1 when every dimension is equal. 0 when the case has no shape. */
-double gb_case_scalar_size(const cJSON *case_obj, int *square);
+double gb_case_scalar_size(const gb_case_result *c, int *square);
 
-/* The crossover array of a results document, computed without changing it
- * (gb_report_crossover stores the same array in the document). */
-cJSON *gb_crossover_compute(const cJSON *results);
-/* What a crossover entry (one element of that array) says, in words, for
+/* The crossover entries of a results document, computed without changing
+ * it: for each sweep (cases of one run, op, dtype and params) and each timing
+ * of the run's accelerator, where the accelerator wins. *out is malloc'd
+ * (free each with gb_crossover_entry_free, then the array). GB_OK, or GB_FAIL
+ * (out of memory) with the message in e. */
+int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, size_t *n, gb_err *e);
+/* Replace results' crossover with the computed one. GB_OK or GB_FAIL. */
+int gb_crossover_update(gb_results *results, gb_err *e);
+/* What a crossover entry says, in words, for
  * every report format (malloc'd; the caller frees; NULL on out of memory):
  *   gb_crossover_text: which side wins where along the sweep, naming every
  *     change of winner, e.g. "the GPU wins from 512 to 1024; the CPU wins
@@ -78,8 +98,8 @@ cJSON *gb_crossover_compute(const cJSON *results);
  *   gb_crossover_gpu_sizes: the tested sizes the GPU wins, as ranges
  *     ("512–1024", "256, 1024–3162"), or "none".
  * Sizes print as the report prints them (whole numbers from 100 up). */
-char *gb_crossover_text(const cJSON *entry);
-char *gb_crossover_gpu_sizes(const cJSON *entry);
+char *gb_crossover_text(const gb_crossover_entry *entry);
+char *gb_crossover_gpu_sizes(const gb_crossover_entry *entry);
 /* Whether the terminal table should be coloured on this stream: it is a
  * terminal and NO_COLOR (https://no-color.org) is unset or empty. */
 int gb_report_want_color(FILE *out);

@@ -1,8 +1,9 @@
 /* report_crossover.c — where the GPU wins along a size sweep, and the words
  * that say so.
  *
- * Cases are grouped by (op, dtype, params); each group is a size sweep. For
- * each timing (device-resident, end-to-end) the speedups along the sweep are
+ * Cases are grouped by (run, op, dtype, params); each group is a size sweep.
+ * For each timing of the run's accelerator (for CUDA: device-resident,
+ * end-to-end) the speedups along the sweep are
  * handed to gb_crossover_find, which finds every change of winner and
  * interpolates each in log-log space: speedup curves are close to power laws
  * in the size, so a straight line between two neighbouring points in log-log
@@ -14,7 +15,7 @@
 #include <string.h>
 
 #include "report.h"
-#include "results_io.h"
+#include "results_model.h"
 
 const char *gb_crossover_status_name(gb_crossover_status s) {
     switch (s) {
@@ -122,134 +123,166 @@ void gb_crossover_free(gb_crossover *x) {
     x->changes = NULL;
 }
 
-double gb_case_scalar_size(const cJSON *case_obj, int *square) {
-    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(case_obj, "shape");
+double gb_case_scalar_size(const gb_case_result *c, int *square) {
     if (square) *square = 0;
-    int n = cJSON_GetArraySize(shape);
-    if (!cJSON_IsArray(shape) || n == 0) return 0;
+    if (c->rank == 0) return 0;
     double sumlog = 0, first = 0;
     int eq = 1;
-    for (int i = 0; i < n; i++) {
-        const cJSON *d = cJSON_GetArrayItem(shape, i);
-        if (!cJSON_IsNumber(d) || d->valuedouble <= 0) return 0;
-        if (i == 0) first = d->valuedouble;
-        if (d->valuedouble != first) eq = 0;
-        sumlog += log(d->valuedouble);
+    for (size_t i = 0; i < c->rank; i++) {
+        double d = c->shape[i];
+        if (!(d > 0)) return 0;
+        if (i == 0) first = d;
+        if (d != first) eq = 0;
+        sumlog += log(d);
     }
     if (square) *square = eq;
-    return eq ? first : exp(sumlog / n);
+    return eq ? first : exp(sumlog / (double)c->rank);
 }
 
-static const char *str_of(const cJSON *o, const char *key) {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(s) ? s->valuestring : "";
+/* The speedup of a case for a timing, or 0 when it has none. */
+static double case_speedup(const gb_case_result *c, const char *timing) {
+    double v = gb_case_speedup(c, timing);
+    return isnan(v) ? 0 : v;
 }
 
-/* The speedup of a case for a timing, or 0 when absent / not a number. */
-static double case_speedup(const cJSON *c, const char *timing) {
-    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(c, "speedup");
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(sp, timing);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-/* The backend of the case's result for this GPU timing (the one that is
- * not the CPU's), or NULL: read from the data, so no backend is named here. */
-static const char *gpu_backend(const cJSON *c, const char *timing) {
-    const cJSON *r;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(c, "results")) {
-        const char *b = str_of(r, "backend");
-        if (*b && strcmp(b, "cpu") && !strcmp(str_of(r, "timing"), timing)) return b;
+/* The backend of the case's result for this timing that is not the host
+ * (the accelerator's), or NULL. */
+static const char *accel_backend(const gb_results *r, const gb_case_result *c, const char *timing) {
+    for (size_t i = 0; i < c->nresults; i++) {
+        const gb_result *res = &c->results[i];
+        if (*res->backend && gb_results_backend(r, c->run, res->backend)->role != GB_ROLE_HOST &&
+            !strcmp(res->timing, timing))
+            return res->backend;
     }
     return NULL;
 }
 
-static int same_group(const cJSON *a, const cJSON *b) {
-    if (gb_results_case_run(a) != gb_results_case_run(b)) return 0;
-    if (strcmp(str_of(a, "op"), str_of(b, "op")) || strcmp(str_of(a, "dtype"), str_of(b, "dtype")))
-        return 0;
-    const cJSON *pa = cJSON_GetObjectItemCaseSensitive(a, "params");
-    const cJSON *pb = cJSON_GetObjectItemCaseSensitive(b, "params");
-    if (!pa && !pb) return 1;
-    return pa && pb && cJSON_Compare(pa, pb, 1);
+static int same_group(const gb_case_result *a, const gb_case_result *b) {
+    if (a->run != b->run) return 0;
+    if (strcmp(a->op, b->op) || strcmp(a->dtype, b->dtype)) return 0;
+    if (!a->params.present && !b->params.present) return 1;
+    return a->params.present && b->params.present && gb_kvlist_equal(&a->params, &b->params);
 }
 
-/* gpu_name: the backend that the GPU side of this sweep ran on, for "to". */
-static cJSON *entry(const cJSON *first, const char *timing, const gb_crossover *x, int all_square,
-                    const char *gpu_name) {
-    cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "op", str_of(first, "op"));
-    cJSON_AddStringToObject(e, "dtype", str_of(first, "dtype"));
-    const cJSON *params = cJSON_GetObjectItemCaseSensitive(first, "params");
-    cJSON_AddItemToObject(e, "params", params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject());
-    cJSON_AddStringToObject(e, "timing", timing);
-    if (cJSON_GetObjectItemCaseSensitive(first, "run")) cJSON_AddNumberToObject(e, "run", gb_results_case_run(first));
+/* One entry: accel names the backend the accelerator side of this sweep ran
+ * on and host the host's, for each change's "to". */
+static int entry(const gb_case_result *first, const char *timing, const gb_crossover *x, int all_square,
+                 const char *accel, const char *host, gb_crossover_entry *e) {
+    memset(e, 0, sizeof *e);
+    e->run = first->run;
+    e->size = e->tested_min = e->tested_max = NAN;
+    e->between[0] = e->between[1] = NAN;
+    if (!(e->op = strdup(first->op)) || !(e->dtype = strdup(first->dtype)) || !(e->timing = strdup(timing)) ||
+        !(e->status = strdup(gb_crossover_status_name(x->status))) ||
+        !(e->size_measure = strdup(all_square ? "n" : "geometric_mean_of_shape")))
+        return GB_FAIL;
+    gb_kvlist params = first->params;
+    params.present = 1; /* an entry always has params, {} when its cases have none */
+    if (gb_kvlist_copy(&e->params, &params) != GB_OK) return GB_FAIL;
     if (x->status == GB_CROSS_INTERPOLATED) {
-        cJSON_AddNumberToObject(e, "size", x->size);
-        cJSON *between = cJSON_AddArrayToObject(e, "between");
-        cJSON_AddItemToArray(between, cJSON_CreateNumber(x->lo));
-        cJSON_AddItemToArray(between, cJSON_CreateNumber(x->hi));
-    } else {
-        cJSON_AddNullToObject(e, "size");
+        e->size = x->size;
+        e->has_between = 1;
+        e->between[0] = x->lo;
+        e->between[1] = x->hi;
     }
-    cJSON_AddStringToObject(e, "status", gb_crossover_status_name(x->status));
-    cJSON_AddStringToObject(e, "size_measure", all_square ? "n" : "geometric_mean_of_shape");
-    cJSON_AddNumberToObject(e, "tested_min", x->tested_min);
-    cJSON_AddNumberToObject(e, "tested_max", x->tested_max);
-    cJSON_AddNumberToObject(e, "points", x->points);
-    cJSON_AddNumberToObject(e, "sign_changes", x->sign_changes);
+    e->tested_min = x->tested_min;
+    e->tested_max = x->tested_max;
+    e->points = x->points;
+    e->sign_changes = x->sign_changes;
     /* Every change of winner: what a sentence about the sweep needs, and
-     * what status alone cannot say (whether the GPU keeps winning). */
-    cJSON *changes = cJSON_AddArrayToObject(e, "changes");
-    for (int i = 0; i < x->sign_changes; i++) {
+     * what status alone cannot say (whether the accelerator keeps winning). */
+    e->has_changes = 1;
+    if (x->sign_changes > 0 && !(e->changes = calloc((size_t)x->sign_changes, sizeof *e->changes))) return GB_FAIL;
+    for (int i = 0; i < x->sign_changes; i++, e->nchanges++) {
         const gb_crossover_change *c = &x->changes[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "size", c->size);
-        cJSON_AddNumberToObject(o, "lo", c->lo);
-        cJSON_AddNumberToObject(o, "hi", c->hi);
-        cJSON_AddStringToObject(o, "to", c->to_gpu ? gpu_name : "cpu");
-        cJSON_AddItemToArray(changes, o);
+        gb_crossover_step *s = &e->changes[i];
+        s->size = c->size;
+        s->lo = c->lo;
+        s->hi = c->hi;
+        s->to_accelerator = c->to_gpu;
+        if (!(s->to = strdup(c->to_gpu ? accel : host))) return GB_FAIL;
     }
-    return e;
+    return GB_OK;
 }
 
-cJSON *gb_crossover_compute(const cJSON *results) {
-    static const char *const timings[] = {"device", "end_to_end"};
-    cJSON *out = cJSON_CreateArray();
-    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(results, "cases");
-    int n = cJSON_GetArraySize(cases);
-    if (n <= 0) return out;
-    char *done = calloc((size_t)n, 1);
-    double *size = malloc((size_t)n * sizeof *size), *sp = malloc((size_t)n * sizeof *sp);
+int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, size_t *nout, gb_err *e) {
+    *out = NULL;
+    *nout = 0;
+    size_t n = results->ncases, cap = 0;
+    if (n == 0) return GB_OK;
+    int rc = GB_FAIL;
+    char *done = calloc(n, 1);
+    double *size = malloc(n * sizeof *size), *sp = malloc(n * sizeof *sp);
     if (!done || !size || !sp) goto end;
-    for (int i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (done[i]) continue;
-        const cJSON *first = cJSON_GetArrayItem(cases, i);
-        for (int t = 0; t < 2; t++) {
+        const gb_case_result *first = &results->cases[i];
+        const gb_backend_desc *accel = gb_results_accelerator(results, first->run);
+        const gb_backend_desc *host = gb_results_host(results, first->run);
+        for (size_t t = 0; t < accel->ntimings; t++) {
+            const char *timing = accel->timings[t].name;
             size_t m = 0;
             int all_square = 1;
-            const char *gpu_name = NULL;
-            for (int j = i; j < n; j++) {
-                const cJSON *c = cJSON_GetArrayItem(cases, j);
+            const char *accel_name = NULL;
+            for (size_t j = i; j < n; j++) {
+                const gb_case_result *c = &results->cases[j];
                 if (!same_group(first, c)) continue;
                 done[j] = 1;
-                if (!gpu_name) gpu_name = gpu_backend(c, timings[t]);
+                if (!accel_name) accel_name = accel_backend(results, c, timing);
                 int sq;
                 size[m] = gb_case_scalar_size(c, &sq);
-                sp[m] = case_speedup(c, timings[t]);
+                sp[m] = case_speedup(c, timing);
                 if (size[m] > 0 && sp[m] > 0 && !sq) all_square = 0;
                 m++;
             }
             gb_crossover x;
-            if (gb_crossover_find(size, sp, m, &x) != GB_CROSS_NO_DATA)
-                cJSON_AddItemToArray(out, entry(first, timings[t], &x, all_square, gpu_name ? gpu_name : "gpu"));
+            if (gb_crossover_find(size, sp, m, &x) != GB_CROSS_NO_DATA) {
+                if (*nout == cap) {
+                    size_t bigger = cap ? 2 * cap : 16;
+                    gb_crossover_entry *grown = realloc(*out, bigger * sizeof *grown);
+                    if (!grown) {
+                        gb_crossover_free(&x);
+                        goto end;
+                    }
+                    *out = grown;
+                    cap = bigger;
+                }
+                int st = entry(first, timing, &x, all_square, accel_name ? accel_name : accel->name, host->name,
+                               &(*out)[*nout]);
+                (*nout)++;
+                if (st != GB_OK) {
+                    gb_crossover_free(&x);
+                    goto end;
+                }
+            }
             gb_crossover_free(&x);
         }
     }
+    rc = GB_OK;
 end:
+    if (rc != GB_OK) {
+        gb_errf(e, GB_FAIL, "%s: out of memory computing the crossover", results->name ? results->name : "results");
+        for (size_t i = 0; i < *nout; i++) gb_crossover_entry_free(&(*out)[i]);
+        free(*out);
+        *out = NULL;
+        *nout = 0;
+    }
     free(done);
     free(size);
     free(sp);
-    return out;
+    return rc;
+}
+
+int gb_crossover_update(gb_results *results, gb_err *e) {
+    gb_crossover_entry *x;
+    size_t n;
+    if (gb_crossover_compute(results, &x, &n, e) != GB_OK) return GB_FAIL;
+    for (size_t i = 0; i < results->ncrossover; i++) gb_crossover_entry_free(&results->crossover[i]);
+    free(results->crossover);
+    results->crossover = x;
+    results->ncrossover = n;
+    results->has_crossover = 1;
+    return GB_OK;
 }
 
 /* ---- the crossover in words ------------------------------------------------ */
@@ -259,11 +292,6 @@ static void fmt_size(char *buf, size_t len, double v) {
     if (isnan(v)) snprintf(buf, len, "–");
     else if (v >= 100) snprintf(buf, len, "%.0f", v);
     else snprintf(buf, len, "%.3g", v);
-}
-
-static double num_of(const cJSON *o, const char *key) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 /* A run of neighbouring tested sizes won by one side, from a to b; cross is
@@ -276,26 +304,25 @@ typedef struct {
 /* The segments of an entry, in size order, into a malloc'd array; -1 when
  * the entry cannot say (out of memory, or changes counted but not listed, as
  * in files written before "changes" existed). */
-static int segments(const cJSON *entry, segment **out) {
+static int segments(const gb_crossover_entry *entry, segment **out) {
     *out = NULL;
-    const cJSON *changes = cJSON_GetObjectItemCaseSensitive(entry, "changes");
-    int nc = cJSON_IsArray(changes) ? cJSON_GetArraySize(changes) : 0;
-    if (!cJSON_IsArray(changes) && num_of(entry, "sign_changes") > 0) return -1;
-    segment *sg = malloc((size_t)(nc + 1) * sizeof *sg);
+    size_t nc = entry->has_changes ? entry->nchanges : 0;
+    if (!entry->has_changes && entry->sign_changes > 0) return -1;
+    segment *sg = malloc((nc + 1) * sizeof *sg);
     if (!sg) return -1;
-    sg[0].a = num_of(entry, "tested_min");
+    sg[0].a = entry->tested_min;
     sg[0].cross = NAN;
-    sg[0].gpu = !strcmp(str_of(entry, "status"), "below_smallest");
+    sg[0].gpu = !strcmp(entry->status, "below_smallest");
     int k = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, changes) {
-        sg[k].b = num_of(c, "lo");
+    for (size_t i = 0; i < nc; i++) {
+        const gb_crossover_step *c = &entry->changes[i];
+        sg[k].b = c->lo;
         k++;
-        sg[k].a = num_of(c, "hi");
-        sg[k].cross = num_of(c, "size");
-        sg[k].gpu = strcmp(str_of(c, "to"), "cpu") != 0;
+        sg[k].a = c->hi;
+        sg[k].cross = c->size;
+        sg[k].gpu = c->to_accelerator;
     }
-    sg[k].b = num_of(entry, "tested_max");
+    sg[k].b = entry->tested_max;
     *out = sg;
     return k + 1;
 }
@@ -318,7 +345,7 @@ static char *close_stream(FILE *f, char **buf) {
     return *buf;
 }
 
-char *gb_crossover_text(const cJSON *entry) {
+char *gb_crossover_text(const gb_crossover_entry *entry) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -328,13 +355,13 @@ char *gb_crossover_text(const cJSON *entry) {
     char a[32], b[32];
     if (ns < 0) {
         fprintf(f, "the winner changes %g times along the sweep; this entry does not list where "
-                   "(`gpubench report` recomputes it)", num_of(entry, "sign_changes"));
+                   "(`gpubench report` recomputes it)", (double)entry->sign_changes);
     } else if (ns == 1) {
         /* One winner throughout: say so, with the sizes that back it. */
         fmt_size(a, sizeof a, sg[0].a);
         fmt_size(b, sizeof b, sg[0].b);
         const char *who = sg[0].gpu ? "GPU" : "CPU";
-        if (num_of(entry, "points") == 1 || !strcmp(a, b))
+        if (entry->points == 1 || !strcmp(a, b))
             fprintf(f, "the %s wins at the only size tested, %s", who, a);
         else
             fprintf(f, "the %s wins at every size tested, from %s to %s", who, a, b);
@@ -355,7 +382,7 @@ char *gb_crossover_text(const cJSON *entry) {
     return close_stream(f, &buf);
 }
 
-char *gb_crossover_gpu_sizes(const cJSON *entry) {
+char *gb_crossover_gpu_sizes(const gb_crossover_entry *entry) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -377,11 +404,16 @@ char *gb_crossover_gpu_sizes(const cJSON *entry) {
     return close_stream(f, &buf);
 }
 
-void gb_report_crossover(cJSON *results) {
-    if (!cJSON_IsObject(results)) return;
-    cJSON *x = gb_crossover_compute(results);
-    if (cJSON_HasObjectItem(results, "crossover"))
-        cJSON_ReplaceItemInObjectCaseSensitive(results, "crossover", x);
-    else
-        cJSON_AddItemToObject(results, "crossover", x);
+void gb_report_crossover(struct cJSON *doc) {
+    gb_results r;
+    gb_err e = {{0}};
+    if (gb_results_from_json(doc, "results", &r, &e) != GB_OK) return;
+    gb_crossover_entry *x;
+    size_t n;
+    if (gb_crossover_compute(&r, &x, &n, &e) == GB_OK) {
+        gb_results_json_set_crossover(doc, x, n, &e);
+        for (size_t i = 0; i < n; i++) gb_crossover_entry_free(&x[i]);
+        free(x);
+    }
+    gb_results_free(&r);
 }

@@ -1,25 +1,15 @@
-/* results_io.c — load + check, atomic write, run accessors. */
+/* results_io.c — read a JSON file (with the line of a syntax error), write one
+ * atomically. */
 #include "results_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static void msg(char *why, unsigned long why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void msg(char *why, unsigned long why_len, const char *fmt, ...) {
-    if (!why || !why_len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-}
 
 /* Whole file into a NUL-terminated buffer; NULL with errno set on failure. */
 static char *slurp(FILE *f, size_t *len) {
@@ -44,8 +34,7 @@ static char *slurp(FILE *f, size_t *len) {
 }
 
 /* "line N: malformed JSON near '...'" for a parse error at pos. */
-static void parse_error(const char *name, const char *buf, size_t len, const char *pos,
-                        char *why, unsigned long why_len) {
+static void parse_error(const char *name, const char *buf, size_t len, const char *pos, gb_err *e) {
     if (!pos || pos < buf || pos > buf + len) pos = buf + len;
     long line = 1;
     for (const char *p = buf; p < pos; p++)
@@ -55,65 +44,21 @@ static void parse_error(const char *name, const char *buf, size_t len, const cha
     for (const char *p = pos; p < buf + len && k < 24 && *p != '\n' && *p != '\r'; p++)
         near[k++] = (*p >= 32 && *p < 127) ? *p : '?';
     near[k] = '\0';
-    if (!why || !why_len) return;
-    if (k == 0) snprintf(why, why_len, "%s: line %ld: malformed JSON (unexpected end of file)", name, line);
-    else snprintf(why, why_len, "%s: line %ld: malformed JSON near '%s'", name, line, near);
+    if (k == 0) gb_errf(e, GB_FAIL, "%s: line %ld: malformed JSON (unexpected end of file)", name, line);
+    else gb_errf(e, GB_FAIL, "%s: line %ld: malformed JSON near '%s'", name, line, near);
 }
 
-/* Structural checks beyond the schema name: what every reader relies on. */
-static int check_shape(const cJSON *doc, const char *name, char *why, unsigned long why_len) {
-    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
-    if (!cJSON_IsArray(cases)) {
-        msg(why, why_len, "%s: not a valid results file (no \"cases\" array)", name);
-        return -1;
-    }
-    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
-    int nruns = 1;
-    if (runs) {
-        if (!cJSON_IsArray(runs) || cJSON_GetArraySize(runs) == 0) {
-            msg(why, why_len, "%s: \"runs\" must be a non-empty array of run objects", name);
-            return -1;
-        }
-        nruns = cJSON_GetArraySize(runs);
-        long i = 0;
-        for (const cJSON *r = runs->child; r; r = r->next, i++)
-            if (!cJSON_IsObject(r)) {
-                msg(why, why_len, "%s: runs[%ld] is not an object", name, i);
-                return -1;
-            }
-    }
-    long i = 0;
-    for (const cJSON *c = cases->child; c; c = c->next, i++) {
-        if (!cJSON_IsObject(c)) {
-            msg(why, why_len, "%s: cases[%ld] is not an object", name, i);
-            return -1;
-        }
-        const cJSON *run = cJSON_GetObjectItemCaseSensitive(c, "run");
-        if (run && (!cJSON_IsNumber(run) || run->valuedouble < 0 || run->valuedouble >= nruns ||
-                    run->valuedouble != (double)run->valueint)) {
-            msg(why, why_len, "%s: cases[%ld].run does not index \"runs\"", name, i);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-cJSON *gb_results_load(const char *path, char *why, unsigned long why_len) {
+int gb_json_read_file(const char *path, cJSON **out, gb_err *e) {
+    *out = NULL;
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) {
-        msg(why, why_len, "%s: cannot open: %s", name, strerror(errno));
-        return NULL;
-    }
+    if (!f) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", name, strerror(errno));
     size_t len = 0;
     char *buf = slurp(f, &len);
     int read_errno = errno;
     if (!is_stdin) fclose(f);
-    if (!buf) {
-        msg(why, why_len, "%s: cannot read: %s", name, strerror(read_errno));
-        return NULL;
-    }
+    if (!buf) return gb_errf(e, GB_FAIL, "%s: cannot read: %s", name, strerror(read_errno));
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
     if (doc && end) { /* only white space may follow the document */
@@ -126,38 +71,13 @@ cJSON *gb_results_load(const char *path, char *why, unsigned long why_len) {
         }
     }
     if (!doc) {
-        parse_error(name, buf, len, end ? end : cJSON_GetErrorPtr(), why, why_len);
+        parse_error(name, buf, len, end ? end : cJSON_GetErrorPtr(), e);
         free(buf);
-        return NULL;
+        return GB_FAIL;
     }
     free(buf);
-    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-    if (!cJSON_IsObject(doc) || !schema) {
-        msg(why, why_len, "%s: not a gpubench results file (no \"schema\")", name);
-        goto bad;
-    }
-    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, GB_RESULTS_SCHEMA) != 0) {
-        msg(why, why_len, "%s: not a gpubench results file (schema \"%s\")", name,
-            cJSON_IsString(schema) ? schema->valuestring : "?");
-        goto bad;
-    }
-    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "schema_version");
-    if (!cJSON_IsNumber(ver)) {
-        msg(why, why_len, "%s: no numeric \"schema_version\", this gpubench reads %d", name,
-            GB_RESULTS_SCHEMA_VERSION);
-        goto bad;
-    }
-    if (ver->valuedouble != GB_RESULTS_SCHEMA_VERSION) {
-        if (why && why_len)
-            snprintf(why, why_len, "%s: schema_version %g, this gpubench reads %d", name,
-                     ver->valuedouble, GB_RESULTS_SCHEMA_VERSION);
-        goto bad;
-    }
-    if (check_shape(doc, name, why, why_len) != 0) goto bad;
-    return doc;
-bad:
-    cJSON_Delete(doc);
-    return NULL;
+    *out = doc;
+    return GB_OK;
 }
 
 static int write_all(int fd, const char *p, size_t n) {
@@ -173,18 +93,15 @@ static int write_all(int fd, const char *p, size_t n) {
     return 0;
 }
 
-int gb_results_write_atomic(const cJSON *doc, const char *path, char *why, unsigned long why_len) {
+int gb_json_write_atomic(const cJSON *doc, const char *path, gb_err *e) {
     char *text = cJSON_Print(doc);
-    if (!text) {
-        msg(why, why_len, "%s: cannot serialise the document (out of memory)", path);
-        return -1;
-    }
+    if (!text) return gb_errf(e, GB_FAIL, "%s: cannot serialise the document (out of memory)", path);
     size_t n = strlen(text);
     if (strcmp(path, "-") == 0) {
         int bad = fwrite(text, 1, n, stdout) != n || fputc('\n', stdout) == EOF || fflush(stdout) != 0;
         free(text);
-        if (bad) msg(why, why_len, "%s: cannot write: %s", "<stdout>", strerror(errno));
-        return bad ? -1 : 0;
+        if (bad) return gb_errf(e, GB_FAIL, "%s: cannot write: %s", "<stdout>", strerror(errno));
+        return GB_OK;
     }
 
     /* The temp file lives next to the target: rename is atomic only within
@@ -192,37 +109,37 @@ int gb_results_write_atomic(const cJSON *doc, const char *path, char *why, unsig
     char *dircopy = strdup(path), *basecopy = strdup(path);
     size_t tlen = strlen(path) + 32;
     char *tmp = malloc(tlen);
-    int rc = -1, fd = -1;
+    int rc = GB_FAIL, fd = -1;
     if (!dircopy || !basecopy || !tmp) {
-        msg(why, why_len, "%s: out of memory", path);
+        gb_errf(e, GB_FAIL, "%s: out of memory", path);
         goto out;
     }
     const char *dir = dirname(dircopy);
     snprintf(tmp, tlen, "%s/.%s.tmp.XXXXXX", dir, basename(basecopy));
     fd = mkstemp(tmp);
     if (fd < 0) {
-        msg(why, why_len, "%s: cannot create a temporary file there: %s", path, strerror(errno));
+        gb_errf(e, GB_FAIL, "%s: cannot create a temporary file there: %s", path, strerror(errno));
         goto out;
     }
     /* mkstemp makes 0600; results are meant to be shared like any output. */
     mode_t mask = umask(0);
     umask(mask);
     if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, text, n) != 0 || write_all(fd, "\n", 1) != 0) {
-        msg(why, why_len, "%s: cannot write: %s", path, strerror(errno));
+        gb_errf(e, GB_FAIL, "%s: cannot write: %s", path, strerror(errno));
         goto fail;
     }
     if (fsync(fd) != 0) {
-        msg(why, why_len, "%s: fsync failed: %s", path, strerror(errno));
+        gb_errf(e, GB_FAIL, "%s: fsync failed: %s", path, strerror(errno));
         goto fail;
     }
     if (close(fd) != 0) {
         fd = -1;
-        msg(why, why_len, "%s: close failed: %s", path, strerror(errno));
+        gb_errf(e, GB_FAIL, "%s: close failed: %s", path, strerror(errno));
         goto fail;
     }
     fd = -1;
     if (rename(tmp, path) != 0) {
-        msg(why, why_len, "%s: cannot rename the temporary file into place: %s", path, strerror(errno));
+        gb_errf(e, GB_FAIL, "%s: cannot rename the temporary file into place: %s", path, strerror(errno));
         goto fail;
     }
     /* Make the rename itself durable; failure here loses nothing already
@@ -232,7 +149,7 @@ int gb_results_write_atomic(const cJSON *doc, const char *path, char *why, unsig
         (void)fsync(dfd);
         close(dfd);
     }
-    rc = 0;
+    rc = GB_OK;
     goto out;
 fail:
     if (fd >= 0) close(fd);
@@ -245,35 +162,10 @@ out:
     return rc;
 }
 
-int gb_results_is_merged(const cJSON *doc) {
-    return cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "runs"));
+int gb_results_write_atomic(const cJSON *doc, const char *path, char *why, unsigned long why_len) {
+    gb_err e = {{0}};
+    if (gb_json_write_atomic(doc, path, &e) == GB_OK) return 0;
+    if (why && why_len) snprintf(why, why_len, "%s", e.msg);
+    return -1;
 }
 
-int gb_results_run_count(const cJSON *doc) {
-    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
-    return cJSON_IsArray(runs) ? cJSON_GetArraySize(runs) : 1;
-}
-
-const cJSON *gb_results_run(const cJSON *doc, int i) {
-    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
-    if (!cJSON_IsArray(runs)) return i == 0 ? doc : NULL;
-    if (i < 0) return NULL;
-    return cJSON_GetArrayItem(runs, i);
-}
-
-int gb_results_case_run(const cJSON *case_obj) {
-    const cJSON *run = cJSON_GetObjectItemCaseSensitive(case_obj, "run");
-    return cJSON_IsNumber(run) && run->valueint >= 0 ? run->valueint : 0;
-}
-
-const char *gb_results_run_name(const cJSON *doc, int i) {
-    static char fallback[32];
-    const cJSON *run = gb_results_run(doc, i);
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(run, "name");
-    if (cJSON_IsString(name) && name->valuestring[0]) return name->valuestring;
-    const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(run, "context");
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(ctx, "hostname");
-    if (cJSON_IsString(host) && host->valuestring[0]) return host->valuestring;
-    snprintf(fallback, sizeof fallback, "run%d", i);
-    return fallback;
-}

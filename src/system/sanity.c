@@ -35,28 +35,18 @@ static double number(const cJSON *o, const char *key) {
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-static const char *string(const cJSON *o, const char *key) {
-    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static const char *text_or_empty(const cJSON *o, const char *key) {
-    const char *t = string(o, key);
-    return t ? t : "";
-}
-
-int gb_sanity_check_ceilings(const cJSON *results, cJSON *warnings) {
+int gb_sanity_check_ceilings(const gb_results *results, cJSON *warnings) {
     /* the worst excess per ceiling ("cpu.gemm_float64_gflops") */
     enum { MAX_CEILINGS = 32 };
-    typedef struct { const char *peak; double pct; const cJSON *c; } excess;
+    typedef struct { const char *peak; double pct; const gb_case_result *c; } excess;
     excess worst[MAX_CEILINGS];
     int n = 0, count = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(results, "cases")) {
-        const cJSON *r;
-        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(c, "results")) {
-            double pct = number(r, "pct_of_peak");
-            const char *peak = string(r, "peak");
+    for (size_t ci = 0; ci < results->ncases; ci++) {
+        const gb_case_result *c = &results->cases[ci];
+        for (size_t ri = 0; ri < c->nresults; ri++) {
+            const gb_result *r = &c->results[ri];
+            double pct = r->pct_of_peak;
+            const char *peak = r->peak;
             /* only compute ceilings: a bandwidth ceiling is DRAM's, and sizes
              * that fit in cache beat it legitimately */
             if (!peak || !strstr(peak, "_gflops") || !(pct > GB_CEILING_SLACK)) continue;
@@ -73,10 +63,17 @@ int gb_sanity_check_ceilings(const cJSON *results, cJSON *warnings) {
         warnf(warnings, &count,
               "%s %s %s reached %.0f%% of the ceiling %s measured at the start: that ceiling came in a "
               "slow moment of this machine, so %% of peak against it is overstated",
-              text_or_empty(worst[i].c, "op"), text_or_empty(worst[i].c, "label"),
-              text_or_empty(worst[i].c, "dtype"), worst[i].pct,
-              worst[i].peak);
+              worst[i].c->op, worst[i].c->label, worst[i].c->dtype, worst[i].pct, worst[i].peak);
     return count;
+}
+
+int gb_sanity_check_ceilings_json(const cJSON *doc, cJSON *warnings) {
+    gb_results r;
+    gb_err e = {{0}};
+    if (gb_results_from_json(doc, "results", &r, &e) != GB_OK) return 0;
+    int n = gb_sanity_check_ceilings(&r, warnings);
+    gb_results_free(&r);
+    return n;
 }
 
 int gb_sanity_check_context(const cJSON *context, cJSON *warnings) {

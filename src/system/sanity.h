@@ -8,6 +8,8 @@
 #define GB_SANITY_H
 #include <cjson/cJSON.h>
 
+#include "results_model.h"
+
 /* Inspect the provenance in context (cpu.cores, cpu.logical_cpus,
  * cpu_threads_used) and the machine (governor, load) and append one string
  * per problem to warnings. Returns the count. */
@@ -24,5 +26,9 @@ int gb_sanity_check_machine(cJSON *warnings);
  * machine. One warning per ceiling, naming the case that beat it most; the
  * % of peak against that ceiling is then overstated. Returns the count. */
 #define GB_CEILING_SLACK 105.0
-int gb_sanity_check_ceilings(const cJSON *results, cJSON *warnings);
+int gb_sanity_check_ceilings(const gb_results *results, cJSON *warnings);
+/* The same on the runner's in-memory document, read through the results
+ * model (src/cli/cmd_run.c, until the runner fills the model); 0 when the
+ * document cannot be read. */
+int gb_sanity_check_ceilings_json(const cJSON *doc, cJSON *warnings);
 #endif
