@@ -25,11 +25,6 @@ typedef struct {
  * runner measures each with the same stopping rule and records each. */
 #define GB_MAX_TIMINGS 2
 
-/* What a backend is to the comparison: the host side every speedup is
- * measured against, or an accelerator. Code outside the backends reads this
- * (and the names below) instead of naming a backend. */
-typedef enum { GB_ROLE_HOST = 0, GB_ROLE_ACCELERATOR = 1 } gb_backend_role;
-
 typedef struct gb_backend {
     int abi_version;              /* GB_ABI_VERSION at build time */
     const char *name;             /* "cpu", "cuda" */

@@ -98,6 +98,12 @@ typedef struct gb_case {
     int memory_bound;        /* the op's rate is judged in bytes moved (op.h rate_kind "bytes") */
 } gb_case;
 
+/* What a backend is to the comparison: the host side every speedup is
+ * measured against, or an accelerator. Code outside the backends reads this
+ * (a backend registers it; a results file records it in context.backends)
+ * instead of naming a backend. */
+typedef enum { GB_ROLE_HOST = 0, GB_ROLE_ACCELERATOR = 1 } gb_backend_role;
+
 /* Is name one of the entries of a comma-separated list ("cpu,cuda")? */
 int gb_list_contains(const char *list, const char *name);
 

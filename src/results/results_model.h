@@ -76,8 +76,6 @@ typedef struct {
 
 /* ---- backends and their timings ------------------------------------------ */
 
-typedef enum { GB_ROLE_HOST = 0, GB_ROLE_ACCELERATOR } gb_backend_role;
-
 typedef struct {
     char *name;    /* as results name it: "host", "device", "end_to_end" */
     char *label;   /* a short label: "cpu", "gpu dev", "gpu e2e" */
