@@ -505,6 +505,11 @@ def save(fig, out, stem, fmt):
     return path
 
 
+def gid(panel, side, op, variant, shape_index):
+    """The SVG id of a data series: data-<panel>-<side>-<op>-v<variant>-s<shape group>."""
+    return "data-%s-%s-%s-v%d-s%d" % (panel, side, safe(op), variant.index, shape_index)
+
+
 def safe(name):
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(name))
 
@@ -605,7 +610,7 @@ def plot_group(doc, op, dtype, cases, out, fmt):
     shapes = ShapeLabels()
     ax_t, ax_r, ax_s = axes["time"], axes["rate"], axes.get("speedup")
     for v in variants:
-        for cls, group in split_shapes(v.cases):
+        for j, (cls, group) in enumerate(split_shapes(v.cases)):
             joined = cls is None
             for side in SIDES:
                 pts = time_points(group, side)
@@ -617,13 +622,13 @@ def plot_group(doc, op, dtype, cases, out, fmt):
                     square_sizes += x
                 y = [p[1] * 1e3 for p in pts]
                 err = [[max(0.0, (p[1] - p[2]) * 1e3) for p in pts], [max(0.0, (p[3] - p[1]) * 1e3) for p in pts]]
-                ax_t.errorbar(x, y, yerr=err, capsize=2.5, elinewidth=1, gid="data-time-%s-%s" % (side, safe(op)), **kw)
+                ax_t.errorbar(x, y, yerr=err, capsize=2.5, elinewidth=1, gid=gid("time", side, op, v, j), **kw)
                 if not joined:
                     shapes.note(ax_t, cls, x, y, shape_label(pts[-1][5]))
                 rates = [(p[0], p[4]) for p in pts if p[4]]
                 if rates and side != "end_to_end":
                     ax_r.plot([r[0] for r in rates], [r[1] for r in rates],
-                              gid="data-rate-%s-%s" % (side, safe(op)), **kw)
+                              gid=gid("rate", side, op, v, j), **kw)
                     any_rate = True
                     if not joined:
                         shapes.note(ax_r, cls, [r[0] for r in rates], [r[1] for r in rates], shape_label(pts[-1][5]),
@@ -634,7 +639,7 @@ def plot_group(doc, op, dtype, cases, out, fmt):
                 pts = speedup_points(group, timing)
                 if not pts:
                     continue
-                ax_s.plot([p[0] for p in pts], [p[1] for p in pts], gid="data-speedup-%s-%s" % (timing, safe(op)),
+                ax_s.plot([p[0] for p in pts], [p[1] for p in pts], gid=gid("speedup", timing, op, v, j),
                           **line_kw(timing, v.index, joined))
                 if joined:
                     square_sizes += [p[0] for p in pts]
@@ -812,7 +817,7 @@ def plot_overview(doc, cases, out, fmt):
         sizes, entries, any_data = [], [], False
         for v in variants:
             handles = []
-            for cls, group in split_shapes(v.cases):
+            for j, (cls, group) in enumerate(split_shapes(v.cases)):
                 joined = cls is None
                 if speed:
                     for timing in TIMINGS:
@@ -821,7 +826,7 @@ def plot_overview(doc, cases, out, fmt):
                             continue
                         any_data = True
                         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-                        ax.plot(xs, ys, gid="data-speedup-%s-%s" % (timing, safe(op)),
+                        ax.plot(xs, ys, gid=gid("speedup", timing, op, v, j),
                                 **line_kw(timing, v.index, joined))
                         ylo.append(min(ys))
                         yhi.append(max(ys))
@@ -837,7 +842,7 @@ def plot_overview(doc, cases, out, fmt):
                         continue
                     any_data = True
                     xs, ys = [p[0] for p in pts], [p[1] * 1e3 for p in pts]
-                    ax.plot(xs, ys, gid="data-time-cpu-%s" % safe(op), **line_kw("cpu", v.index, joined))
+                    ax.plot(xs, ys, gid=gid("time", "cpu", op, v, j), **line_kw("cpu", v.index, joined))
                     ylo.append(min(ys))
                     yhi.append(max(ys))
                     if joined:
