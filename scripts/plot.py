@@ -33,6 +33,7 @@ Needs Python 3 and matplotlib (Debian: python3-matplotlib); nothing else.
 Exit status: 0 written, 2 usage error, unreadable input or no matplotlib.
 """
 import argparse
+import io
 import json
 import math
 import os
@@ -443,11 +444,46 @@ def mark_crossings(ax, xs, side):
                 markeredgewidth=0.9, linestyle="none", zorder=6)
 
 
-def label_one_x(ax):
+def data_points(ax):
+    """The data drawn on ax (markers, and points along the joined segments) in
+    axes fractions: what a label should not cover."""
+    to_axes = ax.transData + ax.transAxes.inverted()
+    pts = []
+    for ln in ax.lines:
+        xy = [to_axes.transform((x, y)) for x, y in zip(ln.get_xdata(), ln.get_ydata()) if x > 0 and y > 0]
+        pts += xy
+        if ln.get_linestyle() not in ("None", "none", ""):
+            pts += [(a[0] + (b[0] - a[0]) * t / 12, a[1] + (b[1] - a[1]) * t / 12)
+                    for a, b in zip(xy, xy[1:]) for t in range(1, 12)]
+    return pts
+
+
+def place_label(ax, pts, value, text, width_in, height_in, colour, lift=0, below_too=False):
+    """Label a horizontal line at y=value inside ax: above it (lifted by lift
+    points, for stacking) at the left or the right end, or below it when
+    below_too, wherever the fewest data points sit."""
+    y_line = (ax.transData + ax.transAxes.inverted()).transform((1.0, value))[1]
+    w = len(text) * 8 * 0.56 / 72.0 / width_in + 0.03
+    h = 12 / 72.0 / height_in
+    best = None
+    for up in ((True, False) if below_too else (True,)):
+        y0 = y_line + (2 + lift) / 72.0 / height_in if up else y_line - (2 + lift) / 72.0 / height_in - h
+        for right in (False, True):
+            xa, xb = (1 - w, 1) if right else (0, w)
+            n = sum(1 for px, py in pts if xa - 0.02 <= px <= xb + 0.02 and y0 - 0.015 <= py <= y0 + h + 0.015)
+            if best is None or n < best[0]:
+                best = (n, up, right)
+    _, up, right = best
+    ax.annotate(text, xy=(1.0 if right else 0.0, value), xycoords=("axes fraction", "data"),
+                xytext=(-4 if right else 4, (2 + lift) if up else -(2 + lift)), textcoords="offset points",
+                ha="right" if right else "left", va="bottom" if up else "top", fontsize=8, color=colour,
+                zorder=7, bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.75))
+
+
+def label_one_x(ax, width_in, height_in):
+    pts = data_points(ax)
     ax.axhline(1.0, color="black", linewidth=1.1, zorder=1)
-    ax.annotate("1× = same time", xy=(0.0, 1.0), xycoords=("axes fraction", "data"), xytext=(4, 3),
-                textcoords="offset points", fontsize=8, color="black", va="bottom",
-                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8), zorder=7)
+    place_label(ax, pts, 1.0, "1× = same time", width_in, height_in, "black", below_too=True)
 
 
 def peak_name(backend, key, doc, run):
@@ -499,8 +535,24 @@ def rect(fig, left_in, bottom_in, w_in, h_in):
 
 
 def save(fig, out, stem, fmt):
+    """Write the figure; a PNG as a 256-colour palette image (a third of the
+    bytes, no visible change for line plots) when Pillow, which matplotlib
+    itself needs, can do it."""
     path = os.path.join(out, "%s.%s" % (stem, fmt))
-    fig.savefig(path, dpi=DPI, metadata={"Software": None} if fmt == "png" else {"Date": None})
+    if fmt == "png":
+        buf = io.BytesIO()
+        fig.savefig(buf, dpi=DPI, format="png", metadata={"Software": None})
+        plt.close(fig)
+        try:
+            from PIL import Image
+            img = Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
+            q, d = getattr(Image, "Quantize", Image), getattr(Image, "Dither", Image)
+            img.quantize(colors=256, method=q.MEDIANCUT, dither=d.NONE).save(path, optimize=True)
+        except (ImportError, AttributeError, ValueError):
+            with open(path, "wb") as f:
+                f.write(buf.getvalue())
+        return path
+    fig.savefig(path, dpi=DPI, format=fmt, metadata={"Date": None})
     plt.close(fig)
     return path
 
@@ -687,7 +739,7 @@ def plot_group(doc, op, dtype, cases, out, fmt):
     if ax_s is not None:
         if has_speedup:
             finish(ax_s, "speedup = CPU time / GPU time", "×", extra=(0.8, 1.25), room_top=bool(nonsquare))
-            label_one_x(ax_s)
+            label_one_x(ax_s, pw, panel_h)
         else:
             empty(ax_s, "no speedup: needs both a CPU and a GPU result at the same size")
         ax_s.set_title("speedup (above 1×: GPU faster)")
@@ -698,33 +750,14 @@ def plot_group(doc, op, dtype, cases, out, fmt):
         if lines:
             lo, hi = ax_r.get_ylim()
             near = 0.06 * math.log(hi / lo)  # labels closer than this (in log y) would overlap
-            to_axes = ax_r.transData + ax_r.transAxes.inverted()
-            pts = []  # the data lines, markers and segments, in axes fractions
-            for ln in ax_r.lines:
-                xy = [to_axes.transform((x, y)) for x, y in zip(ln.get_xdata(), ln.get_ydata()) if x > 0 and y > 0]
-                pts += xy
-                if ln.get_linestyle() not in ("None", "none", ""):
-                    pts += [(a[0] + (b[0] - a[0]) * t / 12, a[1] + (b[1] - a[1]) * t / 12)
-                            for a, b in zip(xy, xy[1:]) for t in range(1, 12)]
+            pts = data_points(ax_r)
             placed = []
             for label, value, side, vi in sorted(lines, key=lambda l: l[1]):
                 ax_r.axhline(value, color=shade(side, vi), linestyle=(0, (1.5, 2)), linewidth=1.3, zorder=1)
                 k = sum(1 for p in placed if abs(math.log(value / p)) < near)
                 placed.append(value)
-                # above the line, stacked; at the left unless data points sit there
-                y0 = to_axes.transform((1.0, value))[1] + (2 + 11 * k) / 72.0 / panel_h
-                y1 = y0 + 12 / 72.0 / panel_h
-                w = len(label) * 8 * 0.56 / 72.0 / pw + 0.03
-
-                def hits(xa, xb):
-                    return sum(1 for px, py in pts if xa - 0.02 <= px <= xb + 0.02 and y0 - 0.015 <= py <= y1 + 0.015)
-
-                at_right = hits(1 - w, 1) < hits(0, w)
-                ax_r.annotate(label, xy=(1.0 if at_right else 0.0, value), xycoords=("axes fraction", "data"),
-                              xytext=(-4 if at_right else 4, 2 + 11 * k), textcoords="offset points",
-                              ha="right" if at_right else "left", va="bottom", fontsize=8,
-                              color=shade(side, vi), zorder=7,
-                              bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.75))
+                # above the line (stacked when lines are close), at whichever end is free
+                place_label(ax_r, pts, value, label, pw, panel_h, shade(side, vi), lift=11 * k)
     else:
         empty(ax_r, "no rates recorded")
     ax_r.set_title("achieved rate vs measured ceilings")
