@@ -17,9 +17,10 @@
 
 /* A Python that can import matplotlib, or SKIP with the reason. */
 static int find_python(char *python, size_t len) {
-    char why[1024], msg[1200];
-    if (gb_plot_find_python(python, len, why, sizeof why) == 0) return 1;
-    snprintf(msg, sizeof msg, "no Python with matplotlib, plots not drawn: %s", why);
+    gb_err why = {{0}};
+    char msg[GB_MSG_LEN + 64];
+    if (gb_plot_find_python(python, len, &why) == GB_OK) return 1;
+    snprintf(msg, sizeof msg, "no Python with matplotlib, plots not drawn: %s", why.msg);
     SKIP(msg);
     return 0;
 }
@@ -128,8 +129,9 @@ TEST(plot_non_square_shapes_are_their_own_series) {
 TEST(plot_without_matplotlib_says_so_in_one_line) {
     /* Any Python 3 will do: a shim package on PYTHONPATH makes `import
      * matplotlib` fail the way a missing one does. */
-    char python[PATH_MAX], why[1024];
-    if (gb_plot_find_python(python, sizeof python, why, sizeof why) != 0) {
+    char python[PATH_MAX];
+    gb_err why = {{0}};
+    if (gb_plot_find_python(python, sizeof python, &why) != GB_OK) {
         if (gb_test_sh("command -v python3 >/dev/null", NULL, 0) != 0) {
             SKIP("no python3 at all: nothing to run scripts/plot.py with");
             return;
@@ -155,5 +157,19 @@ TEST(plot_without_matplotlib_says_so_in_one_line) {
     /* --help needs no matplotlib. */
     snprintf(cmd, sizeof cmd, "PYTHONPATH=%s/shim %s scripts/plot.py --help", dir, python);
     CHECK(gb_test_sh(cmd, log, sizeof log) == 0 && strstr(log, "--op"));
+    rm_rf(dir);
+}
+
+/* `gpubench report --op matmul --plot DIR` draws matmul only. */
+TEST(plot_report_op_filter_reaches_the_script) {
+    char python[PATH_MAX];
+    if (!find_python(python, sizeof python)) return;
+    char dir[] = "/tmp/gb_test_plot_report_op_XXXXXX", cmd[PATH_MAX + 256], out[4096];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "%s report " FIX_H100 " --op matmul --plot %s > /dev/null 2>&1; ls %s",
+             gb_test_binary(), dir, dir);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    CHECK(strstr(out, "matmul_float32.png") != NULL);
+    CHECK(strstr(out, "fft") == NULL && strstr(out, "svd") == NULL && strstr(out, "solve") == NULL);
     rm_rf(dir);
 }

@@ -545,7 +545,7 @@ TEST(plot_script_writes_png_and_svg) {
     fflush(stderr);
     int save2 = dup(2), devnull = open("/dev/null", O_WRONLY);
     dup2(devnull, 2);  /* the script's "wrote ..." lines */
-    int st = gb_plot_run_from(".", "tests/data/results_small.json", out_png, "png", &e);
+    int st = gb_plot_run_from(".", "tests/data/results_small.json", out_png, "png", NULL, &e);
     dup2(save2, 2);
     close(save2);
     close(devnull);
@@ -574,14 +574,14 @@ TEST(plot_says_what_is_missing) {
     gb_err e = {{0}};
     const char *why = e.msg;
     setenv("GPUBENCH_PYTHON", "/nonexistent/python3", 1);
-    int st = gb_plot_run_from(".", "tests/data/results_small.json", "/tmp/gb_never_written", "png", &e);
+    int st = gb_plot_run_from(".", "tests/data/results_small.json", "/tmp/gb_never_written", "png", NULL, &e);
     unsetenv("GPUBENCH_PYTHON");
     CHECK(st == GB_SKIP);
     CHECK(strstr(why, "GPUBENCH_PYTHON=/nonexistent/python3 cannot be run") && strstr(why, "matplotlib"));
-    st = gb_plot_run_from("/nonexistent-dir", "x.json", "/tmp/x", "png", &e);
+    st = gb_plot_run_from("/nonexistent-dir", "x.json", "/tmp/x", "png", NULL, &e);
     CHECK(st == GB_SKIP && strstr(why, "scripts/plot.py not found") &&
           strstr(why, "/nonexistent-dir/../share/gpubench/scripts/plot.py"));
-    CHECK(gb_plot_run_from(".", "x.json", "/tmp/x", "pdf", &e) == GB_FAIL);
+    CHECK(gb_plot_run_from(".", "x.json", "/tmp/x", "pdf", NULL, &e) == GB_FAIL);
 
     /* Search order: build tree, then bundle, then install prefix. */
     char root[] = "/tmp/gb_test_find_XXXXXX", cmd[512];

@@ -118,7 +118,7 @@ int gb_cmd_report(int argc, char **argv) {
     if (rc != GB_EXIT_OK) fprintf(stderr, "gpubench report: writing the report failed\n");
     gb_results_free(&doc);
     if (rc == GB_EXIT_OK && plot_dir) {
-        int st = gb_plot_run(path, plot_dir, plot_format, &e);
+        int st = gb_plot_run(path, plot_dir, plot_format, o.ops, &e);
         if (st != GB_OK) {
             fprintf(stderr, "gpubench report: --plot: %s\n", e.msg);
             rc = GB_EXIT_USAGE;

@@ -399,7 +399,7 @@ int gb_cmd_run(int argc, char **argv) {
             if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
         }
     }
-    if (plot_dir && gb_plot_run(path, plot_dir, "png", &e) != GB_OK)
+    if (plot_dir && gb_plot_run(path, plot_dir, "png", NULL, &e) != GB_OK)
         fprintf(stderr, "gpubench run: --plot: %s\n", e.msg);
 
     cJSON_Delete(doc);

@@ -121,7 +121,7 @@ int gb_plot_find_python(char *path, size_t len, gb_err *e) {
 }
 
 int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *out_dir,
-                     const char *format, gb_err *e) {
+                     const char *format, const char *ops, gb_err *e) {
     char script[PATH_MAX], python[PATH_MAX];
     gb_err found = {{0}};
     if (!format || (strcmp(format, "png") && strcmp(format, "svg")))
@@ -130,7 +130,7 @@ int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *
     if (gb_plot_find_python(python, sizeof python, &found) != GB_OK)
         return gb_errf(e, GB_SKIP, "cannot draw plots: %s", found.msg);
     char *argv[] = {python, script, (char *)results_json, "--out", (char *)out_dir,
-                    "--format", (char *)format, NULL};
+                    "--format", (char *)format, ops ? "--op" : NULL, (char *)ops, NULL};
     int err = 0;
     fflush(stdout);
     fflush(stderr);
@@ -141,12 +141,12 @@ int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *
     return GB_OK;
 }
 
-int gb_plot_run(const char *results_json, const char *out_dir, const char *format, gb_err *e) {
+int gb_plot_run(const char *results_json, const char *out_dir, const char *format, const char *ops, gb_err *e) {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return gb_errf(e, GB_FAIL, "cannot find the gpubench executable (/proc/self/exe: %s)", strerror(errno));
     exe[n] = '\0';
     char *slash = strrchr(exe, '/');
     if (slash) *slash = '\0';
-    return gb_plot_run_from(exe, results_json, out_dir, format, e);
+    return gb_plot_run_from(exe, results_json, out_dir, format, ops, e);
 }

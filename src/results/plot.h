@@ -11,19 +11,19 @@
 #include "gb.h"
 
 /* Draw results_json into out_dir (created if missing) as format "png" or
- * "svg". Finds scripts/plot.py next to the executable (see
+ * "svg", only the ops in the comma list ops (NULL: every op). Finds scripts/plot.py next to the executable (see
  * gb_plot_find_script) and a Python with matplotlib (gb_plot_find_python).
  * Returns 0 (GB_OK) when the plots were written; GB_SKIP (1) when the
  * script or a Python with matplotlib is missing; GB_FAIL (2) when the
  * script ran and failed. Every non-zero return fills e with what to do. The
  * script reads the file itself (scripts/plot.py); `gpubench report --plot`
  * has loaded and checked it through the results model first. */
-int gb_plot_run(const char *results_json, const char *out_dir, const char *format, gb_err *e);
+int gb_plot_run(const char *results_json, const char *out_dir, const char *format, const char *ops, gb_err *e);
 
 /* The same, locating scripts/plot.py relative to exe_dir instead of the
  * running executable's directory (tests; tools embedding gpubench). */
 int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *out_dir,
-                     const char *format, gb_err *e);
+                     const char *format, const char *ops, gb_err *e);
 
 /* plot.py relative to the executable's directory, first that exists:
  *   <exe_dir>/scripts/plot.py                  (build tree)
