@@ -100,9 +100,5 @@ TEST(results_write_atomic_reports_missing_directory) {
     cJSON *doc = cJSON_CreateObject();
     CHECK(gb_json_write_atomic(doc, "/nonexistent-dir/r.json", &e) == GB_FAIL);
     CHECK(strstr(e.msg, "/nonexistent-dir/r.json: cannot create a temporary file") != NULL);
-    /* the runner's form of it: the same message */
-    char why[256] = "";
-    CHECK(gb_results_write_atomic(doc, "/nonexistent-dir/r.json", why, sizeof why) == -1);
-    CHECK(strcmp(why, e.msg) == 0);
     cJSON_Delete(doc);
 }

@@ -319,17 +319,13 @@ TEST(sanity_results_above_their_ceiling_get_one_warning_per_ceiling) {
     add_case(cases, "8192x8192x8192", 104, "cuda.gemm_float64_gflops"); /* within the slack */
     add_case(cases, "256x256", 300, "cpu.triad_gbs"); /* from cache: DRAM's ceiling does not bind */
     cJSON *w = cJSON_CreateArray();
-    /* the runner's path: its document, read through the model */
-    CHECK(gb_sanity_check_ceilings_json(doc, w) == 1);
-    const char *msg = cJSON_GetArraySize(w) ? cJSON_GetArrayItem(w, 0)->valuestring : "";
-    CHECK(strstr(msg, "matmul 4096x4096x4096 float64 reached 128% of the ceiling cpu.gemm_float64_gflops") != NULL);
-    CHECK(strstr(msg, "overstated") != NULL);
-    /* the model's */
     gb_results r;
     gb_err e = {{0}};
     CHECK(gb_results_from_json(doc, "synthetic", &r, &e) == GB_OK);
     CHECK(gb_sanity_check_ceilings(&r, w) == 1);
-    CHECK(cJSON_GetArraySize(w) == 2 && !strcmp(cJSON_GetArrayItem(w, 1)->valuestring, msg));
+    const char *msg = cJSON_GetArraySize(w) ? cJSON_GetArrayItem(w, 0)->valuestring : "";
+    CHECK(strstr(msg, "matmul 4096x4096x4096 float64 reached 128% of the ceiling cpu.gemm_float64_gflops") != NULL);
+    CHECK(strstr(msg, "overstated") != NULL);
     gb_results_free(&r);
     cJSON_Delete(w);
     cJSON_Delete(doc);

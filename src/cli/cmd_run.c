@@ -15,7 +15,6 @@
 #include "op.h"
 #include "plot.h"
 #include "report.h"
-#include "results_io.h"
 #include "runner.h"
 #include "sanity.h"
 #include "suite.h"
@@ -98,8 +97,9 @@ static void fmt_seconds(char *buf, size_t len, double s) {
 }
 
 /* The time breakdown: into the results ("time_breakdown", with the same
- * parts per op under "by_op") and on stderr. */
-static void record_breakdown(cJSON *doc, const gb_time_breakdown *b, int quiet) {
+ * parts per op under "by_op"; the model keeps it as JSON text) and on
+ * stderr. GB_OK, or GB_FAIL on out of memory. */
+static int record_breakdown(gb_results *results, const gb_time_breakdown *b, int quiet) {
     double counted = b->ceilings_s + b->write_s;
     for (int p = 0; p < GB_T_PARTS; p++) counted += b->all[p];
     double other = b->wall_s > counted ? b->wall_s - counted : 0;
@@ -117,17 +117,18 @@ static void record_breakdown(cJSON *doc, const gb_time_breakdown *b, int quiet) 
         cJSON *x = cJSON_AddObjectToObject(by_op, gb_ops[op]->name);
         for (int p = 0; p < GB_T_PARTS; p++) cJSON_AddNumberToObject(x, gb_time_part_key[p], b->by_op[op][p]);
     }
-    if (cJSON_GetObjectItemCaseSensitive(doc, "time_breakdown"))
-        cJSON_ReplaceItemInObjectCaseSensitive(doc, "time_breakdown", o);
-    else
-        cJSON_AddItemToObject(doc, "time_breakdown", o);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!text) return GB_FAIL;
+    free(results->time_breakdown_json);
+    results->time_breakdown_json = text;
 
     char buf[32];
     fmt_seconds(buf, sizeof buf, b->wall_s);
     fprintf(stderr, "time: %s in all", buf);
     if (b->all[GB_T_SAMPLES] > 0) fprintf(stderr, ", %.1f× the timed samples", b->wall_s / b->all[GB_T_SAMPLES]);
     fprintf(stderr, "\n");
-    if (quiet) return;
+    if (quiet) return GB_OK;
     const double share = b->wall_s > 0 ? 100.0 / b->wall_s : 0;
     for (int p = 0; p < GB_T_PARTS; p++) {
         fmt_seconds(buf, sizeof buf, b->all[p]);
@@ -139,6 +140,7 @@ static void record_breakdown(cJSON *doc, const gb_time_breakdown *b, int quiet) 
         fmt_seconds(buf, sizeof buf, rest[i].v);
         fprintf(stderr, "  %-44s %9s %5.1f%%\n", rest[i].text, buf, rest[i].v * share);
     }
+    return GB_OK;
 }
 
 
@@ -152,13 +154,11 @@ static void default_out_path(const char *suite, char *out, size_t len) {
     snprintf(out, len, "results/%s-%s-%s.json", suite, host, stamp);
 }
 
-static cJSON *new_results_doc(const gb_suite *s, cJSON *context, const char *cache) {
+/* The run's provenance — suite, context, peaks, warnings, health — as its
+ * producers (sysinfo, the backends, the checks) write it: JSON, which
+ * gb_run_set_provenance takes into the results model. */
+static cJSON *new_provenance(const gb_suite *s, cJSON *context, const char *cache) {
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "schema", "gpubench-results");
-    cJSON_AddNumberToObject(doc, "schema_version", 1);
-    cJSON_AddStringToObject(doc, "gpubench_version", GB_VERSION);
-    cJSON_AddBoolToObject(doc, "complete", 0);
-    cJSON_AddBoolToObject(doc, "interrupted", 0);
     cJSON *suite = cJSON_Duplicate(s->doc, 1);
     cJSON_AddStringToObject(suite, "path", s->path);
     cJSON_AddItemToObject(doc, "suite", suite);
@@ -169,8 +169,18 @@ static cJSON *new_results_doc(const gb_suite *s, cJSON *context, const char *cac
     cJSON_AddItemToObject(doc, "peaks", cJSON_CreateObject());
     cJSON_AddItemToObject(doc, "warnings", cJSON_CreateArray());
     cJSON_AddItemToObject(doc, "health", cJSON_CreateObject());
-    cJSON_AddItemToObject(doc, "cases", cJSON_CreateArray());
     return doc;
+}
+
+/* The results document of this run: a single-run file, not complete yet. */
+static int new_results(gb_results *r, const char *path, gb_err *e) {
+    if (gb_results_init(r, path, 0, e) != GB_OK) return GB_FAIL;
+    if (gb_set_string(&r->gpubench_version, GB_VERSION) != GB_OK) {
+        gb_results_free(r);
+        return gb_errf(e, GB_FAIL, "%s: out of memory", path);
+    }
+    r->complete = r->interrupted = 0;
+    return GB_OK;
 }
 
 static void measure_peaks(gb_backend_set *set, cJSON *doc, int quiet) {
@@ -318,7 +328,7 @@ int gb_cmd_run(int argc, char **argv) {
 
     cJSON *context = gb_sysinfo_context(gb_full_argc, gb_full_argv);
     gb_backends_describe(&set, context);
-    cJSON *doc = new_results_doc(&suite, context, bopt.cache_cold ? "cold" : "hot");
+    cJSON *doc = new_provenance(&suite, context, bopt.cache_cold ? "cold" : "hot");
     cJSON *warnings = cJSON_GetObjectItemCaseSensitive(doc, "warnings");
     gb_cli_checks(&set, context, warnings);
     const cJSON *w;
@@ -332,14 +342,24 @@ int gb_cmd_run(int argc, char **argv) {
     times.ceilings_s = gb_now() - t_start;
     record_health(&set, doc, "before");
 
+    gb_results results;
+    if (new_results(&results, path, &e) != GB_OK || gb_run_set_provenance(&results.runs[0], doc, path, &e) != GB_OK) {
+        fprintf(stderr, "gpubench run: %s\n", e.msg);
+        gb_results_free(&results);
+        cJSON_Delete(doc);
+        gb_backends_shutdown(&set);
+        gb_suite_free(&suite);
+        return GB_EXIT_USAGE;
+    }
+
     FILE *lines = format == GB_FMT_TABLE ? stdout : stderr; /* keep md/csv stdout clean */
     gb_run_config cfg = {.backends = &set, .quiet = quiet, .progress = !quiet && isatty(2),
-                         .cache_cold = bopt.cache_cold, .results = doc, .out_path = path,
+                         .cache_cold = bopt.cache_cold, .results = &results, .out_path = path,
                          .lines = lines, .breakdown = &times, .started = t_start};
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);
-    gb_sanity_check_ceilings_json(doc, warnings);
+    gb_sanity_check_ceilings(&results, warnings);
     for (int i = before; i < cJSON_GetArraySize(warnings); i++)
         fprintf(stderr, "WARNING: %s\n", cJSON_GetArrayItem(warnings, i)->valuestring);
     for (int i = 0; i < set.count; i++)
@@ -351,17 +371,24 @@ int gb_cmd_run(int argc, char **argv) {
             fprintf(stderr, "WARNING: %s\n", msg);
         }
 
-    cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateBool(!gb_interrupted && status == GB_OK));
-    cJSON_ReplaceItemInObjectCaseSensitive(doc, "interrupted", cJSON_CreateBool(gb_interrupted != 0));
-    if (gb_interrupted) cJSON_AddStringToObject(doc, "interrupted_by", signal_name(gb_interrupted));
-    int bad = gb_runner_summarize(doc);
-    gb_report_crossover(doc);
+    /* health "after" and the warnings of the end of the run into the model */
+    gb_err pe = {{0}};
+    int model_ok = gb_run_set_provenance(&results.runs[0], doc, path, &pe) == GB_OK;
+    results.complete = !gb_interrupted && status == GB_OK;
+    results.interrupted = gb_interrupted != 0;
+    if (gb_interrupted && gb_set_string(&results.interrupted_by, signal_name(gb_interrupted)) != GB_OK)
+        model_ok = 0;
+    int bad = gb_results_summarize(&results);
+    if (model_ok && gb_crossover_update(&results, &pe) != GB_OK) model_ok = 0;
     times.wall_s = gb_now() - t_start;
-    record_breakdown(doc, &times, quiet);
+    if (record_breakdown(&results, &times, quiet) != GB_OK) model_ok = 0;
     /* An interrupted run is not a success, even with every result verified:
      * 128 + the signal's number is the shell's code for "stopped by it". */
     int exit_code = bad ? GB_EXIT_CHECK : gb_interrupted ? 128 + gb_interrupted : GB_EXIT_OK;
-    int written = gb_results_write_atomic(doc, path, why, sizeof why) == 0;
+    gb_err we = {{0}};
+    if (!model_ok) snprintf(why, sizeof why, "%s", pe.msg[0] ? pe.msg : "out of memory for the results");
+    else if (gb_results_write(&results, path, GB_WRITE_SAMPLES_6G, &we) != GB_OK) snprintf(why, sizeof why, "%s", we.msg);
+    int written = model_ok && !we.msg[0];
     if (!written) {
         fprintf(stderr, "gpubench run: %s\n", why);
         exit_code = GB_EXIT_USAGE;
@@ -373,7 +400,7 @@ int gb_cmd_run(int argc, char **argv) {
     gb_report_options ro = {.format = (gb_format)format, .ops = NULL,
                             .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
     if (format == GB_FMT_TABLE) printf("\n");
-    gb_report_render_json(doc, &ro, stdout);
+    gb_report_render(&results, &ro, stdout);
     fflush(stdout);
     if (gb_interrupted)
         fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, signal_name(gb_interrupted));
@@ -382,9 +409,7 @@ int gb_cmd_run(int argc, char **argv) {
     if (bad) fprintf(stderr, "%d result(s) failed verification or errored: exit 1\n", bad);
 
     /* Exported from the results file just written, as `gpubench export`
-     * does: one code path, so the two give the same bytes. (The in-memory
-     * document keeps its samples as raw JSON text, which an exporter reading
-     * arrays would silently skip.) */
+     * does: one code path, so the two give the same bytes. */
     if (gbench) {
         int st = -1;
         if (!strcmp(path, "-"))
@@ -402,6 +427,7 @@ int gb_cmd_run(int argc, char **argv) {
     if (plot_dir && gb_plot_run(path, plot_dir, "png", NULL, &e) != GB_OK)
         fprintf(stderr, "gpubench run: --plot: %s\n", e.msg);
 
+    gb_results_free(&results);
     cJSON_Delete(doc);
     gb_backends_shutdown(&set);
     gb_suite_free(&suite);

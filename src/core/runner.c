@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "report.h"
-#include "results_io.h"
 #include "stats.h"
 #include "timer.h"
 
@@ -29,93 +28,100 @@ static double host_available_bytes(void) {
     return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 }
 
-/* ---- results entries ------------------------------------------------------ */
+/* ---- results entries ------------------------------------------------------
+ * The runner fills the results model (results_model.h) in cfg->results.
+ * Adding a case or a result may move the earlier ones (realloc), so cases
+ * and results are named by index, never by a pointer kept across an add. An
+ * out-of-memory while filling it is remembered and fails the next
+ * checkpoint. */
 
-static cJSON *new_result(const char *backend, const char *timing, const char *status,
-                         const char *reason) {
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "backend", backend);
-    cJSON_AddStringToObject(r, "timing", timing);
-    cJSON_AddStringToObject(r, "status", status);
-    cJSON_AddStringToObject(r, "reason", reason ? reason : "");
-    return r;
+static int model_oom;
+
+static gb_case_result *case_at(gb_run_config *cfg, size_t ci) { return &cfg->results->cases[ci]; }
+
+static void set_status(gb_result *r, gb_result_status status, const char *reason) {
+    r->status = status;
+    if (gb_set_string(&r->reason, reason ? reason : "") != GB_OK) model_oom = 1;
+    r->has |= GB_R_HAS_REASON;
 }
 
-static void set_status(cJSON *r, const char *status, const char *reason) {
-    cJSON_ReplaceItemInObjectCaseSensitive(r, "status", cJSON_CreateString(status));
-    cJSON_ReplaceItemInObjectCaseSensitive(r, "reason", cJSON_CreateString(reason ? reason : ""));
+/* Append a result to case ci; its index, or -1 on out of memory. */
+static long new_result(gb_run_config *cfg, size_t ci, const char *backend, const char *timing,
+                       gb_result_status status, const char *reason) {
+    gb_case_result *c = case_at(cfg, ci);
+    gb_result *r = gb_case_add_result(c);
+    if (!r || gb_set_string(&r->backend, backend) != GB_OK || gb_set_string(&r->timing, timing) != GB_OK) {
+        model_oom = 1;
+        return -1;
+    }
+    set_status(r, status, reason);
+    return (long)(c->nresults - 1);
 }
 
-static void add_number_or_null(cJSON *o, const char *key, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, key, v);
-    else cJSON_AddNullToObject(o, key);
-}
-
-/* Samples as a raw JSON array with 6 significant digits: a timer's
- * resolution is far coarser than cJSON's 17 digits, and thousands of samples
- * per result would otherwise triple the file. */
-static cJSON *samples_json(const double *samples, size_t n) {
-    size_t cap = 16 * n + 3, len = 0;
-    char *text = malloc(cap);
-    if (!text) return cJSON_CreateDoubleArray(samples, (int)n);
-    text[len++] = '[';
-    for (size_t i = 0; i < n; i++)
-        len += (size_t)snprintf(text + len, cap - len, "%s%.6g", i ? "," : "", samples[i]);
-    text[len++] = ']';
-    text[len] = '\0';
-    cJSON *raw = cJSON_CreateRaw(text);
-    free(text);
-    return raw;
-}
-
-static void add_stats(cJSON *r, const double *samples, size_t n, const size_t *round_n, int rounds,
+static void set_stats(gb_result *r, const double *samples, size_t n, const size_t *round_n, int rounds,
                       const gb_case *c) {
-    cJSON_AddItemToObject(r, "samples_s", samples_json(samples, n));
+    double *copy = malloc((n ? n : 1) * sizeof *copy);
+    if (!copy) {
+        model_oom = 1;
+        return;
+    }
+    memcpy(copy, samples, n * sizeof *copy);
+    free(r->samples);
+    r->samples = copy;
+    r->nsamples = n;
+    r->has |= GB_R_HAS_SAMPLES;
     gb_stats st;
     gb_stats_compute(samples, n, &st);
     gb_stats_widen_to_rounds(samples, round_n, rounds, &st);
-    cJSON *s = cJSON_AddObjectToObject(r, "stats");
-    cJSON_AddNumberToObject(s, "n", (double)st.n);
-    cJSON_AddNumberToObject(s, "min", st.min);
-    cJSON_AddNumberToObject(s, "median", st.median);
-    cJSON_AddNumberToObject(s, "mean", st.mean);
-    cJSON_AddNumberToObject(s, "stddev", st.stddev);
-    cJSON_AddNumberToObject(s, "cv", st.cv);
-    cJSON_AddNumberToObject(s, "ci95_low", st.ci95_low);
-    cJSON_AddNumberToObject(s, "ci95_high", st.ci95_high);
-    add_number_or_null(r, "gflops", c->flops > 0 && st.median > 0 ? c->flops / st.median * 1e-9 : NAN);
-    add_number_or_null(r, "gbs", c->bytes > 0 && st.median > 0 ? c->bytes / st.median * 1e-9 : NAN);
+    gb_result_stats *s = &r->stats;
+    s->present = 1;
+    s->n = st.n;
+    s->min = st.min;
+    s->max = NAN; /* the runner's files have no max */
+    s->median = st.median;
+    s->mean = st.mean;
+    s->stddev = st.stddev;
+    s->cv = st.cv;
+    s->ci95_low = st.ci95_low;
+    s->ci95_high = st.ci95_high;
+    r->gflops = c->flops > 0 && st.median > 0 ? c->flops / st.median * 1e-9 : NAN;
+    r->gbs = c->bytes > 0 && st.median > 0 ? c->bytes / st.median * 1e-9 : NAN;
+    r->has |= GB_R_HAS_GFLOPS | GB_R_HAS_GBS;
 }
 
-static void add_verdict(cJSON *r, const gb_verdict *v) {
-    cJSON *o = cJSON_AddObjectToObject(r, "verification");
-    const char *st = v->status == GB_VERIFY_PASSED ? "passed"
-                     : v->status == GB_VERIFY_FAILED ? "failed" : "not_checked";
-    cJSON_AddStringToObject(o, "status", st);
-    cJSON_AddStringToObject(o, "against", v->against);
-    cJSON_AddStringToObject(o, "metric", v->metric);
-    add_number_or_null(o, "error", v->error);
-    add_number_or_null(o, "tolerance", v->tolerance);
-    cJSON_AddStringToObject(o, "detail", v->detail);
+static void set_verdict(gb_result *r, const gb_verdict *v) {
+    gb_verification *o = &r->verification;
+    o->present = 1;
+    o->status = v->status == GB_VERIFY_PASSED ? GB_VS_PASSED
+                : v->status == GB_VERIFY_FAILED ? GB_VS_FAILED : GB_VS_NOT_CHECKED;
+    if (gb_set_string(&o->against, v->against) != GB_OK || gb_set_string(&o->metric, v->metric) != GB_OK ||
+        gb_set_string(&o->detail, v->detail) != GB_OK)
+        model_oom = 1;
+    o->error = isfinite(v->error) ? v->error : NAN;
+    o->tolerance = isfinite(v->tolerance) ? v->tolerance : NAN;
+    o->has = GB_V_HAS_AGAINST | GB_V_HAS_METRIC | GB_V_HAS_ERROR | GB_V_HAS_TOLERANCE | GB_V_HAS_DETAIL;
 }
 
 /* ---- peaks ---------------------------------------------------------------- */
 
 /* pct_of_peak and peak of a result: its rate against the ceiling its
- * backend named (gb_backend.ceiling), as measured into peaks.<backend>. */
-static void add_pct_of_peak(cJSON *results, const gb_case *c, cJSON *r, const char *backend, const char *key) {
-    const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(results, "peaks");
-    const cJSON *bp = peaks ? cJSON_GetObjectItemCaseSensitive(peaks, backend) : NULL;
-    const cJSON *pv = key && bp ? cJSON_GetObjectItemCaseSensitive(bp, key) : NULL;
-    const cJSON *achieved = cJSON_GetObjectItemCaseSensitive(r, c->memory_bound ? "gbs" : "gflops");
-    if (cJSON_IsNumber(pv) && pv->valuedouble > 0 && cJSON_IsNumber(achieved)) {
-        cJSON_AddNumberToObject(r, "pct_of_peak", 100.0 * achieved->valuedouble / pv->valuedouble);
+ * backend named (gb_backend.ceiling), as measured into the run's peaks. */
+static void set_pct_of_peak(gb_run_config *cfg, const gb_case *c, gb_result *r, const char *backend,
+                            const char *key) {
+    const gb_peaks *peaks = &cfg->results->runs[0].peaks;
+    const gb_value *pv = NULL;
+    for (size_t i = 0; key && i < peaks->n && !pv; i++)
+        if (!strcmp(peaks->set[i].backend, backend)) pv = gb_kv_find(&peaks->set[i].values, key);
+    double peak = pv ? gb_value_num(pv) : NAN, achieved = c->memory_bound ? r->gbs : r->gflops;
+    free(r->peak);
+    r->peak = NULL;
+    r->pct_of_peak = NAN;
+    r->has |= GB_R_HAS_PCT | GB_R_HAS_PEAK;
+    if (peak > 0 && isfinite(achieved)) {
+        r->pct_of_peak = 100.0 * achieved / peak;
         char full[64];
         snprintf(full, sizeof full, "%s.%s", backend, key);
-        cJSON_AddStringToObject(r, "peak", full);
-    } else {
-        cJSON_AddNullToObject(r, "pct_of_peak");
-        cJSON_AddNullToObject(r, "peak");
+        if (gb_set_string(&r->peak, full) != GB_OK) model_oom = 1;
     }
 }
 
@@ -123,7 +129,7 @@ static void add_pct_of_peak(cJSON *results, const gb_case *c, cJSON *r, const ch
 
 /* Every sample of one result (case × backend × timing), across rounds. */
 typedef struct {
-    cJSON *result;                  /* its entry in the results document; NULL: none */
+    size_t result;                  /* its index in its case's results (when measured) */
     gb_samples s;
     int again;                      /* measure it in the next round too */
     const char *backend;            /* its backend's name and the ceiling that bounds it */
@@ -133,7 +139,7 @@ typedef struct {
 /* The tracks of one case: per backend slot and timing. */
 typedef struct {
     track t[GB_MAX_BACKENDS][GB_MAX_TIMINGS];
-    cJSON *obj;                     /* the case's entry in the results document */
+    size_t ci;                      /* the case's index in the results' cases */
     int again;                      /* some track is measured in the next round */
     gb_arrays inputs;               /* round 0's inputs, kept for later rounds when they fit */
     int have_inputs;
@@ -188,42 +194,57 @@ static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_back
 }
 
 /* (Re)write a result's samples and everything computed from them. */
-static void write_measurement(cJSON *results, const gb_case *c, const track *t) {
-    static const char *const derived[] = {"warmup_reps", "round_sizes", "samples_s", "stats", "gflops",
-                                          "gbs", "pct_of_peak", "peak", NULL};
-    cJSON *r = t->result;
-    for (int i = 0; derived[i]; i++) cJSON_DeleteItemFromObjectCaseSensitive(r, derived[i]);
-    cJSON_AddNumberToObject(r, "warmup_reps", t->s.warmup_reps);
-    cJSON *sizes = cJSON_AddArrayToObject(r, "round_sizes");
-    for (int i = 0; i < t->s.rounds; i++) cJSON_AddItemToArray(sizes, cJSON_CreateNumber((double)t->s.round_n[i]));
-    add_stats(r, t->s.v, t->s.n, t->s.round_n, t->s.rounds, c);
-    add_pct_of_peak(results, c, r, t->backend, t->ceiling);
+static void write_measurement(gb_run_config *cfg, size_t ci, const gb_case *c, const track *t) {
+    gb_result *r = &case_at(cfg, ci)->results[t->result];
+    r->warmup_reps = t->s.warmup_reps;
+    r->has |= GB_R_HAS_WARMUP;
+    size_t *sizes = malloc((t->s.rounds > 0 ? (size_t)t->s.rounds : 1) * sizeof *sizes);
+    if (!sizes) {
+        model_oom = 1;
+        return;
+    }
+    for (int i = 0; i < t->s.rounds; i++) sizes[i] = (size_t)t->s.round_n[i];
+    free(r->round_sizes);
+    r->round_sizes = sizes;
+    r->nrounds = (size_t)t->s.rounds;
+    r->has |= GB_R_HAS_ROUNDS;
+    set_stats(r, t->s.v, t->s.n, t->s.round_n, t->s.rounds, c);
+    set_pct_of_peak(cfg, c, r, t->backend, t->ceiling);
 }
 
 /* ---- one case ------------------------------------------------------------- */
 
-static cJSON *new_case_object(const gb_case *c) {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "op", c->op->name);
-    cJSON_AddStringToObject(o, "dtype", gb_dtype_name(c->dtype));
-    double shape[3];
-    for (int i = 0; i < c->rank; i++) shape[i] = (double)c->shape[i];
-    cJSON_AddItemToObject(o, "shape", cJSON_CreateDoubleArray(shape, c->rank));
-    cJSON_AddStringToObject(o, "label", c->label);
-    cJSON_AddItemToObject(o, "params", gb_params_to_json(c));
-    cJSON_AddNumberToObject(o, "flops", c->flops);
-    cJSON_AddNumberToObject(o, "bytes", c->bytes);
-    cJSON_AddStringToObject(o, "rate_kind", c->op->rate_kind);
-    cJSON_AddItemToObject(o, "results", cJSON_CreateArray());
-    return o;
+/* Append the case's entry to the results; its index in cases, or -1 on out
+ * of memory. */
+static long new_case(gb_run_config *cfg, const gb_case *c) {
+    gb_case_result *o = gb_results_add_case(cfg->results);
+    if (!o) goto oom;
+    if (gb_set_string(&o->op, c->op->name) != GB_OK || gb_set_string(&o->dtype, gb_dtype_name(c->dtype)) != GB_OK ||
+        gb_set_string(&o->label, c->label) != GB_OK || gb_set_string(&o->rate_kind, c->op->rate_kind) != GB_OK)
+        goto oom;
+    if (!(o->shape = malloc((c->rank > 0 ? (size_t)c->rank : 1) * sizeof *o->shape))) goto oom;
+    for (int i = 0; i < c->rank; i++) o->shape[i] = (double)c->shape[i];
+    o->rank = (size_t)c->rank;
+    /* the params as the op writes them (gb_params_to_json): the model takes them from there */
+    cJSON *params = gb_params_to_json(c);
+    gb_err e = {{0}};
+    int ok = params && gb_kvlist_from_cjson(&o->params, params, "params", &e) == GB_OK;
+    cJSON_Delete(params);
+    if (!ok) goto oom;
+    o->flops = c->flops;
+    o->bytes = c->bytes;
+    o->has = GB_C_HAS_LABEL | GB_C_HAS_FLOPS | GB_C_HAS_BYTES | GB_C_HAS_RATE_KIND;
+    return (long)(cfg->results->ncases - 1);
+oom:
+    model_oom = 1;
+    return -1;
 }
 
 /* Add a result with the same status for every timing of a backend. */
-static void add_all_timings(cJSON *results_arr, const gb_backend_slot *slot, const char *status,
+static void add_all_timings(gb_run_config *cfg, size_t ci, const gb_backend_slot *slot, gb_result_status status,
                             const char *reason) {
     if (!slot->b) return;
-    for (int t = 0; t < slot->b->ntimings; t++)
-        cJSON_AddItemToArray(results_arr, new_result(slot->name, slot->b->timings[t], status, reason));
+    for (int t = 0; t < slot->b->ntimings; t++) new_result(cfg, ci, slot->name, slot->b->timings[t], status, reason);
 }
 
 typedef struct {
@@ -239,25 +260,24 @@ static void spent(gb_run_config *cfg, gb_op_id op, gb_time_part part, double t0)
  * fetch and verify the output, record it all. */
 static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
                         int slot_index, const gb_arrays *in, reference *ref, gb_rate_book *rates,
-                        cJSON *case_obj, track *tracks, int rounds) {
+                        size_t ci, track *tracks, int rounds) {
     const gb_case *c = &item->c;
     const gb_backend *b = slot->b;
-    cJSON *arr = cJSON_GetObjectItemCaseSensitive(case_obj, "results");
     gb_err e = {{0}};
 
     if (slot->disabled) {
         char why[GB_MSG_LEN + 32];
         snprintf(why, sizeof why, "backend disabled: %s", slot->reason);
-        add_all_timings(arr, slot, "skipped", why);
+        add_all_timings(cfg, ci, slot, GB_RS_SKIPPED, why);
         return;
     }
     if (gb_interrupted) {
-        add_all_timings(arr, slot, "skipped", "interrupted");
+        add_all_timings(cfg, ci, slot, GB_RS_SKIPPED, "interrupted");
         return;
     }
     int status = b->supports(c, &e);
     if (status != GB_OK) {
-        add_all_timings(arr, slot, status == GB_SKIP ? "skipped" : "error", e.msg);
+        add_all_timings(cfg, ci, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         return;
     }
@@ -269,7 +289,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
                  "projected %.3g s per repetition (from the rate at %s) exceeds max_time_s %g; "
                  "raise max_time_s to run it",
                  projected, from, item->budget.max_time_s);
-        add_all_timings(arr, slot, "skipped", why);
+        add_all_timings(cfg, ci, slot, GB_RS_SKIPPED, why);
         return;
     }
 
@@ -279,37 +299,39 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     double setup = gb_now() - t0;
     account(cfg, c->op_id, GB_T_SETUP, setup);
     if (status != GB_OK) {
-        add_all_timings(arr, slot, status == GB_SKIP ? "skipped" : "error", e.msg);
+        add_all_timings(cfg, ci, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         return;
     }
 
     gb_budget budget = gb_round_budget(&item->budget, rounds, 0);
-    cJSON *made[GB_MAX_TIMINGS] = {0};
+    long made[GB_MAX_TIMINGS];
     int measured_any = 0, fatal = 0;
     for (int t = 0; t < b->ntimings; t++) {
-        cJSON *r = new_result(slot->name, b->timings[t], "ok", NULL);
-        made[t] = r;
-        cJSON_AddItemToArray(arr, r);
-        cJSON_AddNumberToObject(r, "setup_s", setup);
-        if (fatal) { set_status(r, "error", e.msg); continue; }
+        long ri = made[t] = new_result(cfg, ci, slot->name, b->timings[t], GB_RS_OK, NULL);
+        if (ri < 0) continue;
+        gb_result *r = &case_at(cfg, ci)->results[ri];
+        r->setup_s = setup;
+        r->has |= GB_R_HAS_SETUP;
+        if (fatal) { set_status(r, GB_RS_ERROR, e.msg); continue; }
         track *tr = &tracks[t];
         int capped;
         status = measure(cfg, c, slot_index, b, state, t, &budget, 0, tr, &capped, &e);
+        r = &case_at(cfg, ci)->results[ri];
         if (status != GB_OK) {
-            set_status(r, "error", e.msg);
+            set_status(r, GB_RS_ERROR, e.msg);
             if (status == GB_FATAL) {
                 fatal = 1;
                 gb_backends_disable(slot, e.msg);
             }
         } else if (tr->s.n == 0) {
-            set_status(r, "skipped", "interrupted");
+            set_status(r, GB_RS_SKIPPED, "interrupted");
         } else {
-            tr->result = r;
+            tr->result = (size_t)ri;
             tr->backend = slot->name;
             tr->ceiling = b->ceiling ? b->ceiling(c, t) : NULL;
             tr->again = !capped && rounds > 1;
-            write_measurement(cfg->results, c, tr);
+            write_measurement(cfg, ci, c, tr);
             measured_any = 1;
             if (t == 0)
                 gb_rate_record(rates, item->benchmark, c->dtype, slot_index, case_work(c),
@@ -340,16 +362,16 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     b->release(state);
     spent(cfg, item->c.op_id, GB_T_SETUP, t0);
 
+    /* annotate() writes its facts as cJSON (the backend ABI): the model takes them from there */
     for (int t = 0; t < b->ntimings; t++) {
-        cJSON *r = made[t];
-        if (!r) continue;
-        const char *st = cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring;
-        if (strcmp(st, "ok") == 0 && v.status == GB_VERIFY_FAILED) {
-            set_status(r, "failed", v.detail[0] ? v.detail : "verification failed");
+        if (made[t] < 0) continue;
+        gb_result *r = &case_at(cfg, ci)->results[made[t]];
+        if (r->status == GB_RS_OK && v.status == GB_VERIFY_FAILED) {
+            set_status(r, GB_RS_FAILED, v.detail[0] ? v.detail : "verification failed");
             tracks[t].again = 0; /* a wrong answer is not timed further */
         }
-        add_verdict(r, &v);
-        cJSON_AddItemToObject(r, "extra", cJSON_Duplicate(extra, 1));
+        set_verdict(r, &v);
+        if (gb_kvlist_from_cjson(&r->extra, extra, "extra", &e) != GB_OK) model_oom = 1;
     }
     cJSON_Delete(extra);
 
@@ -365,7 +387,8 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
 /* A later visit: prepare again (fresh buffers), measure the timings still
  * taking part, release. The output was verified on the first visit. */
 static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
-                              int slot_index, const gb_arrays *in, track *tracks, int round, int rounds) {
+                              int slot_index, const gb_arrays *in, size_t ci, track *tracks, int round,
+                              int rounds) {
     const gb_backend *b = slot->b;
     int wanted = 0;
     for (int t = 0; t < b->ntimings; t++) wanted |= tracks[t].again;
@@ -391,13 +414,13 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
         if (status != GB_OK) {
             /* what earlier rounds measured stays, but the result says it broke */
             snprintf(why, sizeof why, "round %d: %s", round + 1, e.msg);
-            set_status(tr->result, "error", why);
+            set_status(&case_at(cfg, ci)->results[tr->result], GB_RS_ERROR, why);
             tr->again = 0;
             if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
             if (prepared == GB_OK && status != GB_FATAL) status = GB_OK; /* the next timing may work */
             continue;
         }
-        if (measured) write_measurement(cfg->results, &item->c, tr);
+        if (measured) write_measurement(cfg, ci, &item->c, tr);
         tr->again = measured && !capped && !gb_interrupted && round + 1 < rounds;
     }
     t0 = gb_now();
@@ -405,88 +428,60 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     spent(cfg, item->c.op_id, GB_T_SETUP, t0);
 }
 
-static const cJSON *find_result(const cJSON *arr, const char *backend, const char *timing) {
-    const cJSON *r;
-    cJSON_ArrayForEach(r, arr) {
-        const cJSON *b = cJSON_GetObjectItemCaseSensitive(r, "backend");
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timing");
-        const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "status");
-        if (cJSON_IsString(b) && cJSON_IsString(t) && strcmp(b->valuestring, backend) == 0 &&
-            strcmp(t->valuestring, timing) == 0 && cJSON_IsString(s) && strcmp(s->valuestring, "ok") == 0)
-            return r;
+static const gb_result *find_result(const gb_case_result *c, const char *backend, const char *timing) {
+    for (size_t i = 0; i < c->nresults; i++) {
+        const gb_result *r = &c->results[i];
+        if (!strcmp(r->backend, backend) && !strcmp(r->timing, timing) && r->status == GB_RS_OK) return r;
     }
     return NULL;
 }
 
-static double median_of(const cJSON *r) {
-    const cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "stats");
-    const cJSON *m = st ? cJSON_GetObjectItemCaseSensitive(st, "median") : NULL;
-    return cJSON_IsNumber(m) ? m->valuedouble : NAN;
-}
+static double median_of(const gb_result *r) { return r->stats.present ? r->stats.median : NAN; }
 
 /* speedup = the host backend's median / an accelerator's median, for each
  * of the accelerator's timings, when both are ok; keyed by the timing's name. */
-static void add_speedups(cJSON *case_obj, const gb_backend_set *set) {
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(case_obj, "results");
-    const cJSON *host = NULL;
+static void add_speedups(gb_case_result *c, const gb_backend_set *set) {
+    const gb_result *host = NULL;
     for (int k = 0; k < set->count && !host; k++) {
         const gb_backend *b = set->slot[k].b;
-        if (b && b->role == GB_ROLE_HOST) host = find_result(arr, set->slot[k].name, b->timings[0]);
+        if (b && b->role == GB_ROLE_HOST) host = find_result(c, set->slot[k].name, b->timings[0]);
     }
     if (!host) return;
-    cJSON_DeleteItemFromObjectCaseSensitive(case_obj, "speedup"); /* from an earlier round */
-    cJSON *sp = NULL;
+    /* from an earlier round */
+    for (size_t i = 0; i < c->nspeedups; i++) free(c->speedups[i].timing);
+    c->nspeedups = 0;
+    c->has &= ~(unsigned)GB_C_HAS_SPEEDUP;
     for (int k = 0; k < set->count; k++) {
         const gb_backend *b = set->slot[k].b;
         if (!b || b->role != GB_ROLE_ACCELERATOR) continue;
         for (int t = 0; t < b->ntimings; t++) {
-            const cJSON *g = find_result(arr, set->slot[k].name, b->timings[t]);
+            const gb_result *g = find_result(c, set->slot[k].name, b->timings[t]);
             double a = median_of(host), m = g ? median_of(g) : NAN;
             if (!(a > 0 && m > 0)) continue;
-            if (!sp) sp = cJSON_AddObjectToObject(case_obj, "speedup");
-            cJSON_AddNumberToObject(sp, b->timings[t], a / m);
+            gb_speedup *more = realloc(c->speedups, (c->nspeedups + 1) * sizeof *more);
+            if (!more) {
+                model_oom = 1;
+                return;
+            }
+            c->speedups = more;
+            if (!(more[c->nspeedups].timing = strdup(b->timings[t]))) {
+                model_oom = 1;
+                return;
+            }
+            more[c->nspeedups++].value = a / m;
+            c->has |= GB_C_HAS_SPEEDUP;
         }
     }
-}
-
-int gb_runner_summarize(cJSON *results) {
-    int cases = 0, total = 0, ok = 0, skipped = 0, failed = 0, errors = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(results, "cases")) {
-        cases++;
-        const cJSON *r;
-        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(c, "results")) {
-            const char *st = cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring;
-            total++;
-            if (!strcmp(st, "ok")) ok++;
-            else if (!strcmp(st, "skipped")) skipped++;
-            else if (!strcmp(st, "failed")) failed++;
-            else errors++;
-        }
-    }
-    cJSON *sum = cJSON_CreateObject();
-    cJSON_AddNumberToObject(sum, "cases", cases);
-    cJSON_AddNumberToObject(sum, "results", total);
-    cJSON_AddNumberToObject(sum, "ok", ok);
-    cJSON_AddNumberToObject(sum, "skipped", skipped);
-    cJSON_AddNumberToObject(sum, "failed", failed);
-    cJSON_AddNumberToObject(sum, "errors", errors);
-    if (cJSON_GetObjectItemCaseSensitive(results, "summary"))
-        cJSON_ReplaceItemInObjectCaseSensitive(results, "summary", sum);
-    else
-        cJSON_AddItemToObject(results, "summary", sum);
-    return failed + errors;
 }
 
 static int checkpoint(gb_run_config *cfg, gb_err *e) {
+    if (model_oom) return gb_errf(e, GB_FAIL, "out of memory for the results");
     if (!cfg->out_path) return GB_OK;
     double t0 = gb_now();
-    gb_runner_summarize(cfg->results);
-    char why[GB_MSG_LEN];
-    int failed = gb_results_write_atomic(cfg->results, cfg->out_path, why, sizeof why) != 0;
+    gb_results_summarize(cfg->results);
+    int status = gb_results_write(cfg->results, cfg->out_path, GB_WRITE_SAMPLES_6G, e);
     if (cfg->breakdown) cfg->breakdown->write_s += gb_now() - t0;
-    if (failed) return gb_errf(e, GB_FAIL, "%s", why);
-    return GB_OK;
+    return status;
 }
 
 /* ---- inputs kept between rounds --------------------------------------------
@@ -570,14 +565,13 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     case_tracks *ct = &tracks[i];
     const gb_plan_item *item = &s->items[i];
     const gb_case *c = &item->c;
-    cJSON *case_obj = new_case_object(c);
-    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(cfg->results, "cases"), case_obj);
-    cJSON *arr = cJSON_GetObjectItemCaseSensitive(case_obj, "results");
-    ct->obj = case_obj;
+    long made_case = new_case(cfg, c);
+    if (made_case < 0) return;
+    size_t ci = ct->ci = (size_t)made_case;
 
     if (gb_interrupted) {
         for (int k = 0; k < cfg->backends->count; k++)
-            if (cfg->backends->slot[k].selected) add_all_timings(arr, &cfg->backends->slot[k], "skipped", "interrupted");
+            if (cfg->backends->slot[k].selected) add_all_timings(cfg, ci, &cfg->backends->slot[k], GB_RS_SKIPPED, "interrupted");
         return;
     }
     double need = c->op->host_bytes(c), avail = host_available_bytes();
@@ -593,7 +587,8 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     if (made != GB_OK) {
         for (int k = 0; k < cfg->backends->count; k++)
             if (cfg->backends->slot[k].selected)
-                add_all_timings(arr, &cfg->backends->slot[k], made == GB_FAIL && need <= avail ? "error" : "skipped", err.msg);
+                add_all_timings(cfg, ci, &cfg->backends->slot[k],
+                                made == GB_FAIL && need <= avail ? GB_RS_ERROR : GB_RS_SKIPPED, err.msg);
         return;
     }
     reference ref = {0};
@@ -601,7 +596,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
         gb_backend_slot *slot = &cfg->backends->slot[k];
         if (!slot->selected) continue;
         show_progress(cfg, s, tracks, i, 0, slot->name);
-        run_backend(cfg, item, slot, k, in, &ref, rates, case_obj, ct->t[k], s->rounds);
+        run_backend(cfg, item, slot, k, in, &ref, rates, ci, ct->t[k], s->rounds);
     }
     if (ref.have) gb_arrays_free(&ref.out);
 }
@@ -625,7 +620,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
                     if (ct->t[k][t].again) {
                         char why[GB_MSG_LEN + 32];
                         snprintf(why, sizeof why, "round %d: %s", round + 1, err.msg);
-                        set_status(ct->t[k][t].result, "error", why);
+                        set_status(&case_at(cfg, ct->ci)->results[ct->t[k][t].result], GB_RS_ERROR, why);
                         ct->t[k][t].again = 0;
                     }
             gb_arrays_free(&made_now);
@@ -637,7 +632,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
         gb_backend_slot *slot = &cfg->backends->slot[k];
         if (!slot->selected || !slot->b) continue;
         show_progress(cfg, s, tracks, i, round, slot->name);
-        run_backend_again(cfg, item, slot, k, in, ct->t[k], round, s->rounds);
+        run_backend_again(cfg, item, slot, k, in, ct->ci, ct->t[k], round, s->rounds);
     }
     gb_arrays_free(&made_now);
 }
@@ -663,6 +658,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
         return gb_errf(e, GB_FAIL, "out of memory for %zu cases", s->count);
     }
     if (cfg->started <= 0) cfg->started = gb_now();
+    model_oom = 0;
     input_cache cache = {.cap = 0.25 * host_available_bytes(), .used = 0};
     int status = GB_OK;
     /* Round 0 visits every case and prints its line as soon as it is
@@ -686,10 +682,13 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
             }
             ct->visit_s = gb_now() - t0;
             ct->visits = round + 1;
-            add_speedups(ct->obj, cfg->backends);
+            if (model_oom) status = gb_errf(e, GB_FAIL, "out of memory for the results");
+            if (status != GB_OK) break;
+            gb_case_result *cr = case_at(cfg, ct->ci);
+            add_speedups(cr, cfg->backends);
             if (cfg->progress) fprintf(stderr, "\r\033[K");
             if (round == 0 && !cfg->quiet && cfg->lines) {
-                gb_report_case_line(ct->obj, cfg->lines);
+                gb_report_case(cfg->results, cr, cfg->lines);
                 fflush(cfg->lines);
             }
             if (!ct->again) {

@@ -17,8 +17,8 @@
 #define GB_RUNNER_H
 #include <signal.h>
 #include <stdio.h>
-#include <cjson/cJSON.h>
 #include "backends.h"
+#include "results_model.h"
 #include "stopping.h"
 #include "suite.h"
 
@@ -48,7 +48,7 @@ typedef struct {
     int quiet;              /* no per-case lines */
     int progress;           /* "case i of N" on stderr (when it is a terminal) */
     int cache_cold;
-    cJSON *results;         /* the results document: cases are appended to its "cases" */
+    gb_results *results;    /* the results model (results_model.h): cases are appended to it */
     const char *out_path;   /* rewritten after every case; NULL: not written */
     FILE *lines;            /* per-case lines (stdout) */
     gb_time_breakdown *breakdown; /* added to when not NULL */
@@ -59,9 +59,5 @@ typedef struct {
  * with failed cases: see the summary), GB_FAIL if the results could not be
  * written (message in e). */
 int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e);
-
-/* Count results by status into results' "summary"; returns the number of
- * failed verifications plus errors. */
-int gb_runner_summarize(cJSON *results);
 
 #endif

@@ -867,18 +867,6 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
     return ferror(out) ? -1 : 0;
 }
 
-int gb_report_render_json(const struct cJSON *doc, const gb_report_options *o, FILE *out) {
-    gb_results r;
-    gb_err e = {{0}};
-    if (gb_results_from_json(doc, "results", &r, &e) != GB_OK) {
-        fprintf(stderr, "gpubench: cannot render the results: %s\n", e.msg);
-        return -1;
-    }
-    int rc = gb_report_render(&r, o, out);
-    gb_results_free(&r);
-    return rc;
-}
-
 void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
     row w;
     read_row(r, c, &w);
@@ -919,13 +907,3 @@ void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
     fflush(out);
 }
 
-void gb_report_case_line(const struct cJSON *case_obj, FILE *out) {
-    gb_case_result c;
-    gb_err e = {{0}};
-    if (gb_case_result_from_json(case_obj, "case", &c, &e) != GB_OK) {
-        fprintf(out, "(this case cannot be shown: %s)\n", e.msg);
-        return;
-    }
-    gb_report_case(NULL, &c, out);
-    gb_case_result_free(&c);
-}

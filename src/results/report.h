@@ -31,16 +31,6 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
  * (the built-in table then describes the backends). */
 void gb_report_case(const gb_results *results, const gb_case_result *c, FILE *out);
 
-/* The same for the runner's in-memory cJSON document, read through the
- * model (src/cli/cmd_run.c, src/core/runner.c), until the runner fills the
- * model itself. gb_report_render_json says on stderr why a document it cannot
- * read is not rendered. */
-int gb_report_render_json(const struct cJSON *doc, const gb_report_options *o, FILE *out);
-void gb_report_case_line(const struct cJSON *case_obj, FILE *out);
-/* Compute the crossover of the runner's document and store it in its
- * "crossover" array (replacing any). */
-void gb_report_crossover(struct cJSON *doc);
-
 /* ---- Extensions (report branch) ------------------------------------------ */
 
 /* Where the GPU wins over a size sweep (src/results/report_crossover.c).

@@ -404,16 +404,3 @@ char *gb_crossover_gpu_sizes(const gb_crossover_entry *entry) {
     return close_stream(f, &buf);
 }
 
-void gb_report_crossover(struct cJSON *doc) {
-    gb_results r;
-    gb_err e = {{0}};
-    if (gb_results_from_json(doc, "results", &r, &e) != GB_OK) return;
-    gb_crossover_entry *x;
-    size_t n;
-    if (gb_crossover_compute(&r, &x, &n, &e) == GB_OK) {
-        gb_results_json_set_crossover(doc, x, n, &e);
-        for (size_t i = 0; i < n; i++) gb_crossover_entry_free(&x[i]);
-        free(x);
-    }
-    gb_results_free(&r);
-}

@@ -162,10 +162,4 @@ out:
     return rc;
 }
 
-int gb_results_write_atomic(const cJSON *doc, const char *path, char *why, unsigned long why_len) {
-    gb_err e = {{0}};
-    if (gb_json_write_atomic(doc, path, &e) == GB_OK) return 0;
-    if (why && why_len) snprintf(why, why_len, "%s", e.msg);
-    return -1;
-}
 

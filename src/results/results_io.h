@@ -28,9 +28,4 @@ int gb_json_read_file(const char *path, cJSON **out, gb_err *e);
  * the path and the failing step. */
 int gb_json_write_atomic(const cJSON *doc, const char *path, gb_err *e);
 
-/* gb_json_write_atomic with the message in why: 0 or -1. For the runner's
- * own cJSON document (src/core/runner.c, src/cli/cmd_run.c) until the runner
- * writes through the results model. */
-int gb_results_write_atomic(const cJSON *doc, const char *path, char *why, unsigned long why_len);
-
 #endif

@@ -1337,18 +1337,6 @@ int gb_results_from_json(const cJSON *doc, const char *name, gb_results *out, gb
     return GB_OK;
 }
 
-int gb_case_result_from_json(const cJSON *obj, const char *where, gb_case_result *out, gb_err *e) {
-    memset(out, 0, sizeof *out);
-    chk k = {where, e};
-    char path[8] = "";
-    /* messages read "<where>: results[1].status: missing" */
-    if (parse_case(&k, obj, path, -1, out) != 0) {
-        gb_case_result_free(out);
-        return GB_FAIL;
-    }
-    return GB_OK;
-}
-
 int gb_results_load(const char *path, gb_results *out, gb_err *e) {
     memset(out, 0, sizeof *out);
     cJSON *doc = NULL;
@@ -1776,15 +1764,6 @@ int gb_results_write(const gb_results *r, const char *path, unsigned flags, gb_e
     int rc = gb_json_write_atomic(doc, path, e);
     cJSON_Delete(doc);
     return rc;
-}
-
-int gb_results_json_set_crossover(cJSON *doc, const gb_crossover_entry *x, size_t n, gb_err *e) {
-    int merged = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "runs"));
-    cJSON *a = array_of(n, one_cross, x, merged, 0);
-    if (!a) return gb_errf(e, GB_FAIL, "out of memory");
-    if (cJSON_HasObjectItem(doc, "crossover")) cJSON_ReplaceItemInObjectCaseSensitive(doc, "crossover", a);
-    else cJSON_AddItemToObject(doc, "crossover", a);
-    return GB_OK;
 }
 
 /* ---- summary, runs, backends --------------------------------------------- */

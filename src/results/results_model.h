@@ -6,9 +6,8 @@
  *   "r.json: cases[3].results[1].stats.median: expected a number, got a string"
  * Every reader — report, crossover, compare, export, merge, the ceiling
  * check — reads these structs and never the JSON, so a field means the same
- * thing to all of them and none trusts keys it did not check. Writers (merge
- * today; the runner next) fill the structs and write them with
- * gb_results_write.
+ * thing to all of them and none trusts keys it did not check. Writers (the
+ * runner, merge) fill the structs and write them with gb_results_write.
  *
  * What the model keeps without interpreting it: the provenance objects
  * (context, suite, health, time_breakdown) as JSON text, beside the typed
@@ -279,13 +278,9 @@ typedef struct {
  *   "r.json: cases[0].results[1].status: missing"
  * On failure out is empty (gb_results_free is harmless). */
 int gb_results_load(const char *path, gb_results *out, gb_err *e);
-/* The same from a parsed document (the caller keeps it): what the runner's
- * own in-memory document is read through. name starts the messages.
- * "samples_s" may be a raw JSON array (cJSON_Raw), as the runner keeps it. */
+/* The same from a parsed document (the caller keeps it). name starts the
+ * messages. "samples_s" may be a raw JSON array (cJSON_Raw). */
 int gb_results_from_json(const struct cJSON *doc, const char *name, gb_results *out, gb_err *e);
-/* One case object alone (the per-case line of a live run). where starts the
- * messages. */
-int gb_case_result_from_json(const struct cJSON *obj, const char *where, gb_case_result *out, gb_err *e);
 
 /* How samples are written: as JSON numbers (every digit they have: what a
  * loaded file had), or with 6 significant digits as the runner writes them
@@ -299,7 +294,7 @@ int gb_results_write(const gb_results *r, const char *path, unsigned flags, gb_e
 void gb_results_free(gb_results *r);
 void gb_case_result_free(gb_case_result *c);
 
-/* ---- building a document (merge; the runner next) ------------------------ */
+/* ---- building a document (the runner, merge) ----------------------------- */
 
 /* An empty document: a single-run file with its run 0, or a merged file with
  * no run yet (add them). Strings "", numbers NAN, flags -1 (absent), no
@@ -391,10 +386,4 @@ void gb_case_shape_text(const gb_case_result *c, char *buf, size_t len);
 /* As cJSON items, for documents built from results (compare's output). */
 struct cJSON *gb_kvlist_to_cjson(const gb_kvlist *l);
 struct cJSON *gb_case_shape_to_cjson(const gb_case_result *c);
-
-/* ---- the runner's in-memory document (until the runner fills the model) --- */
-
-/* Replace doc's "crossover" array with x (n entries), as gb_results_write
- * would write them. GB_OK or GB_FAIL. */
-int gb_results_json_set_crossover(struct cJSON *doc, const gb_crossover_entry *x, size_t n, gb_err *e);
 #endif

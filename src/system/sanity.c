@@ -67,15 +67,6 @@ int gb_sanity_check_ceilings(const gb_results *results, cJSON *warnings) {
     return count;
 }
 
-int gb_sanity_check_ceilings_json(const cJSON *doc, cJSON *warnings) {
-    gb_results r;
-    gb_err e = {{0}};
-    if (gb_results_from_json(doc, "results", &r, &e) != GB_OK) return 0;
-    int n = gb_sanity_check_ceilings(&r, warnings);
-    gb_results_free(&r);
-    return n;
-}
-
 int gb_sanity_check_context(const cJSON *context, cJSON *warnings) {
     int count = 0;
     const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(context, "cpu");

@@ -27,8 +27,4 @@ int gb_sanity_check_machine(cJSON *warnings);
  * % of peak against that ceiling is then overstated. Returns the count. */
 #define GB_CEILING_SLACK 105.0
 int gb_sanity_check_ceilings(const gb_results *results, cJSON *warnings);
-/* The same on the runner's in-memory document, read through the results
- * model (src/cli/cmd_run.c, until the runner fills the model); 0 when the
- * document cannot be read. */
-int gb_sanity_check_ceilings_json(const cJSON *doc, cJSON *warnings);
 #endif
