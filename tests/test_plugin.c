@@ -17,7 +17,9 @@ static const gb_backend *load_with(const char *path, char *why, size_t cap) {
     if (old) snprintf(saved, sizeof saved, "%s", old);
     if (path) setenv("GPUBENCH_CUDA_PLUGIN", path, 1);
     else unsetenv("GPUBENCH_CUDA_PLUGIN");
-    const gb_backend *b = gb_plugin_load_cuda(why, cap);
+    gb_err e = {{0}};
+    const gb_backend *b = gb_plugin_load_cuda(&e);
+    snprintf(why, cap, "%s", e.msg);
     if (old) setenv("GPUBENCH_CUDA_PLUGIN", saved, 1);
     else unsetenv("GPUBENCH_CUDA_PLUGIN");
     return b;

@@ -197,7 +197,7 @@ static double vat(const gb_array *a, size_t i) {
 /* Find prefix_rowptr/colind/val and check the CSR invariants: rowptr starts
  * at 0, never decreases, ends at nnz; columns in [0, n). */
 static int csr_view(const gb_arrays *a, const char *prefix, size_t n, gb_elem val_elem, csr *m,
-                    char *why, size_t wl) {
+                    gb_err *why) {
     char name[24];
     snprintf(name, sizeof name, "%s_rowptr", prefix);
     const gb_array *rp = gb_arrays_find(a, name);
@@ -206,28 +206,23 @@ static int csr_view(const gb_arrays *a, const char *prefix, size_t n, gb_elem va
     snprintf(name, sizeof name, "%s_val", prefix);
     const gb_array *va = gb_arrays_find(a, name);
     if (!rp || !ci || !va || rp->elem != GB_E_I32 || ci->elem != GB_E_I32 || va->elem != val_elem) {
-        snprintf(why, wl, "%s: CSR arrays missing or of the wrong type", prefix);
-        return -1;
+        return gb_errf(why, GB_FAIL, "%s: CSR arrays missing or of the wrong type", prefix);
     }
     if (rp->count != n + 1 || ci->count != va->count) {
-        snprintf(why, wl, "%s: rowptr has %zu entries (want %zu), colind %zu, val %zu", prefix, rp->count,
+        return gb_errf(why, GB_FAIL, "%s: rowptr has %zu entries (want %zu), colind %zu, val %zu", prefix, rp->count,
                  n + 1, ci->count, va->count);
-        return -1;
     }
     const int32_t *r = rp->data, *col = ci->data;
     if (r[0] != 0 || (size_t)r[n] != ci->count) {
-        snprintf(why, wl, "%s: rowptr[0] = %d, rowptr[n] = %d, nnz = %zu", prefix, r[0], r[n], ci->count);
-        return -1;
+        return gb_errf(why, GB_FAIL, "%s: rowptr[0] = %d, rowptr[n] = %d, nnz = %zu", prefix, r[0], r[n], ci->count);
     }
     for (size_t i = 0; i < n; i++)
         if (r[i + 1] < r[i]) {
-            snprintf(why, wl, "%s: rowptr decreases at row %zu", prefix, i);
-            return -1;
+            return gb_errf(why, GB_FAIL, "%s: rowptr decreases at row %zu", prefix, i);
         }
     for (size_t k = 0; k < ci->count; k++)
         if (col[k] < 0 || (size_t)col[k] >= n) {
-            snprintf(why, wl, "%s: column index %d out of range at position %zu", prefix, col[k], k);
-            return -1;
+            return gb_errf(why, GB_FAIL, "%s: column index %d out of range at position %zu", prefix, col[k], k);
         }
     m->rowptr = r;
     m->col = col;
@@ -271,17 +266,16 @@ static void spgemm_verify(const gb_case *c, const gb_arrays *in, const gb_arrays
     size_t n = (size_t)c->shape[0];
     gb_elem ve = gb_real_elem(c->dtype);
     csr A, B, C, R;
-    char why[200];
     memset(v, 0, sizeof *v);
     v->status = GB_VERIFY_FAILED;
     snprintf(v->metric, sizeof v->metric, "max_rel_err");
     int have_ref = ref && gb_arrays_find(ref, "C_rowptr");
     if (!have_ref) snprintf(v->against, sizeof v->against, "reference"); /* else the runner names the backend */
     v->error = INFINITY;
-    if (csr_view(in, "A", n, ve, &A, why, sizeof why) || csr_view(in, "B", n, ve, &B, why, sizeof why) ||
-        csr_view(out, "C", n, ve, &C, why, sizeof why) ||
-        (have_ref && csr_view(ref, "C", n, ve, &R, why, sizeof why))) {
-        snprintf(v->detail, sizeof v->detail, "%s", why);
+    gb_err why = {{0}};
+    if (csr_view(in, "A", n, ve, &A, &why) || csr_view(in, "B", n, ve, &B, &why) || csr_view(out, "C", n, ve, &C, &why) ||
+        (have_ref && csr_view(ref, "C", n, ve, &R, &why))) {
+        snprintf(v->detail, sizeof v->detail, "%s", why.msg);
         return;
     }
     int32_t kmax = 0;

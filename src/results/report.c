@@ -134,18 +134,8 @@ static void read_row(const gb_results *r, const gb_case_result *c, row *w) {
         w->speedup[j] = (size_t)j < a->ntimings ? gb_case_speedup(c, a->timings[j].name) : NAN;
 }
 
-static int in_list(const char *list, const char *name) {
-    if (!list || !*list) return 1;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && !strncmp(p, name, n)) return 1;
-        if (!e) break;
-        p = e + 1;
-    }
-    return 0;
-}
+/* Is name selected by the --op list (NULL or empty: every op)? */
+static int in_list(const char *list, const char *name) { return !list || !*list || gb_list_contains(list, name); }
 
 /* Rows of one op appear together, in the order the ops first appear; within
  * an op by dtype, params, then size, so each sweep reads top to bottom; then

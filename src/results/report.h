@@ -31,7 +31,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
  * (the built-in table then describes the backends). */
 void gb_report_case(const gb_results *results, const gb_case_result *c, FILE *out);
 
-/* ---- Extensions (report branch) ------------------------------------------ */
+/* ---- Crossover ------------------------------------------------------------- */
 
 /* Where the GPU wins over a size sweep (src/results/report_crossover.c).
  * Points are (scalar size, speedup = CPU median / GPU median), in any order;

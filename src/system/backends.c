@@ -15,7 +15,9 @@ int gb_backends_init(gb_backend_set *set, const char *requested, const gb_backen
     cpu->name = "cpu";
     gb_backend_slot *cuda = &set->slot[set->count++];
     cuda->name = "cuda";
-    cuda->b = gb_plugin_load_cuda(cuda->reason, sizeof cuda->reason);
+    gb_err load = {{0}};
+    cuda->b = gb_plugin_load_cuda(&load);
+    snprintf(cuda->reason, sizeof cuda->reason, "%s", load.msg);
 
     for (int i = 0; i < set->count; i++) {
         gb_backend_slot *s = &set->slot[i];

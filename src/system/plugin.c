@@ -49,7 +49,7 @@ static void trim_dlerror(const char *err, const char *path, char *out, size_t ca
     if (len > tlen && strcmp(out + len - tlen, tail) == 0) out[len - tlen] = '\0';
 }
 
-static const gb_backend *open_plugin(const char *path, char *why, size_t why_len) {
+static const gb_backend *open_plugin(const char *path, gb_err *why) {
     char msg[1024];
     (void)dlerror();
     /* RTLD_NODELETE: gb_plugin_unload's dlclose must not unmap the CUDA
@@ -58,25 +58,25 @@ static const gb_backend *open_plugin(const char *path, char *why, size_t why_len
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!h) {
         trim_dlerror(dlerror(), path, msg, sizeof msg);
-        snprintf(why, why_len, "%s (loading %s)", msg, path);
+        gb_errf(why, GB_SKIP, "%s (loading %s)", msg, path);
         return NULL;
     }
     gb_backend_plugin_fn fn;
     /* POSIX's sanctioned way to turn dlsym's void * into a function pointer. */
     *(void **)&fn = dlsym(h, GB_PLUGIN_SYMBOL);
     if (!fn) {
-        snprintf(why, why_len, "%s is not a gpubench plugin (no %s symbol)", path, GB_PLUGIN_SYMBOL);
+        gb_errf(why, GB_SKIP, "%s is not a gpubench plugin (no %s symbol)", path, GB_PLUGIN_SYMBOL);
         dlclose(h);
         return NULL;
     }
     const gb_backend *b = fn();
     if (!b) {
-        snprintf(why, why_len, "%s returned no backend", path);
+        gb_errf(why, GB_SKIP, "%s returned no backend", path);
         dlclose(h);
         return NULL;
     }
     if (b->abi_version != GB_ABI_VERSION) {
-        snprintf(why, why_len, "plugin ABI %d, gpubench expects %d (%s is from another build)", b->abi_version,
+        gb_errf(why, GB_SKIP, "plugin ABI %d, gpubench expects %d (%s is from another build)", b->abi_version,
                  GB_ABI_VERSION, path);
         dlclose(h);
         return NULL;
@@ -85,29 +85,26 @@ static const gb_backend *open_plugin(const char *path, char *why, size_t why_len
     return b;
 }
 
-const gb_backend *gb_plugin_load_cuda(char *why, size_t why_len) {
-    char tmp[8];
-    if (!why || why_len == 0) {
-        why = tmp;
-        why_len = sizeof tmp;
-    }
-    why[0] = '\0';
+const gb_backend *gb_plugin_load_cuda(gb_err *why) {
+    gb_err ignored;
+    if (!why) why = &ignored;
+    why->msg[0] = '\0';
     /* An explicit path is a request: report its failure, do not fall back. */
     const char *env = getenv("GPUBENCH_CUDA_PLUGIN");
     if (env && *env) {
         if (!is_file(env)) {
-            snprintf(why, why_len, "GPUBENCH_CUDA_PLUGIN=%s: no such file", env);
+            gb_errf(why, GB_SKIP, "GPUBENCH_CUDA_PLUGIN=%s: no such file", env);
             return NULL;
         }
-        return open_plugin(env, why, why_len);
+        return open_plugin(env, why);
     }
     char dir[PATH_MAX], cand[2][PATH_MAX + 64];
     exe_dir(dir, sizeof dir);
     snprintf(cand[0], sizeof cand[0], "%s/%s", dir, PLUGIN_FILE);
     snprintf(cand[1], sizeof cand[1], "%s/../lib/gpubench/%s", dir, PLUGIN_FILE);
     for (int i = 0; i < 2; i++)
-        if (is_file(cand[i])) return open_plugin(cand[i], why, why_len);
-    snprintf(why, why_len, "built without CUDA (no %s in %s or %s/../lib/gpubench)", PLUGIN_FILE, dir, dir);
+        if (is_file(cand[i])) return open_plugin(cand[i], why);
+    gb_errf(why, GB_SKIP, "built without CUDA (no %s in %s or %s/../lib/gpubench)", PLUGIN_FILE, dir, dir);
     return NULL;
 }
 

@@ -11,7 +11,7 @@
  * `make install`). Returns the backend, or NULL with the reason in why
  * ("built without CUDA", "libcudart.so.13: cannot open shared object file",
  * "plugin ABI 2, gpubench expects 1"). */
-const gb_backend *gb_plugin_load_cuda(char *why, size_t why_len);
+const gb_backend *gb_plugin_load_cuda(gb_err *why);
 /* dlclose at exit (after the backend's shutdown). */
 void gb_plugin_unload(void);
 #endif
