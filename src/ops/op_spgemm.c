@@ -275,7 +275,7 @@ static void spgemm_verify(const gb_case *c, const gb_arrays *in, const gb_arrays
     gb_err why = {{0}};
     if (csr_view(in, "A", n, ve, &A, &why) || csr_view(in, "B", n, ve, &B, &why) || csr_view(out, "C", n, ve, &C, &why) ||
         (have_ref && csr_view(ref, "C", n, ve, &R, &why))) {
-        snprintf(v->detail, sizeof v->detail, "%s", why.msg);
+        snprintf(v->detail, sizeof v->detail, "%.200s", why.msg);
         return;
     }
     int32_t kmax = 0;
