@@ -317,6 +317,39 @@ TEST(spgemm_generator_is_deterministic_sorted_and_counts_exactly) {
     gb_arrays_free(&o);
 }
 
+/* annotate says what GraphBLAS did, in its own words (the burble), and what
+ * was asked of it: hash where C's rows are expected more than 1/16 full,
+ * GraphBLAS's own choice elsewhere; C always sparse. */
+TEST(spgemm_cpu_annotates_what_graphblas_chose) {
+    struct { int n; double p; int hash; } cases[] = {{400, 0.05, 1}, {2000, 0.001, 0}};
+    for (int k = 0; k < 2; k++) {
+        gb_case c = make_case(GB_OP_SPGEMM, GB_FLOAT64, cases[k].n, cases[k].n);
+        c.params.density = cases[k].p;
+        gb_arrays in = {0};
+        gb_err e = {{0}};
+        c.op->count(&c);
+        CHECK(c.op->make_inputs(&c, &in, &e) == GB_OK);
+        cpu_up();
+        const gb_backend *b = gb_cpu_backend();
+        void *st = NULL;
+        double sec;
+        if (!CHECK(b->prepare(&c, &in, &st, &e) == GB_OK)) continue;
+        CHECK(b->run(st, 0, &sec, &e) == GB_OK);
+        cJSON *x = cJSON_CreateObject();
+        b->annotate(st, x);
+        const cJSON *m = cJSON_GetObjectItem(x, "method"), *req = cJSON_GetObjectItem(x, "method_requested"),
+                    *th = cJSON_GetObjectItem(x, "graphblas_threads"), *bu = cJSON_GetObjectItem(x, "graphblas_burble");
+        CHECK(cJSON_IsString(m) && !strncmp(m->valuestring, "saxpy3", 6));
+        CHECK(cJSON_IsString(req) && (strstr(req->valuestring, "HASH") != NULL) == cases[k].hash);
+        CHECK(cJSON_IsNumber(th) && th->valuedouble >= 1);
+        CHECK(cJSON_IsString(bu) && strstr(bu->valuestring, "GrB_mxm") && !strstr(bu->valuestring, " sec"));
+        CHECK(!strcmp(cJSON_GetObjectItem(x, "output_format")->valuestring, "sparse"));
+        cJSON_Delete(x);
+        b->release(st);
+        gb_arrays_free(&in);
+    }
+}
+
 /* Remove the last entry of row `row` of C in place (a wrong nnz). */
 static void drop_entry(gb_arrays *out, int row) {
     gb_array *rp = gb_arrays_find(out, "C_rowptr"), *ci = gb_arrays_find(out, "C_colind"),
