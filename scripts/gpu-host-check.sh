@@ -85,7 +85,9 @@ for what in "$@"; do
         grep -o '"interrupted": *[a-z]*\|"interrupted_by": *"[A-Z]*"' "$OUTDIR/term.json"
         if [ -f scripts/cpu-peer-check.py ]; then
             step "the CPU side against NumPy/SciPy on this host"
-            python3 scripts/cpu-peer-check.py "$OUTDIR/newcomer.json" --json "$OUTDIR/peers.json" 2>&1 | tail -60
+            python3 scripts/cpu-peer-check.py "$OUTDIR/newcomer.json" --ops spgemm --json "$OUTDIR/peers-spgemm.json" 2>&1 | tail -30
+            timeout 180 python3 scripts/cpu-peer-check.py "$OUTDIR/newcomer.json" --budget 3 --max-size 4096 \
+                --json "$OUTDIR/peers.json" 2>&1 | tail -80
         fi
         ;;
     *) echo "gpu-host-check: unknown step '$what'" >&2; exit 2 ;;
