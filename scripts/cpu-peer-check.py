@@ -556,7 +556,7 @@ def main():
     slower = [r for r in rows if r.get("ratio") is not None and r["ratio"] < 1]
     timed = [r for r in rows if r.get("ratio") is not None]
     print("\n%d peer timings; gpubench's CPU side slower than the peer in %d%s" %
-          (len(timed), len(slower), (": " + "; ".join("%s vs %s (%.2fx)" % (r["case"], r["peer"], r["ratio"])
+          (len(timed), len(slower), (": " + "; ".join("%s vs %s (%.3gx)" % (r["case"], r["peer"], r["ratio"])
                                                         for r in slower)) if slower else ""))
     if ARGS.json:
         out = {"schema": "gpubench-cpu-peers", "schema_version": 1, "results_file": ARGS.results,
