@@ -79,8 +79,8 @@ for what in "$@"; do
         echo "wall $(( $(date +%s) - start )) s"
         head -3 "$OUTDIR/newcomer.log"
         grep -A12 '^time:' "$OUTDIR/newcomer.err"
-        step "timeout -s TERM 20 on suites/quick.json"
-        timeout -s TERM 20 "$B" run suites/quick.json --out "$OUTDIR/term.json" > /dev/null 2>&1
+        step "timeout -s TERM 20 on suites/default.json"
+        timeout -s TERM 20 "$B" run suites/default.json --out "$OUTDIR/term.json" > /dev/null 2>&1
         echo "exit $? (124: timeout stopped it)"
         grep -o '"interrupted": *[a-z]*\|"interrupted_by": *"[A-Z]*"' "$OUTDIR/term.json"
         if [ -f scripts/cpu-peer-check.py ]; then

@@ -11,7 +11,8 @@
  *   did not hit max_time_s, with round 0's inputs when they were kept
  *   (a quarter of the free host memory holds them) or inputs made again from
  *   the same seed. Every round's median widens the confidence interval
- *   (stats.h). The results file is rewritten after every visit, so a killed
+ *   (stats.h). The results file is rewritten as visits finish (at most every
+ *   2 s and 5% of the time; at the end of each round), so a killed
  *   run leaves a valid file. */
 #ifndef GB_RUNNER_H
 #define GB_RUNNER_H
@@ -49,7 +50,7 @@ typedef struct {
     int progress;           /* "case i of N" on stderr (when it is a terminal) */
     int cache_cold;
     gb_results *results;    /* the results model (results_model.h): cases are appended to it */
-    const char *out_path;   /* rewritten after every case; NULL: not written */
+    const char *out_path;   /* rewritten as cases finish (runner.c checkpoint); NULL: not written */
     FILE *lines;            /* per-case lines (stdout) */
     gb_time_breakdown *breakdown; /* added to when not NULL */
     double started;         /* gb_now() when the run began (for the progress line) */
