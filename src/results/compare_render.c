@@ -120,6 +120,19 @@ static void summary(const cJSON *cmp, int md, FILE *out) {
     fprintf(out, "%s", n_of(cmp, "exit_code") != 0 ? "Result: FAIL\n" : "Result: pass\n");
 }
 
+/* One comparison's cells as both formats print them. */
+typedef struct {
+    char base[24], cur[24], change[24], interval[48], p[16];
+} row_cells;
+
+static void row_format(const cJSON *it, row_cells *r) {
+    fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "baseline"), "median_s"), r->base, sizeof r->base);
+    fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "current"), "median_s"), r->cur, sizeof r->cur);
+    fmt_pct(n_of(it, "change"), r->change, sizeof r->change);
+    fmt_ci(it, r->interval, sizeof r->interval);
+    fmt_p(n_of(it, "p_value"), r->p, sizeof r->p);
+}
+
 static void table(const cJSON *cmp, FILE *out) {
     header(cmp, 0, out);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(cmp, "comparisons");
@@ -132,14 +145,11 @@ static void table(const cJSON *cmp, FILE *out) {
     fprintf(out, "%-*s %10s %10s %8s %19s %7s  %s\n", w, "case", "baseline", "current", "change", "interval", "p",
             "verdict");
     for (const cJSON *it = list ? list->child : NULL; it; it = it->next) {
-        char tb[24], tc[24], ch[24], ci[48], p[16];
-        fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "baseline"), "median_s"), tb, sizeof tb);
-        fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "current"), "median_s"), tc, sizeof tc);
-        fmt_pct(n_of(it, "change"), ch, sizeof ch);
-        fmt_ci(it, ci, sizeof ci);
-        fmt_p(n_of(it, "p_value"), p, sizeof p);
+        row_cells r;
+        row_format(it, &r);
         const char *reason = s_of(it, "reason");
-        fprintf(out, "%-*s %10s %10s %8s %19s %7s  %s%s%s%s\n", w, s_of(it, "name"), tb, tc, ch, ci, p,
+        fprintf(out, "%-*s %10s %10s %8s %19s %7s  %s%s%s%s\n", w, s_of(it, "name"), r.base, r.cur, r.change,
+                r.interval, r.p,
                 loud(s_of(it, "verdict"), 0), *reason ? " (" : "", reason, *reason ? ")" : "");
     }
     one_side_lists(cmp, 0, out);
@@ -152,14 +162,11 @@ static void markdown(const cJSON *cmp, FILE *out) {
     fprintf(out, "| case | baseline | current | change | interval | p | verdict |\n");
     fprintf(out, "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
     for (const cJSON *it = list ? list->child : NULL; it; it = it->next) {
-        char tb[24], tc[24], ch[24], ci[48], p[16];
-        fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "baseline"), "median_s"), tb, sizeof tb);
-        fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "current"), "median_s"), tc, sizeof tc);
-        fmt_pct(n_of(it, "change"), ch, sizeof ch);
-        fmt_ci(it, ci, sizeof ci);
-        fmt_p(n_of(it, "p_value"), p, sizeof p);
+        row_cells r;
+        row_format(it, &r);
         const char *reason = s_of(it, "reason");
-        fprintf(out, "| `%s` | %s | %s | %s | %s | %s | %s%s%s |\n", s_of(it, "name"), tb, tc, ch, ci, p,
+        fprintf(out, "| `%s` | %s | %s | %s | %s | %s | %s%s%s |\n", s_of(it, "name"), r.base, r.cur, r.change,
+                r.interval, r.p,
                 loud(s_of(it, "verdict"), 1), *reason ? "<br>" : "", reason);
     }
     one_side_lists(cmp, 1, out);

@@ -143,27 +143,26 @@ static int get_bool(chk *k, const cJSON *o, const char *path, const char *key, i
     return 1;
 }
 
-/* An object / array at key: *out NULL when absent. */
-static int get_obj(chk *k, const cJSON *o, const char *path, const char *key, int required, const cJSON **out) {
+/* An object or array (what: "an object", "an array"; is: its cJSON test)
+ * at key: *out NULL when absent. */
+static int get_container(chk *k, const cJSON *o, const char *path, const char *key, int required,
+                         const char *what, cJSON_bool (*is)(const cJSON *), const cJSON **out) {
     char p[512];
     const cJSON *v = item(o, key);
     *out = NULL;
     join(p, sizeof p, path, key);
-    if (!v) return required ? bad(k, p, "missing (expected an object)") : 0;
-    if (!cJSON_IsObject(v)) return bad(k, p, "expected an object, got %s", type_name(v));
+    if (!v) return required ? bad(k, p, "missing (expected %s)", what) : 0;
+    if (!is(v)) return bad(k, p, "expected %s, got %s", what, type_name(v));
     *out = v;
     return 1;
 }
 
+static int get_obj(chk *k, const cJSON *o, const char *path, const char *key, int required, const cJSON **out) {
+    return get_container(k, o, path, key, required, "an object", cJSON_IsObject, out);
+}
+
 static int get_arr(chk *k, const cJSON *o, const char *path, const char *key, int required, const cJSON **out) {
-    char p[512];
-    const cJSON *v = item(o, key);
-    *out = NULL;
-    join(p, sizeof p, path, key);
-    if (!v) return required ? bad(k, p, "missing (expected an array)") : 0;
-    if (!cJSON_IsArray(v)) return bad(k, p, "expected an array, got %s", type_name(v));
-    *out = v;
-    return 1;
+    return get_container(k, o, path, key, required, "an array", cJSON_IsArray, out);
 }
 
 /* The text of an object (unformatted) at key, NULL when absent. */
