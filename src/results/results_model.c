@@ -1856,34 +1856,30 @@ char *gb_value_json(const gb_value *v) {
     return s;
 }
 
-/* cJSON_Compare is the definition of "the same" for JSON values here. */
+/* cJSON_Compare is the definition of "the same" for JSON values here; takes
+ * both (either may be NULL: out of memory, never the same). */
+static int same_json(cJSON *x, cJSON *y) {
+    int same = x && y && cJSON_Compare(x, y, 1);
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    return same;
+}
+
 int gb_value_equal(const gb_value *a, const gb_value *b) {
     if (a->kind == GB_VAL_ABSENT || b->kind == GB_VAL_ABSENT) return a->kind == b->kind;
     if (a->kind != b->kind) return 0;
     if (a->kind == GB_VAL_STRING) return strcmp(a->text, b->text) == 0;
     if (a->kind == GB_VAL_BOOL) return a->b == b->b;
     if (a->kind == GB_VAL_NULL) return 1;
-    cJSON *x = value_to_cjson(a), *y = value_to_cjson(b);
-    int same = x && y && cJSON_Compare(x, y, 1);
-    cJSON_Delete(x);
-    cJSON_Delete(y);
-    return same;
+    return same_json(value_to_cjson(a), value_to_cjson(b));
 }
 
 int gb_kvlist_equal(const gb_kvlist *a, const gb_kvlist *b) {
-    cJSON *x = gb_kvlist_to_cjson(a), *y = gb_kvlist_to_cjson(b);
-    int same = x && y && cJSON_Compare(x, y, 1);
-    cJSON_Delete(x);
-    cJSON_Delete(y);
-    return same;
+    return same_json(gb_kvlist_to_cjson(a), gb_kvlist_to_cjson(b));
 }
 
 int gb_shape_equal(const gb_case_result *a, const gb_case_result *b) {
-    cJSON *x = gb_case_shape_to_cjson(a), *y = gb_case_shape_to_cjson(b);
-    int same = x && y && cJSON_Compare(x, y, 1);
-    cJSON_Delete(x);
-    cJSON_Delete(y);
-    return same;
+    return same_json(gb_case_shape_to_cjson(a), gb_case_shape_to_cjson(b));
 }
 
 char *gb_kvlist_json(const gb_kvlist *l) {
