@@ -122,7 +122,7 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
 
 typedef struct {
     int benchmark, dtype, backend;
-    double rate;    /* work units per second, from the median */
+    double rate;    /* work units per second, from the fastest repetition */
     char label[64]; /* the size it was measured at */
 } rate_memo;
 
@@ -146,9 +146,9 @@ static rate_memo *rate_find(const gb_rate_book *b, int bench, int dtype, int bac
     return NULL;
 }
 
-void gb_rate_record(gb_rate_book *b, int bench, int dtype, int backend, double work, double median_s,
+void gb_rate_record(gb_rate_book *b, int bench, int dtype, int backend, double work, double seconds,
                     const char *label) {
-    if (!b || !(median_s >= GB_PROJECTION_MIN_S) || !(work > 0)) return;
+    if (!b || !(seconds >= GB_PROJECTION_MIN_S) || !(work > 0)) return;
     rate_memo *m = rate_find(b, bench, dtype, backend);
     if (!m) {
         if (b->n == b->cap) {
@@ -163,7 +163,7 @@ void gb_rate_record(gb_rate_book *b, int bench, int dtype, int backend, double w
         m->dtype = dtype;
         m->backend = backend;
     }
-    m->rate = work / median_s;
+    m->rate = work / seconds;
     snprintf(m->label, sizeof m->label, "%s", label);
 }
 

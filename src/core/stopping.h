@@ -84,8 +84,10 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
 gb_budget gb_round_budget(const gb_budget *b, int rounds, int round);
 
 /* ---- projection ------------------------------------------------------------
- * The rate (work per second) last measured per benchmark, dtype and backend,
- * so a sweep skips a size it cannot afford before spending the budget. Rates
+ * The rate (work per second) last measured per benchmark, dtype and backend
+ * (from the fastest repetition: only a size that even the best moment cannot
+ * afford is skipped, whatever else the machine was doing), so a sweep skips a
+ * size it cannot afford before spending the budget. Rates
  * from repetitions under GB_PROJECTION_MIN_S are not kept: they measure fixed
  * overheads (launches, thread wake-ups), not the op, and would predict absurd
  * times for larger sizes. */
@@ -93,8 +95,8 @@ gb_budget gb_round_budget(const gb_budget *b, int rounds, int round);
 typedef struct gb_rate_book gb_rate_book;
 gb_rate_book *gb_rate_book_new(void);
 void gb_rate_book_free(gb_rate_book *b);
-/* Remember a measured median for (benchmark, dtype, backend) at size label. */
-void gb_rate_record(gb_rate_book *b, int benchmark, int dtype, int backend, double work, double median_s,
+/* Remember a repetition's time for (benchmark, dtype, backend) at size label. */
+void gb_rate_record(gb_rate_book *b, int benchmark, int dtype, int backend, double work, double seconds,
                     const char *label);
 /* The projected seconds of one repetition of `work`, or 0 when nothing is
  * known; *from names the size the rate was measured at. */
