@@ -155,6 +155,39 @@ TEST(model_refuses_negative_times) {
     unlink(path);
 }
 
+static void device_named(cJSON *doc) {
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddNumberToObject(d, "index", 3);
+    cJSON_AddStringToObject(d, "name", "NVIDIA H100 80GB HBM3");
+    cJSON_AddStringToObject(d, "uuid", "GPU-0f1e2d3c");
+    cJSON_AddStringToObject(d, "pci_bus_id", "00000000:19:00.0");
+    cJSON_AddItemToObject(result_at(doc, 0, 0), "device", d);
+}
+static void device_negative_index(cJSON *doc) {
+    device_named(doc);
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(result_at(doc, 0, 0), "device"), "index", cJSON_CreateNumber(-1));
+}
+
+TEST(model_reads_and_writes_the_device_of_a_result) {
+    char msg[512], path[128];
+    CHECK(load_edited(device_named, msg, sizeof msg, path, sizeof path) == GB_OK);
+    gb_results r, back;
+    gb_err e = {{0}};
+    CHECK(gb_results_load(path, &r, &e) == GB_OK);
+    const gb_device_id *d = &r.cases[0].results[0].device;
+    CHECK(d->present && d->index == 3);
+    CHECK(strcmp(d->uuid, "GPU-0f1e2d3c") == 0 && strcmp(d->pci_bus_id, "00000000:19:00.0") == 0);
+    CHECK(!r.cases[1].results[0].device.present);
+    CHECK(gb_results_write(&r, path, 0, &e) == GB_OK);
+    CHECK(gb_results_load(path, &back, &e) == GB_OK);
+    CHECK(back.cases[0].results[0].device.present && strcmp(back.cases[0].results[0].device.name, d->name) == 0);
+    gb_results_free(&back);
+    gb_results_free(&r);
+    CHECK(load_edited(device_negative_index, msg, sizeof msg, path, sizeof path) == GB_FAIL);
+    CHECK(strstr(msg, ": cases[0].results[0].device.index: expected a non-negative number, got -1") != NULL);
+    unlink(path);
+}
+
 TEST(model_keeps_keys_it_does_not_know) {
     char msg[512], path[128];
     CHECK(load_edited(unknown_key, msg, sizeof msg, path, sizeof path) == GB_OK);

@@ -235,7 +235,8 @@ static const char *const K_CASE[] = {"op", "dtype", "shape", "label", "params", 
                                      "rate_kind", "results", "speedup", "run", NULL};
 static const char *const K_RESULT[] = {"backend", "timing", "status", "reason", "setup_s", "warmup_reps",
                                        "round_sizes", "samples_s", "stats", "gflops", "gbs", "pct_of_peak",
-                                       "peak", "verification", "extra", NULL};
+                                       "peak", "verification", "extra", "device", NULL};
+static const char *const K_DEVICE[] = {"index", "name", "uuid", "pci_bus_id", NULL};
 static const char *const K_STATS[] = {"n", "min", "max", "median", "mean", "stddev", "cv", "ci95_low",
                                       "ci95_high", NULL};
 static const char *const K_VERIF[] = {"status", "against", "metric", "error", "tolerance", "detail", NULL};
@@ -925,6 +926,8 @@ static int parse_round_sizes(chk *k, const cJSON *o, const char *path, gb_result
     return 0;
 }
 
+static void device_free(gb_device_id *d);
+
 static void result_free(gb_result *r) {
     free(r->backend);
     free(r->timing);
@@ -935,8 +938,56 @@ static void result_free(gb_result *r) {
     free(r->peak);
     verification_free(&r->verification);
     gb_kvlist_free(&r->extra);
+    device_free(&r->device);
     order_free(&r->order);
     memset(r, 0, sizeof *r);
+}
+
+static int parse_device(chk *k, const cJSON *o, const char *path, gb_device_id *d) {
+    char p[512];
+    const cJSON *obj;
+    if (get_obj(k, o, path, "device", 0, &obj) < 0) return -1;
+    if (!obj) return 0;
+    d->present = 1;
+    join(p, sizeof p, path, "device");
+    double index;
+    if (get_num(k, obj, p, "index", N_REQ | N_NONNEG | N_WHOLE, &index) < 0) return -1;
+    d->index = (long)index;
+    if (get_str(k, obj, p, "name", 0, &d->name) < 0 || get_str(k, obj, p, "uuid", 0, &d->uuid) < 0 ||
+        get_str(k, obj, p, "pci_bus_id", 0, &d->pci_bus_id) < 0)
+        return -1;
+    return order_from(k, obj, K_DEVICE, &d->order);
+}
+
+static void device_free(gb_device_id *d) {
+    free(d->name);
+    free(d->uuid);
+    free(d->pci_bus_id);
+    order_free(&d->order);
+    memset(d, 0, sizeof *d);
+}
+
+static int device_copy(gb_device_id *dst, const gb_device_id *src) {
+    memset(dst, 0, sizeof *dst);
+    if (!src->present) return 0;
+    dst->present = 1;
+    dst->index = src->index;
+    if (!(dst->name = xstrdup(src->name)) || !(dst->uuid = xstrdup(src->uuid)) ||
+        !(dst->pci_bus_id = xstrdup(src->pci_bus_id)) || order_copy(&dst->order, src->order) != 0)
+        return -1;
+    return 0;
+}
+
+int gb_device_id_set(gb_device_id *d, long index, const char *name, const char *uuid, const char *pci_bus_id) {
+    device_free(d);
+    d->present = 1;
+    d->index = index;
+    if (!(d->name = xstrdup(name ? name : "")) || !(d->uuid = xstrdup(uuid ? uuid : "")) ||
+        !(d->pci_bus_id = xstrdup(pci_bus_id ? pci_bus_id : ""))) {
+        device_free(d);
+        return GB_FAIL;
+    }
+    return GB_OK;
 }
 
 static int parse_result(chk *k, const cJSON *o, const char *path, gb_result *r) {
@@ -983,7 +1034,8 @@ static int parse_result(chk *k, const cJSON *o, const char *path, gb_result *r) 
     }
     if ((got = get_str_or_null(k, o, path, "peak", &r->peak)) < 0) return -1;
     if (got) r->has |= GB_R_HAS_PEAK;
-    if (parse_verification(k, o, path, &r->verification) < 0 || get_kvlist(k, o, path, "extra", &r->extra) < 0)
+    if (parse_verification(k, o, path, &r->verification) < 0 || get_kvlist(k, o, path, "extra", &r->extra) < 0 ||
+        parse_device(k, o, path, &r->device) < 0)
         return -1;
     return order_from(k, o, K_RESULT, &r->order);
 }
@@ -997,6 +1049,8 @@ static int result_copy(gb_result *dst, const gb_result *src) {
     dst->order = NULL;
     memset(&dst->verification, 0, sizeof dst->verification);
     memset(&dst->extra, 0, sizeof dst->extra);
+    memset(&dst->device, 0, sizeof dst->device);
+    if (device_copy(&dst->device, &src->device) != 0) return -1;
     if (!(dst->backend = xstrdup(src->backend)) || !(dst->timing = xstrdup(src->timing)) ||
         !(dst->reason = xstrdup(src->reason)) || (src->peak && !(dst->peak = xstrdup(src->peak))))
         return -1;
@@ -1579,6 +1633,16 @@ static cJSON *verification_json(const gb_verification *v) {
     return em_end(&m);
 }
 
+static cJSON *device_json(const gb_device_id *d) {
+    emitter m;
+    em_begin(&m, d->order, K_DEVICE);
+    em_put(&m, "index", cJSON_CreateNumber((double)d->index));
+    em_put(&m, "name", cJSON_CreateString(d->name ? d->name : ""));
+    em_put(&m, "uuid", cJSON_CreateString(d->uuid ? d->uuid : ""));
+    em_put(&m, "pci_bus_id", cJSON_CreateString(d->pci_bus_id ? d->pci_bus_id : ""));
+    return em_end(&m);
+}
+
 static cJSON *result_json(const gb_result *r, unsigned flags) {
     emitter m;
     em_begin(&m, r->order, K_RESULT);
@@ -1603,6 +1667,7 @@ static cJSON *result_json(const gb_result *r, unsigned flags) {
     if (r->has & GB_R_HAS_PEAK) em_put(&m, "peak", r->peak ? cJSON_CreateString(r->peak) : cJSON_CreateNull());
     if (r->verification.present) em_put(&m, "verification", verification_json(&r->verification));
     if (r->extra.present) em_put(&m, "extra", gb_kvlist_to_cjson(&r->extra));
+    if (r->device.present) em_put(&m, "device", device_json(&r->device));
     return em_end(&m);
 }
 

@@ -172,6 +172,18 @@ typedef struct {
     gb_keyorder *order;
 } gb_verification;
 
+/* Which device of a backend measured a result (an accelerator's results
+ * when a run measured one or more devices; absent on host results and in
+ * files written before devices were recorded). index is the backend's
+ * ordinal (CUDA: the device number as the run saw it); uuid and pci_bus_id
+ * identify the physical device across runs and nodes ("" when unknown). */
+typedef struct {
+    int present;
+    long index;                 /* >= 0 */
+    char *name, *uuid, *pci_bus_id;
+    gb_keyorder *order;
+} gb_device_id;
+
 enum {
     GB_R_HAS_REASON = 1, GB_R_HAS_SETUP = 2, GB_R_HAS_WARMUP = 4, GB_R_HAS_ROUNDS = 8,
     GB_R_HAS_SAMPLES = 16, GB_R_HAS_GFLOPS = 32, GB_R_HAS_GBS = 64, GB_R_HAS_PCT = 128,
@@ -192,6 +204,7 @@ typedef struct {
     char *peak;                 /* "cpu.gemm_float32_gflops"; NULL when null or absent */
     gb_verification verification;
     gb_kvlist extra;
+    gb_device_id device;        /* .present 0 when the result names no device */
     unsigned has;               /* GB_R_HAS_* */
     gb_keyorder *order;
 } gb_result;
@@ -315,6 +328,9 @@ int gb_run_set_provenance(gb_run *run, const struct cJSON *obj, const char *name
  * writes them) into l, replacing what l held. GB_OK, or GB_FAIL (obj is not
  * an object, or out of memory) with the message starting with name. */
 int gb_kvlist_from_cjson(gb_kvlist *l, const struct cJSON *obj, const char *name, gb_err *e);
+/* Name the device that measured a result (strings may be NULL: ""). GB_OK
+ * or GB_FAIL (out of memory). */
+int gb_device_id_set(gb_device_id *d, long index, const char *name, const char *uuid, const char *pci_bus_id);
 /* Replace a string field of the model with a copy of value. GB_OK or GB_FAIL. */
 int gb_set_string(char **field, const char *value);
 
