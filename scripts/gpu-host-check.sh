@@ -15,6 +15,9 @@
 #             and its breakdown; then a `timeout -s TERM` run (is the results
 #             file marked interrupted?); then scripts/cpu-peer-check.py on the
 #             default run (the CPU side against NumPy/SciPy on this host)
+#   again     suites/default.json a second time, as a user who runs it again:
+#             FFTW's plans now come from the wisdom the first run saved, so
+#             the set-up it paid once is gone (wall time and breakdown)
 #
 # OpenBLAS may detect a modern CPU as an old core (seen: Prescott on an
 # AVX-512 host); gpubench then runs the best core by default, and info prints
@@ -89,6 +92,14 @@ for what in "$@"; do
             timeout 180 python3 scripts/cpu-peer-check.py "$OUTDIR/newcomer.json" --budget 3 --max-size 4096 \
                 --json "$OUTDIR/peers.json" 2>&1 | tail -80
         fi
+        ;;
+    again)
+        step "gpubench run suites/default.json again (FFTW wisdom from the first run), piped"
+        ls -la "${XDG_CACHE_HOME:-$HOME/.cache}/gpubench" 2>&1
+        start=$(date +%s)
+        "$B" run suites/default.json --out "$OUTDIR/again.json" 2> "$OUTDIR/again.err" > "$OUTDIR/again.log"
+        echo "exit $? wall $(( $(date +%s) - start )) s"
+        grep -A12 '^time:' "$OUTDIR/again.err"
         ;;
     *) echo "gpu-host-check: unknown step '$what'" >&2; exit 2 ;;
     esac
