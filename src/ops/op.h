@@ -18,6 +18,12 @@
  *               out: C_rowptr, C_colind (I32), C_val (CSR; column order within a row free)
  *   svd         in: A (m×n, column-major)        out: S (min(m,n)), U (m×k), VT (k×n), k = min(m,n),
  *                                                     column-major, singular values descending
+ *   transfer    in: x (bytes / element size)     out: y: x where the (first) copy put it (the device
+ *                                                     for h2d and both, read back untimed; the host
+ *                                                     target for d2h; the CPU's local copy);
+ *                                                     y_back (direction both): the D2H leg's copy
+ *   batched_matmul in: A (batch×m×k), B (batch×k×n) out: C (batch×m×n), each product row-major,
+ *                                                     products stored one after another
  */
 #ifndef GB_OP_H
 #define GB_OP_H
@@ -56,6 +62,9 @@ typedef struct gb_op {
     const char *name;        /* as written in suites: "matmul" */
     const char *summary;     /* one line for `gpubench list` */
     const char *rate_kind;   /* "flops" (judged in GFLOP/s) or "bytes" (GB/s) */
+    /* How to read this op's table where it differs from the other ops (printed
+     * under the op's caption by `report` and `run`); NULL for none. */
+    const char *note;
     const gb_param_spec *params;  /* terminated by an entry with key == NULL */
     /* Read one entry of "sizes" (a positive integer n, or an explicit shape
      * array) into c->shape / c->rank / c->label. Returns GB_OK or GB_FAIL
@@ -80,7 +89,8 @@ const gb_op *gb_op_find(const char *name);
 
 /* Shared helpers for ops (src/ops/op_common.c). */
 /* The defaults of every param, in one place: math default, fast_math off,
- * fft r2c planned with FFTW_MEASURE, nrhs 1, density 0.01, svd auto. */
+ * fft r2c planned with FFTW_MEASURE, nrhs 1, density 0.01, svd auto, transfer
+ * h2d from pinned memory, batch 1000. */
 void gb_params_default(gb_params *p);
 /* Parse a size that is a positive integer n → rows = cols = n (rank 2). */
 int gb_parse_square_size(const cJSON *size, gb_case *c, gb_err *e);
@@ -94,5 +104,22 @@ double gb_case_elements(const gb_case *c);
 double gb_dtype_bytes(gb_dtype d);
 /* Unit roundoff of the dtype (2^-24 or 2^-53): tolerances are multiples of it. */
 double gb_eps(gb_dtype d);
+/* Parse "sizes" entries that are byte counts: a positive integer up to 2^40,
+ * or a string "<n>KiB" / "<n>MiB" / "<n>GiB" (op_transfer.c). */
+int gb_parse_bytes(const cJSON *size, int64_t *bytes, gb_err *e);
+
+/* GEMM checks shared by matmul and batched_matmul (op_matmul.c). Row-major
+ * C (m×n) = A (m×k) · B (k×n) of dtype. */
+/* The randomized Freivalds check, scaled to O(1) for a correct product
+ * (tolerance GB_FREIVALDS_TOL; see op_matmul.c). u: the unit roundoff held
+ * to. Returns +inf for NaN/Inf in C, NAN when out of memory; worst_row and
+ * worst_vec say where. */
+#define GB_FREIVALDS_TOL 64.0
+double gb_gemm_scaled_residual(gb_dtype dtype, double u, const void *A, const void *B, const void *C,
+                               size_t m, size_t k, size_t n, uint64_t seed, size_t *worst_row,
+                               int *worst_vec);
+/* Tolerance of max|C−Cref|/max|Cref| between two correct GEMMs of inner
+ * length k (plus the TF32 term when tf32). */
+double gb_gemm_ref_tolerance(gb_dtype dtype, double k, int tf32);
 
 #endif

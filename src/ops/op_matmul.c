@@ -93,11 +93,14 @@ static double unit_roundoff(const gb_case *c) {
  * FP32 with round-to-nearest TF32); 16·2^-11 ≈ 7.8e-3 leaves 20x, also for
  * truncating conversion. A transposed or shifted operand, a missing block or
  * a NaN is off by O(1) and fails. */
-static double ref_tolerance(const gb_case *c) {
-    double k = (double)c->shape[1];
-    double tol = (8.0 * sqrt(k) + 16.0) * gb_eps(c->dtype);
-    if (c->dtype == GB_FLOAT32 && c->params.math == GB_MATH_TF32) tol += 16.0 * TF32_U;
+double gb_gemm_ref_tolerance(gb_dtype dtype, double k, int tf32) {
+    double tol = (8.0 * sqrt(k) + 16.0) * gb_eps(dtype);
+    if (dtype == GB_FLOAT32 && tf32) tol += 16.0 * TF32_U;
     return tol;
+}
+
+static double ref_tolerance(const gb_case *c) {
+    return gb_gemm_ref_tolerance(c->dtype, (double)c->shape[1], c->params.math == GB_MATH_TF32);
 }
 
 /* Freivalds, own check. For each random x (entries ±[1,2): never zero, so a
@@ -114,7 +117,7 @@ static double ref_tolerance(const gb_case *c) {
  * by ~8·u·sqrt(k·n) relative to max|C| (5e-4 at k = n = 1024 in float32).
  * The reference sums are exact to far below u: double for float32 data
  * (2^-29 smaller), long double (64-bit mantissa, 2^-11 smaller) for float64. */
-#define FREIVALDS_TOL 64.0
+#define FREIVALDS_TOL GB_FREIVALDS_TOL
 
 #define DEFINE_FREIVALDS(NAME, T, ACC, ABS)                                                      \
     static double NAME(const T *A, const T *B, const T *C, size_t m, size_t k, size_t n,     \
@@ -164,6 +167,40 @@ static double ref_tolerance(const gb_case *c) {
 DEFINE_FREIVALDS(freivalds_f32, float, double, fabs)
 DEFINE_FREIVALDS(freivalds_f64, double, long double, fabsl)
 
+double gb_gemm_scaled_residual(gb_dtype dtype, double u, const void *A, const void *B, const void *C,
+                               size_t m, size_t k, size_t n, uint64_t seed, size_t *worst_row,
+                               int *worst_vec) {
+    /* One buffer for x, B·x and |B|·|x| in the wider type. */
+    size_t acc = dtype == GB_FLOAT32 ? sizeof(double) : sizeof(long double);
+    unsigned char *buf = gb_alloc(acc * (n + 2 * k));
+    if (!buf) return NAN;
+    double worst = 0;
+    *worst_row = 0;
+    *worst_vec = 0;
+    for (int t = 0; t < FREIVALDS_VECTORS; t++) {
+        size_t row = 0;
+        double r;
+        if (dtype == GB_FLOAT32) {
+            double *x = (double *)buf, *bx = x + n, *abx = bx + k;
+            for (size_t j = 0; j < n; j++) {
+                uint64_t bits = gb_rng_bits(seed, STREAM_X + (uint64_t)t, j);
+                x[j] = (bits & 1 ? -1.0 : 1.0) * (1.0 + (double)(bits >> 11) * 0x1.0p-53);
+            }
+            r = freivalds_f32(A, B, C, m, k, n, x, bx, abx, &row);
+        } else {
+            long double *x = (long double *)buf, *bx = x + n, *abx = bx + k;
+            for (size_t j = 0; j < n; j++) {
+                uint64_t bits = gb_rng_bits(seed, STREAM_X + (uint64_t)t, j);
+                x[j] = (bits & 1 ? -1.0L : 1.0L) * (1.0L + (long double)(bits >> 11) * 0x1.0p-53L);
+            }
+            r = freivalds_f64(A, B, C, m, k, n, x, bx, abx, &row);
+        }
+        if (r > worst || isinf(r)) { worst = r; *worst_row = row; *worst_vec = t; }
+    }
+    gb_free(buf);
+    return isinf(worst) ? INFINITY : worst * sqrt((double)n) / u;
+}
+
 static void verify_own(const gb_case *c, const gb_arrays *in, const gb_array *C, gb_verdict *v) {
     size_t m = (size_t)c->shape[0], k = (size_t)c->shape[1], n = (size_t)c->shape[2];
     const gb_array *A = gb_arrays_find(in, "A"), *B = gb_arrays_find(in, "B");
@@ -176,46 +213,21 @@ static void verify_own(const gb_case *c, const gb_arrays *in, const gb_array *C,
         snprintf(v->detail, sizeof v->detail, "inputs A (m×k) and B (k×n) missing or mis-sized");
         return;
     }
-    /* One buffer for x, B·x and |B|·|x| in the wider type. */
-    size_t acc = c->dtype == GB_FLOAT32 ? sizeof(double) : sizeof(long double);
-    unsigned char *buf = gb_alloc(acc * (n + 2 * k));
-    if (!buf) {
+    size_t worst_row = 0;
+    int worst_vec = 0;
+    v->error = gb_gemm_scaled_residual(c->dtype, unit_roundoff(c), A->data, B->data, C->data, m, k, n, c->seed,
+                                       &worst_row, &worst_vec);
+    if (isnan(v->error)) {
         v->status = GB_VERIFY_NOT_CHECKED;
-        v->error = NAN;
         snprintf(v->detail, sizeof v->detail, "out of host memory for the Freivalds vectors");
         return;
     }
-    double worst = 0;
-    size_t worst_row = 0;
-    int worst_vec = 0;
-    for (int t = 0; t < FREIVALDS_VECTORS; t++) {
-        size_t row = 0;
-        double r;
-        if (c->dtype == GB_FLOAT32) {
-            double *x = (double *)buf, *bx = x + n, *abx = bx + k;
-            for (size_t j = 0; j < n; j++) {
-                uint64_t bits = gb_rng_bits(c->seed, STREAM_X + (uint64_t)t, j);
-                x[j] = (bits & 1 ? -1.0 : 1.0) * (1.0 + (double)(bits >> 11) * 0x1.0p-53);
-            }
-            r = freivalds_f32(A->data, B->data, C->data, m, k, n, x, bx, abx, &row);
-        } else {
-            long double *x = (long double *)buf, *bx = x + n, *abx = bx + k;
-            for (size_t j = 0; j < n; j++) {
-                uint64_t bits = gb_rng_bits(c->seed, STREAM_X + (uint64_t)t, j);
-                x[j] = (bits & 1 ? -1.0L : 1.0L) * (1.0L + (long double)(bits >> 11) * 0x1.0p-53L);
-            }
-            r = freivalds_f64(A->data, B->data, C->data, m, k, n, x, bx, abx, &row);
-        }
-        if (r > worst || isinf(r)) { worst = r; worst_row = row; worst_vec = t; }
-    }
-    gb_free(buf);
-    v->error = isinf(worst) ? INFINITY : worst * sqrt((double)n) / unit_roundoff(c);
     v->status = v->error <= v->tolerance ? GB_VERIFY_PASSED : GB_VERIFY_FAILED;
     snprintf(v->detail, sizeof v->detail,
              "Freivalds: |C·x − A·(B·x)| / (|A|·|B|·|x|) · sqrt(n)/u over %d random vectors; "
              "worst at row %zu (vector %d)%s",
              FREIVALDS_VECTORS, worst_row, worst_vec,
-             isinf(worst) ? ": NaN/Inf in C" : "");
+             isinf(v->error) ? ": NaN/Inf in C" : "");
 }
 
 static void verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
