@@ -109,6 +109,10 @@ void gb_cuda_pinned_put(void *p, size_t bytes);
 /* Free the pinned blocks kept between cases (at shutdown). */
 void gb_cuda_pinned_release_all(void);
 
+/* dst[i] = src[i] converted, float32 → float64 or float64 → float32, n
+ * elements of device memory, enqueued on gb_cuda.stream (cuda_convert.cu). */
+int gb_cuda_convert(const void *src, gb_elem from, void *dst, gb_elem to, size_t n, gb_err *e);
+
 /* Free device memory now, for the memory estimate in supports(). */
 int gb_cuda_fits(double bytes_needed, gb_err *why);
 

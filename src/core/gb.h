@@ -70,7 +70,10 @@ typedef enum { GB_FFT_R2C = 0, GB_FFT_C2C = 1 } gb_fft_kind;
 typedef enum { GB_PLAN_ESTIMATE = 0, GB_PLAN_MEASURE = 1, GB_PLAN_PATIENT = 2 } gb_fft_planner;
 typedef enum {
     GB_SVD_AUTO = 0, GB_SVD_GESDD, GB_SVD_GESVD, GB_SVD_GESVDJ, GB_SVD_GESVDP,
-    GB_SVD_XGESVD, GB_SVD_XGESVDP, GB_SVD_METHOD_COUNT
+    GB_SVD_XGESVD, GB_SVD_XGESVDP,
+    GB_SVD_GESVDP64, /* float32 input and output, Xgesvdp computed in float64 */
+    GB_SVD_XGESVDR,  /* randomized SVD at full rank */
+    GB_SVD_METHOD_COUNT
 } gb_svd_method;
 /* Their names, as suites and results spell them (NULL-terminated; gb.c). */
 extern const char *const gb_svd_method_names[GB_SVD_METHOD_COUNT + 1];
@@ -86,6 +89,7 @@ typedef struct {
     int nrhs;          /* solve: right-hand sides */
     double density;    /* spgemm: fraction of non-zeros in A and B */
     int svd_method;    /* svd: gb_svd_method */
+    double svd_tol;    /* svd, gesvdj: convergence tolerance; 0 = cuSOLVER's default */
     int direction;     /* transfer: gb_direction */
     int memory;        /* transfer: gb_host_memory */
     int batch;         /* batched_matmul: independent products */

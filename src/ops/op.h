@@ -66,6 +66,11 @@ typedef struct gb_op {
      * under the op's caption by `report` and `run`); NULL for none. */
     const char *note;
     const gb_param_spec *params;  /* terminated by an entry with key == NULL */
+    /* Params added after results were recorded (NULL-terminated; may be
+     * NULL): left out of a case's params (results, tables) while at their
+     * default, so that those results still match new ones (compare keys
+     * cases by their params). */
+    const char *const *late_params;
     /* Read one entry of "sizes" (a positive integer n, or an explicit shape
      * array) into c->shape / c->rank / c->label. Returns GB_OK or GB_FAIL
      * with the reason (without the JSON path: the caller adds it). */

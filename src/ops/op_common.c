@@ -117,6 +117,7 @@ void gb_params_default(gb_params *p) {
     p->nrhs = 1;
     p->density = 0.01;
     p->svd_method = GB_SVD_AUTO;
+    p->svd_tol = 0;
     p->direction = GB_DIR_H2D;
     p->memory = GB_MEM_PINNED;
     p->batch = 1000;

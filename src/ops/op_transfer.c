@@ -175,7 +175,8 @@ const gb_op gb_op_transfer = {
     .note = "transfer: the CPU column is a local memcpy of the same bytes (direction both: two), so the speedup "
             "reads as how much slower than a local copy the host↔device copy is (0.1× = ten times slower). "
             "GB/s count the bytes delivered (both: each way); GPU % peak is against the pinned-memory "
-            "ceiling of that direction from `gpubench peak`, whatever the memory param.",
+            "ceiling of that direction from `gpubench peak`, whatever the memory param; CPU % peak against "
+            "STREAM's copy in bytes delivered.",
     .params = params,
     .parse_size = parse_size,
     .count = count,
