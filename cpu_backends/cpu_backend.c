@@ -27,7 +27,7 @@ static const gb_op_impl *const impls[GB_OP_COUNT] = {
     [GB_OP_SPGEMM] = &gb_cpu_spgemm,
     [GB_OP_SVD] = &gb_cpu_svd,
     [GB_OP_TRANSFER] = &gb_cpu_transfer,
-    [GB_OP_BATCHED_MATMUL] = &gb_cpu_batched_matmul,
+    [GB_OP_BATCHED_MATMUL] = &gb_cpu_matmul,
 };
 
 /* Prepared state: which op implementation it belongs to, and its own state. */

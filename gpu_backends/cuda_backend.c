@@ -19,7 +19,7 @@ static const gb_op_impl *impl_for(gb_op_id id) {
     case GB_OP_SPGEMM: return &gb_cuda_spgemm;
     case GB_OP_SVD: return &gb_cuda_svd;
     case GB_OP_TRANSFER: return &gb_cuda_transfer;
-    case GB_OP_BATCHED_MATMUL: return &gb_cuda_batched_matmul;
+    case GB_OP_BATCHED_MATMUL: return &gb_cuda_matmul;
     default: return NULL;
     }
 }

@@ -125,7 +125,6 @@ void gb_cuda_flush_l2(void);                         /* write a buffer larger th
 extern const gb_op_impl gb_cuda_matmul, gb_cuda_elementwise, gb_cuda_reduction,
     gb_cuda_fft, gb_cuda_solve, gb_cuda_spgemm, gb_cuda_svd;
 extern const gb_op_impl gb_cuda_transfer;
-extern const gb_op_impl gb_cuda_batched_matmul;
 
 #ifdef __cplusplus
 }

@@ -113,18 +113,5 @@ double gb_eps(gb_dtype d);
  * or a string "<n>KiB" / "<n>MiB" / "<n>GiB" (op_transfer.c). */
 int gb_parse_bytes(const cJSON *size, int64_t *bytes, gb_err *e);
 
-/* GEMM checks shared by matmul and batched_matmul (op_matmul.c). Row-major
- * C (m×n) = A (m×k) · B (k×n) of dtype. */
-/* The randomized Freivalds check, scaled to O(1) for a correct product
- * (tolerance GB_FREIVALDS_TOL; see op_matmul.c). u: the unit roundoff held
- * to. Returns +inf for NaN/Inf in C, NAN when out of memory; worst_row and
- * worst_vec say where. */
-#define GB_FREIVALDS_TOL 64.0
-double gb_gemm_scaled_residual(gb_dtype dtype, double u, const void *A, const void *B, const void *C,
-                               size_t m, size_t k, size_t n, uint64_t seed, size_t *worst_row,
-                               int *worst_vec);
-/* Tolerance of max|C−Cref|/max|Cref| between two correct GEMMs of inner
- * length k (plus the TF32 term when tf32). */
-double gb_gemm_ref_tolerance(gb_dtype dtype, double k, int tf32);
 
 #endif
