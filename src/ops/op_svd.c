@@ -23,7 +23,7 @@
 
 static const gb_param_spec svd_params[] = {
     {"method", GB_PARAM_ENUM, offsetof(gb_params, svd_method), 0, 0, gb_svd_method_names,
-     "LAPACK/cuSOLVER routine: auto (default; CPU gesdd; GPU: gb_svd_auto_method in cuda_svd.c), gesdd, gesvd; "
+     "LAPACK/cuSOLVER routine: auto (default; CPU gesdd; GPU: svd_auto_method in gpu_backends/cuda_svd.c), gesdd, gesvd; "
      "GPU only: gesvdj, gesvdp, xgesvd, xgesvdp, gesvdp64 (float32 data, Xgesvdp in float64), xgesvdr (randomized, "
      "full rank)"},
     {"tol", GB_PARAM_DOUBLE, offsetof(gb_params, svd_tol), 0, 1, NULL,
