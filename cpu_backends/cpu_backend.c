@@ -26,6 +26,8 @@ static const gb_op_impl *const impls[GB_OP_COUNT] = {
     [GB_OP_SOLVE] = &gb_cpu_solve,
     [GB_OP_SPGEMM] = &gb_cpu_spgemm,
     [GB_OP_SVD] = &gb_cpu_svd,
+    [GB_OP_TRANSFER] = &gb_cpu_transfer,
+    [GB_OP_BATCHED_MATMUL] = &gb_cpu_matmul,
 };
 
 /* Prepared state: which op implementation it belongs to, and its own state. */
@@ -61,9 +63,11 @@ static void cpu_describe(cJSON *ctx) {
 }
 
 /* Memory-bound ops against STREAM triad, the rest against OpenBLAS GEMM of
- * their dtype (gb_cpu_measure_peaks measures both). */
+ * their dtype (gb_cpu_measure_peaks measures both). Transfer's local copy
+ * against STREAM's copy counted as transfers count, in bytes delivered. */
 static const char *cpu_ceiling(const gb_case *c, int timing) {
     (void)timing;
+    if (c->op_id == GB_OP_TRANSFER) return "copy_delivered_gbs";
     if (c->memory_bound) return "triad_gbs";
     return c->dtype == GB_FLOAT32 ? "gemm_float32_gflops" : "gemm_float64_gflops";
 }

@@ -18,6 +18,8 @@ static const gb_op_impl *impl_for(gb_op_id id) {
     case GB_OP_SOLVE: return &gb_cuda_solve;
     case GB_OP_SPGEMM: return &gb_cuda_spgemm;
     case GB_OP_SVD: return &gb_cuda_svd;
+    case GB_OP_TRANSFER: return &gb_cuda_transfer;
+    case GB_OP_BATCHED_MATMUL: return &gb_cuda_matmul;
     default: return NULL;
     }
 }
@@ -282,8 +284,14 @@ static void cuda_shutdown(void) {
 
 /* Device timings only: memory-bound ops against the device-to-device copy,
  * the rest against cuBLAS GEMM of their dtype and math mode
- * (gb_cuda_measure_peaks measures them). End-to-end includes transfers. */
+ * (gb_cuda_measure_peaks measures them). End-to-end includes transfers,
+ * except for transfer, where the transfer is the op: both timings against
+ * the pinned-memory copy rate of its direction, whatever its memory. */
 static const char *cuda_ceiling(const gb_case *c, int timing) {
+    if (c->op_id == GB_OP_TRANSFER)
+        return c->params.direction == GB_DIR_H2D   ? "h2d_pinned_gbs"
+               : c->params.direction == GB_DIR_D2H ? "d2h_pinned_gbs"
+                                                   : "bidir_pinned_gbs";
     if (timing != 0) return NULL;
     if (c->memory_bound) return "d2d_copy_gbs";
     if (c->op_id == GB_OP_MATMUL && c->params.math == GB_MATH_TF32 && c->dtype == GB_FLOAT32)

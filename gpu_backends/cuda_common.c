@@ -212,7 +212,7 @@ static struct {
 } pinned_free[GB_PINNED_SLOTS];
 static size_t pinned_kept;
 
-static cudaError_t pinned_get(void **p, size_t bytes) {
+cudaError_t gb_cuda_pinned_get(void **p, size_t bytes) {
     int best = -1;
     for (int i = 0; i < GB_PINNED_SLOTS; i++)
         if (pinned_free[i].p && pinned_free[i].bytes >= bytes && pinned_free[i].bytes <= 2 * bytes &&
@@ -227,7 +227,7 @@ static cudaError_t pinned_get(void **p, size_t bytes) {
     return cudaMallocHost(p, bytes);
 }
 
-static void pinned_put(void *p, size_t bytes) {
+void gb_cuda_pinned_put(void *p, size_t bytes) {
     if (!p) return;
     if (pinned_kept + bytes <= pinned_keep_limit())
         for (int i = 0; i < GB_PINNED_SLOTS; i++)
@@ -270,7 +270,7 @@ int gb_cuda_io_input(gb_cuda_io *io, const gb_array *host, void **dev, gb_err *e
     if (!b) return GB_FAIL;
     size_t alloc = b->bytes ? b->bytes : 1; /* a zero-size array still gets a valid pointer */
     CUDA_TRY(cudaMalloc(&b->dev, alloc));
-    CUDA_TRY(pinned_get(&b->pinned, alloc));
+    CUDA_TRY(gb_cuda_pinned_get(&b->pinned, alloc));
     b->pinned_bytes = alloc;
     if (b->bytes) memcpy(b->pinned, host->data, b->bytes);
     CUDA_TRY(cudaMemcpyAsync(b->dev, b->pinned, b->bytes, cudaMemcpyHostToDevice, gb_cuda.stream));
@@ -288,7 +288,7 @@ int gb_cuda_io_output(gb_cuda_io *io, const char *name, gb_elem elem, size_t cou
     if (!b) return GB_FAIL;
     size_t alloc = b->bytes ? b->bytes : 1;
     CUDA_TRY(cudaMalloc(&b->dev, alloc));
-    CUDA_TRY(pinned_get(&b->pinned, alloc));
+    CUDA_TRY(gb_cuda_pinned_get(&b->pinned, alloc));
     b->pinned_bytes = alloc;
     /* All-ones bytes are a NaN in float and double (and -1 in integers):
      * an element the op never writes fails verification. */
@@ -385,7 +385,7 @@ static void free_buffers(gb_cuda_buffer *slots, int n) {
         /* Errors are ignored: after a lost context the frees fail too, and
          * there is nothing better to do with the memory. */
         if (slots[i].dev) (void)cudaFree(slots[i].dev);
-        pinned_put(slots[i].pinned, slots[i].pinned_bytes);
+        gb_cuda_pinned_put(slots[i].pinned, slots[i].pinned_bytes);
     }
 }
 

@@ -101,8 +101,17 @@ int gb_cuda_time(gb_cuda_io *io, int timing, gb_cuda_issue_fn issue, void *state
 /* Copy every device output into host arrays named like the buffers. */
 int gb_cuda_io_fetch(gb_cuda_io *io, gb_arrays *out, gb_err *e);
 void gb_cuda_io_free(gb_cuda_io *io);
+/* Page-locked host memory from the blocks kept between cases (or a new
+ * cudaMallocHost), and its return to them. Under unified addressing (every
+ * 64-bit CUDA platform) it is also mapped: a kernel may dereference it. */
+cudaError_t gb_cuda_pinned_get(void **p, size_t bytes);
+void gb_cuda_pinned_put(void *p, size_t bytes);
 /* Free the pinned blocks kept between cases (at shutdown). */
 void gb_cuda_pinned_release_all(void);
+
+/* dst[i] = src[i] converted, float32 → float64 or float64 → float32, n
+ * elements of device memory, enqueued on gb_cuda.stream (cuda_convert.cu). */
+int gb_cuda_convert(const void *src, gb_elem from, void *dst, gb_elem to, size_t n, gb_err *e);
 
 /* Free device memory now, for the memory estimate in supports(). */
 int gb_cuda_fits(double bytes_needed, gb_err *why);
@@ -115,6 +124,7 @@ void gb_cuda_flush_l2(void);                         /* write a buffer larger th
 /* The per-op implementations (one file each). */
 extern const gb_op_impl gb_cuda_matmul, gb_cuda_elementwise, gb_cuda_reduction,
     gb_cuda_fft, gb_cuda_solve, gb_cuda_spgemm, gb_cuda_svd;
+extern const gb_op_impl gb_cuda_transfer;
 
 #ifdef __cplusplus
 }

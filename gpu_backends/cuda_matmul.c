@@ -1,4 +1,6 @@
-/* cuda_matmul.c — C = A·B with cuBLAS ?gemm, row-major.
+/* cuda_matmul.c — C = A·B with cuBLAS ?gemm, row-major; and batched_matmul,
+ * `batch` such products a fixed stride apart, with one
+ * cublas?gemmStridedBatched call (one implementation serves both ops).
  *
  * cuBLAS is column-major. A row-major r×c matrix is the column-major c×r
  * matrix of its transpose, so instead of transposing anything we compute
@@ -13,6 +15,7 @@ typedef struct {
     gb_cuda_io io;
     gb_dtype dtype;
     int m, k, n;
+    int batch;                /* 0: matmul, one ?gemm */
     int tf32;
     const void *A, *B;
     void *C;
@@ -25,9 +28,9 @@ static int matmul_supports(const gb_case *c, gb_err *why) {
         if (c->shape[i] > INT_MAX)
             return gb_errf(why, GB_SKIP, "dimension %lld exceeds cuBLAS's 32-bit int", (long long)c->shape[i]);
     double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2];
-    double elem = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double elem = c->dtype == GB_FLOAT32 ? 4 : 8, b = c->op_id == GB_OP_BATCHED_MATMUL ? c->params.batch : 1;
     /* A, B, C; cuBLAS's own workspace is inside gb_cuda_fits's headroom. */
-    return gb_cuda_fits((m * k + k * n + m * n) * elem, why);
+    return gb_cuda_fits(b * (m * k + k * n + m * n) * elem, why);
 }
 
 static int matmul_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
@@ -38,6 +41,7 @@ static int matmul_prepare(const gb_case *c, const gb_arrays *in, void **state, g
     s->m = (int)c->shape[0];
     s->k = (int)c->shape[1];
     s->n = (int)c->shape[2];
+    s->batch = c->op_id == GB_OP_BATCHED_MATMUL ? c->params.batch : 0;
     s->tf32 = c->params.math == GB_MATH_TF32;
     const gb_array *A = gb_arrays_find(in, "A"), *B = gb_arrays_find(in, "B");
     if (!A || !B) {
@@ -49,7 +53,8 @@ static int matmul_prepare(const gb_case *c, const gb_arrays *in, void **state, g
     if (status != GB_OK) goto fail;
     status = gb_cuda_io_input(&s->io, B, &dB, e);
     if (status != GB_OK) goto fail;
-    status = gb_cuda_io_output(&s->io, "C", gb_real_elem(c->dtype), (size_t)s->m * (size_t)s->n, &dC, e);
+    status = gb_cuda_io_output(&s->io, "C", gb_real_elem(c->dtype),
+                               (size_t)s->m * (size_t)s->n * (size_t)(s->batch ? s->batch : 1), &dC, e);
     if (status != GB_OK) goto fail;
     s->A = dA;
     s->B = dB;
@@ -65,7 +70,19 @@ fail:
 static int matmul_issue(void *state, gb_err *e) {
     matmul_state *s = state;
     int status = GB_OK;
-    if (s->dtype == GB_FLOAT32) {
+    if (s->batch) {
+        /* Product i: C_iᵀ = B_iᵀ·A_iᵀ, the same trick per product. */
+        long long sa = (long long)s->m * s->k, sb = (long long)s->k * s->n, sc = (long long)s->m * s->n;
+        if (s->dtype == GB_FLOAT32) {
+            const float one = 1.0f, zero = 0.0f;
+            CUBLAS_TRY(cublasSgemmStridedBatched(gb_cuda.cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->n, s->m, s->k, &one,
+                                                 s->B, s->n, sb, s->A, s->k, sa, &zero, s->C, s->n, sc, s->batch));
+        } else {
+            const double one = 1.0, zero = 0.0;
+            CUBLAS_TRY(cublasDgemmStridedBatched(gb_cuda.cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->n, s->m, s->k, &one,
+                                                 s->B, s->n, sb, s->A, s->k, sa, &zero, s->C, s->n, sc, s->batch));
+        }
+    } else if (s->dtype == GB_FLOAT32) {
         const float one = 1.0f, zero = 0.0f;
         /* TF32 is chosen per case and the handle goes back to the default
          * (full FP32) right after, so no other case inherits it. Setting the
@@ -97,7 +114,11 @@ static int matmul_fetch(void *state, gb_arrays *out, gb_err *e) {
 
 static void matmul_annotate(void *state, cJSON *extra) {
     matmul_state *s = state;
-    cJSON_AddStringToObject(extra, "routine", s->dtype == GB_FLOAT32 ? "cublasSgemm" : "cublasDgemm");
+    if (s->batch)
+        cJSON_AddStringToObject(extra, "routine",
+                                s->dtype == GB_FLOAT32 ? "cublasSgemmStridedBatched" : "cublasDgemmStridedBatched");
+    else
+        cJSON_AddStringToObject(extra, "routine", s->dtype == GB_FLOAT32 ? "cublasSgemm" : "cublasDgemm");
     cJSON_AddStringToObject(extra, "math", s->tf32 ? "tf32" : "default");
     cJSON_AddStringToObject(extra, "layout", "row-major as C^T = B^T A^T column-major");
 }

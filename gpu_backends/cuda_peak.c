@@ -151,12 +151,36 @@ fail:
     return status;
 }
 
+/* Both directions at once: the D2H on a second stream, forked from and
+ * joined back to gb_cuda.stream, so the events there bracket both. */
+typedef struct {
+    copy_args h2d, d2h;
+    cudaStream_t second;
+    cudaEvent_t fork, join;
+} bidir_args;
+
+static int issue_bidir(void *arg, gb_err *e) {
+    bidir_args *b = arg;
+    int status = GB_OK;
+    CUDA_TRY(cudaEventRecord(b->fork, gb_cuda.stream));
+    CUDA_TRY(cudaStreamWaitEvent(b->second, b->fork, 0));
+    CUDA_TRY(cudaMemcpyAsync(b->d2h.dst, b->d2h.src, b->d2h.bytes, cudaMemcpyDeviceToHost, b->second));
+    CUDA_TRY(cudaEventRecord(b->join, b->second));
+    CUDA_TRY(cudaMemcpyAsync(b->h2d.dst, b->h2d.src, b->h2d.bytes, cudaMemcpyHostToDevice, gb_cuda.stream));
+    CUDA_TRY(cudaStreamWaitEvent(gb_cuda.stream, b->join, 0));
+fail:
+    return status;
+}
+
 /* Everything allocated, so one exit path frees it whatever failed. */
 typedef struct {
     void *tile;                  /* pinned hash pattern */
     void *d_a, *d_b;             /* device buffers */
     void *g_a, *g_b, *g_c;       /* GEMM operands */
     void *h_pinned, *h_pageable; /* transfer sources / targets */
+    void *h_pinned2;             /* the D2H target of the bidirectional copy */
+    cudaStream_t second;         /* its second stream and fork/join events */
+    cudaEvent_t fork, join;
 } resources;
 
 static void release_all(resources *r) {
@@ -169,6 +193,10 @@ static void release_all(resources *r) {
     if (r->g_c) (void)cudaFree(r->g_c);
     if (r->tile) (void)cudaFreeHost(r->tile);
     if (r->h_pinned) (void)cudaFreeHost(r->h_pinned);
+    if (r->h_pinned2) (void)cudaFreeHost(r->h_pinned2);
+    if (r->fork) (void)cudaEventDestroy(r->fork);
+    if (r->join) (void)cudaEventDestroy(r->join);
+    if (r->second) (void)cudaStreamDestroy(r->second);
     free(r->h_pageable);
     memset(r, 0, sizeof *r);
 }
@@ -261,8 +289,10 @@ fail:
 }
 
 /* Host↔device: 256 MiB (or a quarter of free memory) each way, from pinned
- * and from pageable (malloc'd, pages touched) host memory. Bytes counted
- * once: what crossed the bus. */
+ * and from pageable (malloc'd, pages touched) host memory; then pinned both
+ * ways at once (bidir_pinned_gbs: PCIe and NVLink-C2C are full duplex, so
+ * this is the ceiling of transfer's direction "both"). Bytes counted once
+ * per direction: what crossed the bus. */
 static int peak_transfers(cJSON *peaks, resources *r, gb_err *e) {
     size_t avail = 0;
     int status = free_bytes(&avail, e);
@@ -301,12 +331,33 @@ static int peak_transfers(cJSON *peaks, resources *r, gb_err *e) {
         if ((status = measure(&m, &t, e)) != GB_OK) goto fail;
         cJSON_AddNumberToObject(peaks, kinds[k].key, (double)bytes / t * 1e-9);
     }
+    {
+        CUDA_TRY(cudaMalloc(&r->d_b, bytes));
+        CUDA_TRY(cudaMallocHost(&r->h_pinned2, bytes));
+        CUDA_TRY(cudaStreamCreateWithFlags(&r->second, cudaStreamNonBlocking));
+        CUDA_TRY(cudaEventCreateWithFlags(&r->fork, cudaEventDisableTiming));
+        CUDA_TRY(cudaEventCreateWithFlags(&r->join, cudaEventDisableTiming));
+        bidir_args b = {{r->d_a, r->h_pinned, bytes, cudaMemcpyHostToDevice},
+                        {r->h_pinned2, r->d_b, bytes, cudaMemcpyDeviceToHost},
+                        r->second, r->fork, r->join};
+        measurable m = {issue_bidir, &b, 0};
+        double t;
+        if ((status = measure(&m, &t, e)) != GB_OK) goto fail;
+        cJSON_AddNumberToObject(peaks, "bidir_pinned_gbs", 2.0 * (double)bytes / t * 1e-9);
+    }
     cJSON_AddNumberToObject(peaks, "transfer_bytes", (double)bytes);
 fail:
     if (r->d_a) (void)cudaFree(r->d_a);
+    if (r->d_b) (void)cudaFree(r->d_b);
     if (r->h_pinned) (void)cudaFreeHost(r->h_pinned);
+    if (r->h_pinned2) (void)cudaFreeHost(r->h_pinned2);
+    if (r->fork) (void)cudaEventDestroy(r->fork);
+    if (r->join) (void)cudaEventDestroy(r->join);
+    if (r->second) (void)cudaStreamSynchronize(r->second), (void)cudaStreamDestroy(r->second);
     free(r->h_pageable);
-    r->d_a = r->h_pinned = r->h_pageable = NULL;
+    r->d_a = r->d_b = r->h_pinned = r->h_pinned2 = r->h_pageable = NULL;
+    r->fork = r->join = NULL;
+    r->second = NULL;
     return status;
 }
 

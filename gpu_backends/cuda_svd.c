@@ -9,6 +9,12 @@
  *   gesvdp   cusolverDnXgesvdp, econ       polar decomposition + syevd
  *   xgesvdp  cusolverDnXgesvdp, econ       (the same routine: cuSOLVER has no
  *                                           32-bit gesvdp; both names accepted)
+ *   gesvdp64 cusolverDnXgesvdp in float64  as gesvdp, on float32 data: A is
+ *            on float32 data               converted up, S, U, VT down (a kernel
+ *                                          of ours, cuda_convert.cu), all in the rep
+ *   xgesvdr  cusolverDnXgesvdr, k = min(m,n), randomized range finder (no
+ *            p = 0, 2 power iterations      oversampling: the range is whole)
+ *                                           + SVD of the projection
  *   auto     svd_auto_method() below, chosen from measurements on an H100
  *   gesdd    skipped: a LAPACK routine; cuSOLVER has none
  *
@@ -30,12 +36,27 @@
  * Synchronization: issue() itself never waits, but cusolverDnXgesvdp
  * returns h_err_sigma in host memory and so synchronizes before it returns
  * (forced by the API). devInfo is read in fetch: info > 0 is "did not
- * converge", info < 0 a wrong parameter. */
+ * converge", info < 0 a wrong parameter.
+ *
+ * Where the time goes: the host time spent inside the routine's call is
+ * recorded for every rep (annotate: routine_host_ms_min/median/max). A
+ * routine that only enqueues returns in microseconds; one that is driven from
+ * the host (cuSOLVER's gesvd family runs parts of its QR iteration with host
+ * synchronizations) blocks for most of the device time, and then its time
+ * and its spread follow the host thread's scheduling rather than the GPU. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cuda_common.h"
+#include "timer.h"
+
+/* Power iterations of xgesvdr: at full rank the sampled range is A's whole
+ * range whatever the iterations; two sharpen the basis against rounding in
+ * the range finder (cuSOLVER's documentation example uses 2). */
+#define XGESVDR_NITERS 2
+/* Reps whose host time inside the routine is kept for the annotation. */
+#define HOST_TIMES 64
 
 /* The method AUTO resolves to, per shape and dtype: the fastest routine that
  * passed the op's accuracy checks on the H100 host (suites/svd-methods.json;
@@ -49,7 +70,16 @@ static gb_svd_method svd_auto_method(int64_t m, int64_t n, gb_dtype dtype) {
     if (dtype == GB_FLOAT64) return GB_SVD_GESVDP;
     int64_t lo = m < n ? m : n, hi = m < n ? n : m;
     if (hi >= 2 * lo || hi <= 256) return GB_SVD_GESVDP;
-    return GB_SVD_XGESVD;
+    /* Square-ish float32, where single-precision QDWH is not accurate
+     * enough: QDWH in float64 on the converted data where float64 runs at
+     * least a quarter of float32's rate (data-centre GPUs: A100, H100 have
+     * ratio 2), since float64 gesvdp measured 31 ms at 1024² and 86 ms at
+     * 2048² against Xgesvd float32's 112 and 321 ms (table above); on GPUs
+     * with slow float64 (ratio 32–64), Xgesvd. */
+    int ratio = 0;
+    if (cudaDeviceGetAttribute(&ratio, cudaDevAttrSingleToDoublePrecisionPerfRatio, gb_cuda.device) != cudaSuccess)
+        (void)cudaGetLastError(), ratio = 0;
+    return ratio > 0 && ratio <= 4 ? GB_SVD_GESVDP64 : GB_SVD_XGESVD;
 }
 
 static const char *method_name(int method) {
@@ -63,11 +93,16 @@ typedef struct {
     size_t esz;
     cudaDataType ctype;
     int method, requested;    /* resolved method; what the suite asked for */
+    int mixed;                /* gesvdp64 on float32: dtype/esz/ctype are the compute type, float64 */
+    void *d_A32, *out_S, *out_U, *out_VT; /* mixed: the float32 input and outputs (owned by io) */
+    double tol;               /* gesvdj tolerance; 0 = library default */
+    double host_s[HOST_TIMES];/* host time inside the routine's call, per rep (ring) */
+    int host_n;
     int transposed;           /* factor Aᵀ (wide A with a tall-only routine) */
     int64_t mw, nw;           /* shape of the matrix the routine sees: mw×nw */
     char routine[48];
-    void *d_A;                /* pristine input (owned by io) */
-    void *d_S, *d_U, *d_VT;   /* outputs (owned by io) */
+    void *d_A;                /* pristine input (owned by io; mixed: its float64 copy, ours) */
+    void *d_S, *d_U, *d_VT;   /* outputs (owned by io; mixed: float64, ours) */
     void *d_W;                /* work copy of A or Aᵀ, destroyed by the routine */
     void *d_T1;               /* n×k: V from gesvdj/Xgesvdp, or U' on the wide path */
     void *d_T2;               /* k×k: VT' of gesvd on the wide path */
@@ -83,10 +118,13 @@ typedef struct {
     double err_sigma;         /* Xgesvdp: perturbation added to near-zero singular values */
 } svd_state;
 
-static int tall_only(int method) {
-    return method == GB_SVD_GESVD || method == GB_SVD_XGESVD || method == GB_SVD_GESVDP ||
-           method == GB_SVD_XGESVDP;
+/* The methods that return V (n×k) rather than VT, as gesvdp does. */
+static int returns_v(int method) {
+    return method == GB_SVD_GESVDJ || method == GB_SVD_GESVDP || method == GB_SVD_XGESVDP ||
+           method == GB_SVD_GESVDP64 || method == GB_SVD_XGESVDR;
 }
+
+static int tall_only(int method) { return method != GB_SVD_GESVDJ; }
 
 /* Device bytes the plan needs besides the routine's own workspace. */
 static double plan_bytes(int method, double m, double n, double esz) {
@@ -94,7 +132,7 @@ static double plan_bytes(int method, double m, double n, double esz) {
     double bytes = esz * (2 * m * n + k + m * k + k * n);  /* A, its work copy, S, U, VT */
     if (method == GB_SVD_GESVDJ) bytes += esz * n * k;      /* V */
     else if (m < n) bytes += esz * (n * k + k * k);         /* U' and VT' (or V) of Aᵀ */
-    else if (method == GB_SVD_GESVDP || method == GB_SVD_XGESVDP) bytes += esz * n * k; /* V */
+    else if (returns_v(method)) bytes += esz * n * k;       /* V */
     return bytes + sizeof(int);
 }
 
@@ -104,19 +142,26 @@ static int svd_supports(const gb_case *c, gb_err *why) {
     if (method == GB_SVD_GESDD)
         return gb_errf(why, GB_SKIP, "gesdd is a LAPACK routine; cuSOLVER has gesvd, gesvdj, gesvdp, Xgesvd, Xgesvdp");
     if (method == GB_SVD_AUTO) method = svd_auto_method(m, n, c->dtype);
-    if (method != GB_SVD_GESVD && method != GB_SVD_GESVDJ && method != GB_SVD_GESVDP &&
-        method != GB_SVD_XGESVD && method != GB_SVD_XGESVDP)
+    if (method <= GB_SVD_GESDD || method >= GB_SVD_METHOD_COUNT)
         return gb_errf(why, GB_SKIP, "svd method %d is not known to the CUDA backend", c->params.svd_method);
+    if (c->params.svd_tol > 0 && method != GB_SVD_GESVDJ)
+        return gb_errf(why, GB_SKIP, "tol applies to gesvdj only (method here: %s)", method_name(method));
     /* The typed routines take int dimensions and an int workspace size. */
     if ((method == GB_SVD_GESVD || method == GB_SVD_GESVDJ) && (m > INT_MAX || n > INT_MAX))
         return gb_errf(why, GB_SKIP, "%s takes 32-bit dimensions; %lldx%lld does not fit (use xgesvd)",
                        method_name(method), (long long)m, (long long)n);
     double esz = c->dtype == GB_FLOAT32 ? 4.0 : 8.0;
     double k = (double)(m < n ? m : n), big = (double)(m > n ? m : n);
+    /* gesvdp64 on float32: the plan is float64, plus the float32 input and outputs. */
+    double io32 = 0;
+    if (method == GB_SVD_GESVDP64 && c->dtype == GB_FLOAT32) {
+        io32 = 4.0 * ((double)m * (double)n + k + (double)m * k + k * (double)n);
+        esz = 8.0;
+    }
     /* Workspace stand-in until the real query in prepare: a few panels of
      * the bidiagonal / QR reduction plus the k×k eigenproblem of gesvdp. */
     double workspace = esz * (2 * big * k + 2 * k * k);
-    return gb_cuda_fits(plan_bytes(method, (double)m, (double)n, esz) + workspace, why);
+    return gb_cuda_fits(plan_bytes(method, (double)m, (double)n, esz) + workspace + io32, why);
 }
 
 static void svd_release(void *p) {
@@ -129,6 +174,12 @@ static void svd_release(void *p) {
     cudaFree(st->d_info);
     cudaFree(st->d_work);
     cudaFree(st->d_rwork);
+    if (st->d_A32) { /* mixed, after the swap: the float64 buffers are ours */
+        cudaFree(st->d_A);
+        cudaFree(st->d_S);
+        cudaFree(st->d_U);
+        cudaFree(st->d_VT);
+    }
     free(st->h_work);
     if (st->params) cusolverDnDestroyParams(st->params);
     if (st->gesvdj) cusolverDnDestroyGesvdjInfo(st->gesvdj);
@@ -167,8 +218,17 @@ static int query_workspace(svd_state *st, gb_err *e) {
                                                  vt, st->nw, st->ctype, &st->work_bytes, &st->host_work_bytes));
         break;
     }
+    case GB_SVD_XGESVDR: {
+        void *u = st->transposed ? st->d_T1 : st->d_U, *v = st->transposed ? st->d_U : st->d_T1;
+        CUSOLVER_TRY(cusolverDnXgesvdr_bufferSize(h, st->params, 'S', 'S', st->mw, st->nw, st->k, 0, XGESVDR_NITERS,
+                                                  st->ctype, st->d_W, st->mw, st->ctype, st->d_S, st->ctype, u,
+                                                  st->mw, st->ctype, v, st->nw, st->ctype, &st->work_bytes,
+                                                  &st->host_work_bytes));
+        break;
+    }
     case GB_SVD_GESVDP:
-    case GB_SVD_XGESVDP: {
+    case GB_SVD_XGESVDP:
+    case GB_SVD_GESVDP64: {
         void *u = st->transposed ? st->d_T1 : st->d_U, *v = st->transposed ? st->d_U : st->d_T1;
         CUSOLVER_TRY(cusolverDnXgesvdp_bufferSize(h, st->params, CUSOLVER_EIG_MODE_VECTOR, 1, st->mw, st->nw,
                                                   st->ctype, st->d_W, st->mw, st->ctype, st->d_S, st->ctype,
@@ -191,20 +251,26 @@ static int svd_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
     st->m = c->shape[0];
     st->n = c->shape[1];
     st->k = st->m < st->n ? st->m : st->n;
-    st->dtype = c->dtype;
-    st->esz = c->dtype == GB_FLOAT32 ? 4 : 8;
-    st->ctype = c->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
     st->requested = c->params.svd_method;
     st->method = st->requested == GB_SVD_AUTO ? (int)svd_auto_method(st->m, st->n, c->dtype) : st->requested;
+    st->mixed = st->method == GB_SVD_GESVDP64 && c->dtype == GB_FLOAT32;
+    st->tol = c->params.svd_tol;
+    st->dtype = st->mixed ? GB_FLOAT64 : c->dtype; /* the type the routine computes in */
+    st->esz = st->dtype == GB_FLOAT32 ? 4 : 8;
+    st->ctype = st->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
     st->transposed = tall_only(st->method) && st->m < st->n;
     st->mw = st->transposed ? st->n : st->m;
     st->nw = st->transposed ? st->m : st->n;
-    int f32 = c->dtype == GB_FLOAT32;
+    int f32 = st->dtype == GB_FLOAT32;
     switch (st->method) {
     case GB_SVD_GESVD: snprintf(st->routine, sizeof st->routine, "cusolverDn%cgesvd", f32 ? 'S' : 'D'); break;
     case GB_SVD_GESVDJ: snprintf(st->routine, sizeof st->routine, "cusolverDn%cgesvdj", f32 ? 'S' : 'D'); break;
     case GB_SVD_XGESVD: snprintf(st->routine, sizeof st->routine, "cusolverDnXgesvd"); break;
     case GB_SVD_GESVDP: case GB_SVD_XGESVDP: snprintf(st->routine, sizeof st->routine, "cusolverDnXgesvdp"); break;
+    case GB_SVD_GESVDP64:
+        snprintf(st->routine, sizeof st->routine, st->mixed ? "cusolverDnXgesvdp (float64)" : "cusolverDnXgesvdp");
+        break;
+    case GB_SVD_XGESVDR: snprintf(st->routine, sizeof st->routine, "cusolverDnXgesvdr"); break;
     default:
         status = gb_errf(e, GB_SKIP, "svd method %s is not supported by the CUDA backend",
                          method_name(st->method));
@@ -223,11 +289,28 @@ static int svd_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
     if (status == GB_OK) status = gb_cuda_io_output(&st->io, "U", re, (size_t)(st->m * st->k), &st->d_U, e);
     if (status == GB_OK) status = gb_cuda_io_output(&st->io, "VT", re, (size_t)(st->k * st->n), &st->d_VT, e);
     if (status != GB_OK) goto fail;
+    if (st->mixed) {
+        /* The routine works on float64 copies; the float32 buffers of io
+         * are converted from and into in every rep. The float64 outputs
+         * are poisoned as io's are, so what the routine leaves unwritten
+         * still fails verification. */
+        st->d_A32 = st->d_A;
+        st->out_S = st->d_S;
+        st->out_U = st->d_U;
+        st->out_VT = st->d_VT;
+        st->d_A = st->d_S = st->d_U = st->d_VT = NULL;
+        CUDA_TRY(cudaMalloc(&st->d_A, (size_t)(st->m * st->n) * 8));
+        CUDA_TRY(cudaMalloc(&st->d_S, (size_t)st->k * 8));
+        CUDA_TRY(cudaMalloc(&st->d_U, (size_t)(st->m * st->k) * 8));
+        CUDA_TRY(cudaMalloc(&st->d_VT, (size_t)(st->k * st->n) * 8));
+        CUDA_TRY(cudaMemsetAsync(st->d_S, 0xff, (size_t)st->k * 8, gb_cuda.stream));
+        CUDA_TRY(cudaMemsetAsync(st->d_U, 0xff, (size_t)(st->m * st->k) * 8, gb_cuda.stream));
+        CUDA_TRY(cudaMemsetAsync(st->d_VT, 0xff, (size_t)(st->k * st->n) * 8, gb_cuda.stream));
+    }
 
     CUDA_TRY(cudaMalloc(&st->d_W, (size_t)(st->m * st->n) * st->esz));
-    /* T1 (n×k): V of gesvdj / tall Xgesvdp, U' of Aᵀ on the wide path. */
-    if (st->method == GB_SVD_GESVDJ || st->transposed || st->method == GB_SVD_GESVDP ||
-        st->method == GB_SVD_XGESVDP)
+    /* T1 (n×k): V of gesvdj / tall Xgesvdp / Xgesvdr, U' of Aᵀ on the wide path. */
+    if (st->transposed || returns_v(st->method))
         CUDA_TRY(cudaMalloc(&st->d_T1, (size_t)(st->n * st->k) * st->esz));
     /* T2 (k×k): VT' of Aᵀ from gesvd / Xgesvd on the wide path. */
     if (st->transposed && (st->method == GB_SVD_GESVD || st->method == GB_SVD_XGESVD))
@@ -242,6 +325,7 @@ static int svd_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
         /* Library defaults: tolerance = machine precision, 100 sweeps,
          * singular values sorted descending. */
         CUSOLVER_TRY(cusolverDnCreateGesvdjInfo(&st->gesvdj));
+        if (st->tol > 0) CUSOLVER_TRY(cusolverDnXgesvdjSetTolerance(st->gesvdj, st->tol));
     } else if (st->method != GB_SVD_GESVD) {
         CUSOLVER_TRY(cusolverDnCreateParams(&st->params));
     }
@@ -301,6 +385,13 @@ static int svd_issue(void *p, gb_err *e) {
     cusolverDnHandle_t h = gb_cuda.cusolver;
     int f32 = st->dtype == GB_FLOAT32;
     int mw = (int)st->mw, nw = (int)st->nw;
+    double h0;
+
+    /* 0. gesvdp64: the float32 input up to float64. */
+    if (st->mixed) {
+        status = gb_cuda_convert(st->d_A32, GB_E_F32, st->d_A, GB_E_F64, (size_t)(st->m * st->n), e);
+        if (status != GB_OK) goto fail;
+    }
 
     /* 1. The routines overwrite their input: restore it (transposed if the
      *    routine only takes tall matrices and A is wide). */
@@ -312,7 +403,9 @@ static int svd_issue(void *p, gb_err *e) {
                                  gb_cuda.stream));
     }
 
-    /* 2. The routine, into U/VT directly where the layouts allow. */
+    /* 2. The routine, into U/VT directly where the layouts allow; the host
+     *    time inside the call is kept (see the top of the file). */
+    h0 = gb_now();
     switch (st->method) {
     case GB_SVD_GESVD: {
         /* jobu = jobvt = 'S': the first k columns of U (mw×k) and rows of VT
@@ -345,8 +438,18 @@ static int svd_issue(void *p, gb_err *e) {
                                            (int)st->m, st->d_S, st->d_U, (int)st->m, st->d_T1, (int)st->n,
                                            st->d_work, st->lwork, st->d_info, st->gesvdj));
         break;
+    case GB_SVD_XGESVDR: {
+        /* As gesvdp: U mw×k, V nw×k. */
+        void *u = st->transposed ? st->d_T1 : st->d_U, *v = st->transposed ? st->d_U : st->d_T1;
+        CUSOLVER_TRY(cusolverDnXgesvdr(h, st->params, 'S', 'S', st->mw, st->nw, st->k, 0, XGESVDR_NITERS, st->ctype,
+                                       st->d_W, st->mw, st->ctype, st->d_S, st->ctype, u, st->mw, st->ctype, v,
+                                       st->nw, st->ctype, st->d_work, st->work_bytes, st->h_work,
+                                       st->host_work_bytes, st->d_info));
+        break;
+    }
     case GB_SVD_GESVDP:
-    case GB_SVD_XGESVDP: {
+    case GB_SVD_XGESVDP:
+    case GB_SVD_GESVDP64: {
         /* econ = 1: U mw×k, V nw×k. Tall: U is ours, V goes to T1. Wide
          * (Aᵀ): its U' goes to T1, its V' (m×m) is our U. Synchronizes:
          * h_err_sigma is a host output. */
@@ -360,11 +463,11 @@ static int svd_issue(void *p, gb_err *e) {
     default:
         return gb_errf(e, GB_FAIL, "svd: method %s has no routine", method_name(st->method));
     }
+    st->host_s[st->host_n++ % HOST_TIMES] = gb_now() - h0;
 
     /* 3. Outputs into U (m×k) and VT (k×n). In every case but tall
      *    gesvd/Xgesvd, T1 is n×k and VT = T1ᵀ. */
-    if (st->method == GB_SVD_GESVDJ || st->method == GB_SVD_GESVDP || st->method == GB_SVD_XGESVDP ||
-        st->transposed) {
+    if (returns_v(st->method) || st->transposed) {
         status = transpose(st, st->d_T1, st->n, st->k, st->d_VT, e);
         if (status != GB_OK) goto fail;
     }
@@ -372,6 +475,14 @@ static int svd_issue(void *p, gb_err *e) {
     if (st->d_T2) {
         status = transpose(st, st->d_T2, st->k, st->k, st->d_U, e);
         if (status != GB_OK) goto fail;
+    }
+    /* 4. gesvdp64: the outputs down to float32. */
+    if (st->mixed) {
+        status = gb_cuda_convert(st->d_S, GB_E_F64, st->out_S, GB_E_F32, (size_t)st->k, e);
+        if (status == GB_OK)
+            status = gb_cuda_convert(st->d_U, GB_E_F64, st->out_U, GB_E_F32, (size_t)(st->m * st->k), e);
+        if (status == GB_OK)
+            status = gb_cuda_convert(st->d_VT, GB_E_F64, st->out_VT, GB_E_F32, (size_t)(st->k * st->n), e);
     }
 fail:
     return status;
@@ -412,6 +523,31 @@ static void svd_annotate(void *p, cJSON *extra) {
         cJSON_AddStringToObject(extra, "method_requested", method_name(st->requested));
     cJSON_AddBoolToObject(extra, "transposed", st->transposed);  /* wide A factored as Aᵀ */
     cJSON_AddNumberToObject(extra, "workspace_bytes", (double)st->work_bytes);
+    if (st->mixed) cJSON_AddStringToObject(extra, "compute_dtype", "float64");
+    if (st->method == GB_SVD_GESVDJ)
+        cJSON_AddNumberToObject(extra, "gesvdj_tolerance", st->tol);  /* 0: the library's default */
+    /* Host time inside the routine's call over the last reps: near the
+     * device time means a host-driven routine (top of the file). */
+    int nh = st->host_n < HOST_TIMES ? st->host_n : HOST_TIMES;
+    if (nh > 0) {
+        double t[HOST_TIMES], lo = st->host_s[0], hi = st->host_s[0];
+        for (int i = 0; i < nh; i++) {
+            t[i] = st->host_s[i];
+            if (t[i] < lo) lo = t[i];
+            if (t[i] > hi) hi = t[i];
+        }
+        /* median by insertion sort (at most 64 values) */
+        for (int i = 1; i < nh; i++)
+            for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
+                double x = t[j];
+                t[j] = t[j - 1];
+                t[j - 1] = x;
+            }
+        cJSON_AddNumberToObject(extra, "routine_host_ms_min", lo * 1e3);
+        cJSON_AddNumberToObject(extra, "routine_host_ms_median", (nh % 2 ? t[nh / 2] : 0.5 * (t[nh / 2 - 1] + t[nh / 2])) * 1e3);
+        cJSON_AddNumberToObject(extra, "routine_host_ms_max", hi * 1e3);
+        cJSON_AddNumberToObject(extra, "routine_host_reps", nh);
+    }
     if (st->method == GB_SVD_GESVDJ && st->gesvdj) {
         /* Read after fetch, so the last rep has finished. */
         double residual = 0;
@@ -421,7 +557,7 @@ static void svd_annotate(void *p, cJSON *extra) {
         if (cusolverDnXgesvdjGetSweeps(gb_cuda.cusolver, st->gesvdj, &sweeps) == CUSOLVER_STATUS_SUCCESS)
             cJSON_AddNumberToObject(extra, "gesvdj_sweeps", sweeps);
     }
-    if (st->method == GB_SVD_GESVDP || st->method == GB_SVD_XGESVDP)
+    if (st->method == GB_SVD_GESVDP || st->method == GB_SVD_XGESVDP || st->method == GB_SVD_GESVDP64)
         cJSON_AddNumberToObject(extra, "gesvdp_err_sigma", st->err_sigma);
 }
 

@@ -2,13 +2,21 @@
 # gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
 # from an unpacked bundle (make bundle) or a build tree:
 #
-#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead]...
+#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|seed|svd|newcomer|again]...
 #
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
 #   sanitize  test-gpu.sh --sanitize (compute-sanitizer memcheck, racecheck, synccheck)
 #   measure   suites/default.json, then suites/quick.json twice (stability, compare)
 #   overhead  scripts/check-cpu-overhead.sh at the default suite's largest sizes
+#   seed      suites/transfer.json (every direction and host memory, 4 KiB–1 GiB,
+#             GPU % of the pinned ceiling) and suites/batched-gemm.json (the
+#             crossover of many small GEMMs), ceilings measured
+#   svd       suites/svd-methods.json, tabulated with each routine's host time
+#             (scripts/svd-methods-table.py: and the fastest method that
+#             passed per dtype and size), then float32 1024² by xgesvd and by
+#             auto with the SM clock sampled every 50 ms (is the spread the
+#             GPU clocking down while a host-driven routine leaves it idle?)
 #   newcomer  the README's command as a new user types it: suites/default.json,
 #             no flags, stdout piped to a file with each line's second of
 #             arrival (do case lines arrive as cases finish?), the wall time
@@ -24,7 +32,7 @@
 # what OpenBLAS detected and what runs, so a reader can check. Every command
 # here is as a user types it: no flag is needed for honest numbers.
 set -u
-OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead]...}
+OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|seed|svd]...}
 shift
 cd "$(dirname "$0")/.."
 if [ -x bin/gpubench ]; then B=bin/gpubench; else B=./gpubench; fi
@@ -100,6 +108,35 @@ for what in "$@"; do
         "$B" run suites/default.json --out "$OUTDIR/again.json" 2> "$OUTDIR/again.err" > "$OUTDIR/again.log"
         echo "exit $? wall $(( $(date +%s) - start )) s"
         grep -A12 '^time:' "$OUTDIR/again.err"
+        ;;
+    seed)
+        step "transfer sweep (GPU %peak: of the pinned ceiling of the direction)"
+        "$B" run suites/transfer.json --out "$OUTDIR/transfer.json" --format md > "$OUTDIR/transfer.md"
+        echo "exit $?"
+        cat "$OUTDIR/transfer.md"
+        step "batched GEMM crossover"
+        "$B" run suites/batched-gemm.json --out "$OUTDIR/batched-gemm.json" --format md > "$OUTDIR/batched-gemm.md"
+        echo "exit $?"
+        sed -n '/Crossover/,$p' "$OUTDIR/batched-gemm.md"
+        ;;
+    svd)
+        step "svd methods, with the host time inside each routine"
+        "$B" run suites/svd-methods.json --no-peak --quiet \
+            --out "$OUTDIR/svd-methods.json" --format md > "$OUTDIR/svd-methods.md"
+        echo "exit $?"
+        python3 scripts/svd-methods-table.py "$OUTDIR/svd-methods.json"
+        step "SM clock while float32 1024² svd runs (xgesvd, then auto)"
+        for m in xgesvd auto; do
+            printf '{"name":"svd-%s","defaults":{"dtypes":["float32"],"warmup":2,"min_reps":20,"min_time_s":2,"max_time_s":10,"rounds":1},"benchmarks":[{"op":"svd","sizes":[1024],"params":{"method":"%s"}}]}\n' \
+                "$m" "$m" > "$OUTDIR/svd-$m-suite.json"
+            nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw --format=csv,noheader \
+                -lms 50 > "$OUTDIR/svd-$m-clocks.csv" 2>&1 &
+            smi=$!
+            "$B" run "$OUTDIR/svd-$m-suite.json" --no-peak --backend cpu,cuda --out "$OUTDIR/svd-$m.json" | grep 1024
+            kill "$smi" 2>/dev/null
+            echo "SM clock (MHz) min/max over the run: $(awk -F', ' '{sub(/ MHz/, "", $2); if (min == "" || $2 + 0 < min) min = $2 + 0; if ($2 + 0 > max) max = $2 + 0} END {print min "/" max}' "$OUTDIR/svd-$m-clocks.csv")"
+            python3 scripts/svd-methods-table.py "$OUTDIR/svd-$m.json" | sed -n 2p
+        done
         ;;
     *) echo "gpu-host-check: unknown step '$what'" >&2; exit 2 ;;
     esac

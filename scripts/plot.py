@@ -62,6 +62,8 @@ OP_X = {  # what n is, per op
     "solve": "n (n×n system)",
     "spgemm": "n (n×n sparse matrices)",
     "svd": "n (n×n matrix)",
+    "transfer": "bytes copied (each way for direction both)",
+    "batched_matmul": "n (each product m = k = n)",
 }
 
 
@@ -354,8 +356,20 @@ def set_y_ticks(ax, unit=""):
         ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
-def set_x_ticks(ax, sizes, width_in, fontsize=9):
+def fmt_bytes(b):
+    """4096 → "4K", 1073741824 → "1G": the largest binary unit that divides it."""
+    b, unit = int(b), 0
+    while unit < 3 and b % 1024 == 0 and b:
+        b, unit = b // 1024, unit + 1
+    return "%d%s" % (b, ("", "K", "M", "G")[unit])
+
+
+OP_X_FMT = {"transfer": fmt_bytes}  # tick labels other than plain numbers
+
+
+def set_x_ticks(ax, sizes, width_in, fontsize=9, fmt=None):
     """Tick the sizes that were run, dropping any whose label would touch its neighbour."""
+    fmt = fmt or fmt_num
     sizes = sorted({s for s in sizes if s and s > 0})
     if not sizes:
         return
@@ -371,7 +385,7 @@ def set_x_ticks(ax, sizes, width_in, fontsize=9):
     char = fontsize * 0.62 * DPI / 72.0  # a digit's width in px
     kept, right = [], -1e9
     for s in sizes:
-        label = fmt_num(s)
+        label = fmt(s)
         x = math.log(s / lo) / span * px
         half = len(label) * char / 2
         if x - half > right + 0.8 * char:
@@ -381,7 +395,7 @@ def set_x_ticks(ax, sizes, width_in, fontsize=9):
             kept[-1] = s
             right = x + half
     ax.xaxis.set_major_locator(ticker.FixedLocator(kept))
-    ax.xaxis.set_major_formatter(ticker.FixedFormatter([fmt_num(s) for s in kept]))
+    ax.xaxis.set_major_formatter(ticker.FixedFormatter([fmt(s) for s in kept]))
     ax.xaxis.set_minor_locator(ticker.LogLocator(subs=tuple(range(2, 10))))
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
 
@@ -725,7 +739,7 @@ def plot_group(doc, op, dtype, cases, out, fmt):
             pad = max((hi / lo) ** 0.05, 1.2)
             room = max(hi / lo, 4.0) ** 0.07
             ax.set_ylim(lo / pad / (room if room_bottom else 1), hi * pad * (room if room_top else 1))
-        set_x_ticks(ax, allx, pw)
+        set_x_ticks(ax, allx, pw, fmt=OP_X_FMT.get(op))
         lo, hi = ax.get_xlim()
         xs = [size_of(c) for c in cases if size_of(c)]
         ax.set_xlim(min(lo, min(xs) / 1.25), max(hi, max(xs) * 1.25))
@@ -897,7 +911,7 @@ def plot_overview(doc, cases, out, fmt):
         style_axes(ax)
         ax.set_xlabel(OP_X.get(op, "n"), fontsize=9)
         allsizes = sizes or [size_of(c) for c in by_op[op] if size_of(c)]
-        set_x_ticks(ax, allsizes, pw, fontsize=8.5)
+        set_x_ticks(ax, allsizes, pw, fontsize=8.5, fmt=OP_X_FMT.get(op))
         xs = [size_of(c) for c in by_op[op] if size_of(c)]
         lo, hi = ax.get_xlim()
         ax.set_xlim(min(lo, min(xs) / 1.3), max(hi, max(xs) * 1.3))

@@ -5,7 +5,9 @@
 #   scripts/test-gpu.sh ./gpubench [--sanitize]
 #
 # --sanitize also runs the suite under compute-sanitizer: memcheck over every
-# op, racecheck and synccheck over our own kernels (elementwise, reduction).
+# op, racecheck and synccheck over our own kernels (elementwise, reduction,
+# transfer's mapped-memory copy kernel, and svd, whose gesvdp64 converts
+# with a kernel of ours).
 #
 # Without a GPU it prints a SKIP line and exits 0. With a GPU present (device
 # nodes or nvidia-smi) but the CUDA backend unavailable it fails: a GPU test
@@ -134,7 +136,7 @@ if [ "$SANITIZE" = 1 ]; then
             $SAN --tool memcheck "$BIN" run "$SUITE" --backend cpu,cuda --no-peak --out "$WORK/memcheck.json"
         for tool in racecheck synccheck; do
             run_suite "$tool" "$WORK/$tool.json" \
-                $SAN --tool "$tool" "$BIN" run "$SUITE" --backend cpu,cuda --op elementwise,reduction \
+                $SAN --tool "$tool" "$BIN" run "$SUITE" --backend cpu,cuda --op elementwise,reduction,transfer,svd \
                 --no-peak --out "$WORK/$tool.json"
         done
     fi

@@ -600,3 +600,34 @@ TEST(plot_says_what_is_missing) {
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
     gb_test_sh(cmd, NULL, 0);
 }
+
+/* An op's note from the catalogue (transfer: the CPU column is a local copy)
+ * is printed under that op's table and nowhere else. */
+TEST(report_prints_an_ops_note_under_its_table_only) {
+    char suite[64], results[64], cmd[512];
+    snprintf(suite, sizeof suite, "/tmp/gb_note_suite_%d.json", (int)getpid());
+    snprintf(results, sizeof results, "/tmp/gb_note_results_%d.json", (int)getpid());
+    FILE *f = fopen(suite, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"name\":\"note\",\"defaults\":{\"dtypes\":[\"float32\"],\"warmup\":1,\"min_reps\":2,\"min_time_s\":0,"
+          "\"max_time_s\":1,\"rounds\":1},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[16]},"
+          "{\"op\":\"transfer\",\"sizes\":[\"4KiB\"]}]}",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s run %s --backend cpu --no-peak --quiet --out %s", gb_test_binary(), suite, results);
+    CHECK(gb_test_sh(cmd, NULL, 0) == 0);
+    char *md = render(results, GB_FMT_MD, NULL, 0);
+    CHECK(md != NULL);
+    if (md) {
+        const char *note = strstr(md, "slower than a local copy"), *tr = strstr(md, "### transfer"),
+                   *mm = strstr(md, "### matmul");
+        CHECK(note && tr && mm && note > tr);
+        CHECK(note && strstr(note + 1, "slower than a local copy") == NULL); /* once */
+        /* matmul's section comes first: a note after "### transfer" is not under matmul's table */
+        CHECK(mm && tr && mm < tr);
+        free(md);
+    }
+    remove(suite);
+    remove(results);
+}

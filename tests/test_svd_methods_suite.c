@@ -40,8 +40,43 @@ TEST(svd_methods_suite_covers_every_cusolver_method) {
         }
         CHECK(has_wide_case(&s, measured[i]));
     }
+    /* The float32 candidates: gesvdp64 (auto's square float32 choice),
+     * xgesvdr, and gesvdj with a tolerance tighter than its default. */
+    for (size_t j = 0; j < sizeof shapes / sizeof *shapes; j++) {
+        CHECK(has_case(&s, GB_SVD_GESVDP64, shapes[j][0], shapes[j][1], GB_FLOAT32));
+        CHECK(has_case(&s, GB_SVD_XGESVDR, shapes[j][0], shapes[j][1], GB_FLOAT32));
+        int tight32 = 0, tight64 = 0;
+        for (size_t i = 0; i < s.count; i++) {
+            const gb_case *c = &s.items[i].c;
+            if (c->op_id != GB_OP_SVD || c->params.svd_method != GB_SVD_GESVDJ || c->shape[0] != shapes[j][0] ||
+                c->shape[1] != shapes[j][1] || !(c->params.svd_tol > 0))
+                continue;
+            if (c->dtype == GB_FLOAT32 && c->params.svd_tol < 0x1.0p-24) tight32 = 1;
+            if (c->dtype == GB_FLOAT64 && c->params.svd_tol < 0x1.0p-53) tight64 = 1;
+        }
+        CHECK(tight32 && tight64);
+    }
+    CHECK(has_wide_case(&s, GB_SVD_GESVDP64) && has_wide_case(&s, GB_SVD_XGESVDR));
     /* xgesvdp runs the same routine as gesvdp: smoke-checked, not swept. */
     CHECK(has_case(&s, GB_SVD_XGESVDP, 256, 256, GB_FLOAT64));
     CHECK(has_wide_case(&s, GB_SVD_XGESVDP));
+    gb_suite_free(&s);
+}
+
+/* tol came after the recorded H100 runs: at its default it stays out of a
+ * case's params, so those runs still match new ones in `compare`. */
+TEST(svd_tol_is_left_out_of_params_at_its_default) {
+    gb_suite s;
+    gb_err e = {{0}};
+    const char *text = "{\"name\":\"t\",\"benchmarks\":[{\"op\":\"svd\",\"sizes\":[8],\"dtypes\":[\"float32\"]},"
+                       "{\"op\":\"svd\",\"sizes\":[8],\"dtypes\":[\"float32\"],"
+                       "\"params\":{\"method\":\"gesvdj\",\"tol\":1e-8}}]}";
+    CHECK(gb_suite_parse(text, "t.json", NULL, &s, &e) == GB_OK);
+    if (s.count != 2) return;
+    cJSON *plain = gb_params_to_json(&s.items[0].c), *tight = gb_params_to_json(&s.items[1].c);
+    CHECK(cJSON_GetObjectItem(plain, "tol") == NULL && cJSON_GetObjectItem(plain, "method") != NULL);
+    CHECK(cJSON_IsNumber(cJSON_GetObjectItem(tight, "tol")) && cJSON_GetObjectItem(tight, "tol")->valuedouble == 1e-8);
+    cJSON_Delete(plain);
+    cJSON_Delete(tight);
     gb_suite_free(&s);
 }

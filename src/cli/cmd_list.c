@@ -26,9 +26,9 @@ int gb_cmd_list(int argc, char **argv) {
     printf("ops:\n");
     for (int i = 0; i < GB_OP_COUNT; i++) {
         const gb_op *op = gb_ops[i];
-        printf("  %-12s %s\n", op->name, op->summary);
+        printf("  %-14s %s\n", op->name, op->summary);
         for (const gb_param_spec *p = op->params; p && p->key; p++) {
-            printf("  %-12s   param %s: ", "", p->key);
+            printf("  %-14s   param %s: ", "", p->key);
             if (p->type == GB_PARAM_ENUM)
                 for (int k = 0; p->values[k]; k++) printf("%s%s", k ? "|" : "", p->values[k]);
             else if (p->type == GB_PARAM_BOOL) printf("true|false");

@@ -18,6 +18,7 @@ static const struct {
     const char *key, *label, *unit;
 } rows[] = {
     {"copy_gbs", "memory bandwidth: STREAM copy", "GB/s"},
+    {"copy_delivered_gbs", "STREAM copy, bytes delivered (transfer's CPU)", "GB/s"},
     {"triad_gbs", "memory bandwidth: STREAM triad", "GB/s"},
     {"d2d_copy_gbs", "memory bandwidth: device-to-device copy", "GB/s"},
     {"gemm_float32_gflops", "GEMM float32", "GFLOP/s"},
@@ -27,6 +28,7 @@ static const struct {
     {"d2h_pinned_gbs", "device to host, pinned", "GB/s"},
     {"h2d_pageable_gbs", "host to device, pageable", "GB/s"},
     {"d2h_pageable_gbs", "device to host, pageable", "GB/s"},
+    {"bidir_pinned_gbs", "both ways at once, pinned (sum)", "GB/s"},
 };
 
 static void usage(FILE *f) {
@@ -36,7 +38,8 @@ static void usage(FILE *f) {
                "  cpu:  STREAM copy and triad bandwidth (arrays >> last-level cache, all threads),\n"
                "        OpenBLAS sgemm/dgemm rate at the largest size taking ~0.3-1 s.\n"
                "  cuda: device-to-device copy bandwidth, cuBLAS GEMM float32/float64/TF32 at\n"
-               "        n=8192 (or what fits), host<->device rates from pinned and pageable memory.\n"
+               "        n=8192 (or what fits), host<->device rates from pinned and pageable memory,\n"
+               "        and pinned both ways at once.\n"
                "Also runs the sanity checks (OpenBLAS core, threads, governor, load) and prints\n"
                "their warnings. The CPU side runs the best OpenBLAS kernels for this CPU unless\n"
                "OPENBLAS_CORETYPE or --openblas-core says otherwise (detected: what OpenBLAS\n"

@@ -124,4 +124,4 @@ int gb_list_contains(const char *list, const char *name) {
 }
 
 const char *const gb_svd_method_names[GB_SVD_METHOD_COUNT + 1] = {
-    "auto", "gesdd", "gesvd", "gesvdj", "gesvdp", "xgesvd", "xgesvdp", NULL};
+    "auto", "gesdd", "gesvd", "gesvdj", "gesvdp", "xgesvd", "xgesvdp", "gesvdp64", "xgesvdr", NULL};

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define GB_VERSION "0.1.0"
-#define GB_ABI_VERSION 2
+#define GB_ABI_VERSION 3
 #define GB_MSG_LEN 512
 
 /* Status codes returned by every function that can fail. The order matters:
@@ -42,7 +42,10 @@ typedef enum {
 
 typedef enum {
     GB_OP_MATMUL, GB_OP_ELEMENTWISE, GB_OP_REDUCTION, GB_OP_FFT,
-    GB_OP_SOLVE, GB_OP_SPGEMM, GB_OP_SVD, GB_OP_COUNT
+    GB_OP_SOLVE, GB_OP_SPGEMM, GB_OP_SVD,
+    GB_OP_TRANSFER,
+    GB_OP_BATCHED_MATMUL,
+    GB_OP_COUNT
 } gb_op_id;
 
 /* A named host array, 64-byte aligned, owned by the gb_arrays holding it. */
@@ -67,10 +70,16 @@ typedef enum { GB_FFT_R2C = 0, GB_FFT_C2C = 1 } gb_fft_kind;
 typedef enum { GB_PLAN_ESTIMATE = 0, GB_PLAN_MEASURE = 1, GB_PLAN_PATIENT = 2 } gb_fft_planner;
 typedef enum {
     GB_SVD_AUTO = 0, GB_SVD_GESDD, GB_SVD_GESVD, GB_SVD_GESVDJ, GB_SVD_GESVDP,
-    GB_SVD_XGESVD, GB_SVD_XGESVDP, GB_SVD_METHOD_COUNT
+    GB_SVD_XGESVD, GB_SVD_XGESVDP,
+    GB_SVD_GESVDP64, /* float32 input and output, Xgesvdp computed in float64 */
+    GB_SVD_XGESVDR,  /* randomized SVD at full rank */
+    GB_SVD_METHOD_COUNT
 } gb_svd_method;
 /* Their names, as suites and results spell them (NULL-terminated; gb.c). */
 extern const char *const gb_svd_method_names[GB_SVD_METHOD_COUNT + 1];
+/* transfer: which way the bytes go, and what host memory they live in. */
+typedef enum { GB_DIR_H2D = 0, GB_DIR_D2H = 1, GB_DIR_BOTH = 2 } gb_direction;
+typedef enum { GB_MEM_PAGEABLE = 0, GB_MEM_PINNED = 1, GB_MEM_MAPPED = 2 } gb_host_memory;
 
 typedef struct {
     int math;          /* matmul: gb_math */
@@ -80,6 +89,10 @@ typedef struct {
     int nrhs;          /* solve: right-hand sides */
     double density;    /* spgemm: fraction of non-zeros in A and B */
     int svd_method;    /* svd: gb_svd_method */
+    double svd_tol;    /* svd, gesvdj: convergence tolerance; 0 = cuSOLVER's default */
+    int direction;     /* transfer: gb_direction */
+    int memory;        /* transfer: gb_host_memory */
+    int batch;         /* batched_matmul: independent products */
 } gb_params;
 
 /* One benchmark case: op × shape × dtype × params. Built by the suite
@@ -88,7 +101,7 @@ typedef struct gb_case {
     gb_op_id op_id;
     const struct gb_op *op;  /* driver side only: plugins must not call it */
     gb_dtype dtype;
-    int64_t shape[3];        /* matmul: m,k,n; svd: m,n; others: rows,cols */
+    int64_t shape[3];        /* matmul, batched_matmul: m,k,n; svd: m,n; transfer: bytes; others: rows,cols */
     int rank;                /* how many entries of shape are used */
     gb_params params;
     uint64_t seed;

@@ -183,8 +183,14 @@ static int read_params(const gb_suite *s, const gb_op *op, const cJSON *obj, con
 
 cJSON *gb_params_to_json(const gb_case *c) {
     cJSON *o = cJSON_CreateObject();
+    gb_params defaults;
+    gb_params_default(&defaults);
     for (const gb_param_spec *ps = c->op->params; ps && ps->key; ps++) {
         const char *field = (const char *)&c->params + ps->offset;
+        size_t size = ps->type == GB_PARAM_DOUBLE ? sizeof(double) : sizeof(int);
+        int late = 0;
+        for (const char *const *k = c->op->late_params; k && *k && !late; k++) late = strcmp(*k, ps->key) == 0;
+        if (late && memcmp(field, (const char *)&defaults + ps->offset, size) == 0) continue;
         switch (ps->type) {
         case GB_PARAM_INT: cJSON_AddNumberToObject(o, ps->key, *(const int *)field); break;
         case GB_PARAM_DOUBLE: cJSON_AddNumberToObject(o, ps->key, *(const double *)field); break;

@@ -18,6 +18,12 @@
  *               out: C_rowptr, C_colind (I32), C_val (CSR; column order within a row free)
  *   svd         in: A (m×n, column-major)        out: S (min(m,n)), U (m×k), VT (k×n), k = min(m,n),
  *                                                     column-major, singular values descending
+ *   transfer    in: x (bytes / element size)     out: y: x where the (first) copy put it (the device
+ *                                                     for h2d and both, read back untimed; the host
+ *                                                     target for d2h; the CPU's local copy);
+ *                                                     y_back (direction both): the D2H leg's copy
+ *   batched_matmul in: A (batch×m×k), B (batch×k×n) out: C (batch×m×n), each product row-major,
+ *                                                     products stored one after another
  */
 #ifndef GB_OP_H
 #define GB_OP_H
@@ -56,7 +62,15 @@ typedef struct gb_op {
     const char *name;        /* as written in suites: "matmul" */
     const char *summary;     /* one line for `gpubench list` */
     const char *rate_kind;   /* "flops" (judged in GFLOP/s) or "bytes" (GB/s) */
+    /* How to read this op's table where it differs from the other ops (printed
+     * under the op's caption by `report` and `run`); NULL for none. */
+    const char *note;
     const gb_param_spec *params;  /* terminated by an entry with key == NULL */
+    /* Params added after results were recorded (NULL-terminated; may be
+     * NULL): left out of a case's params (results, tables) while at their
+     * default, so that those results still match new ones (compare keys
+     * cases by their params). */
+    const char *const *late_params;
     /* Read one entry of "sizes" (a positive integer n, or an explicit shape
      * array) into c->shape / c->rank / c->label. Returns GB_OK or GB_FAIL
      * with the reason (without the JSON path: the caller adds it). */
@@ -80,7 +94,8 @@ const gb_op *gb_op_find(const char *name);
 
 /* Shared helpers for ops (src/ops/op_common.c). */
 /* The defaults of every param, in one place: math default, fast_math off,
- * fft r2c planned with FFTW_MEASURE, nrhs 1, density 0.01, svd auto. */
+ * fft r2c planned with FFTW_MEASURE, nrhs 1, density 0.01, svd auto, transfer
+ * h2d from pinned memory, batch 1000. */
 void gb_params_default(gb_params *p);
 /* Parse a size that is a positive integer n → rows = cols = n (rank 2). */
 int gb_parse_square_size(const cJSON *size, gb_case *c, gb_err *e);
@@ -94,5 +109,9 @@ double gb_case_elements(const gb_case *c);
 double gb_dtype_bytes(gb_dtype d);
 /* Unit roundoff of the dtype (2^-24 or 2^-53): tolerances are multiples of it. */
 double gb_eps(gb_dtype d);
+/* Parse "sizes" entries that are byte counts: a positive integer up to 2^40,
+ * or a string "<n>KiB" / "<n>MiB" / "<n>GiB" (op_transfer.c). */
+int gb_parse_bytes(const cJSON *size, int64_t *bytes, gb_err *e);
+
 
 #endif

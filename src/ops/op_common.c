@@ -117,6 +117,10 @@ void gb_params_default(gb_params *p) {
     p->nrhs = 1;
     p->density = 0.01;
     p->svd_method = GB_SVD_AUTO;
+    p->svd_tol = 0;
+    p->direction = GB_DIR_H2D;
+    p->memory = GB_MEM_PINNED;
+    p->batch = 1000;
 }
 
 double gb_case_elements(const gb_case *c) { return (double)c->shape[0] * (double)c->shape[1]; }

@@ -1,4 +1,7 @@
-/* op_matmul.c — C = A·B (A m×k, B k×n, C m×n, row-major).
+/* op_matmul.c — C = A·B (A m×k, B k×n, C m×n, row-major), and
+ * batched_matmul: `batch` independent such products stored one after
+ * another (A batch×m×k, …), for the question where many small problems stop
+ * paying on the GPU. One catalogue code for both: matmul is a batch of one.
  *
  * Verification. Against another backend: max|C−Cref|/max|Cref|. On its own:
  * a randomized Freivalds check, C·x against A·(B·x) for two random vectors
@@ -30,6 +33,11 @@ enum { STREAM_A = 1, STREAM_B = 2, STREAM_X = 100 };
 /* TF32 keeps 10 explicit mantissa bits: unit roundoff 2^-11. */
 #define TF32_U 0x1.0p-11
 
+/* Products in the case: batched_matmul's `batch`, 1 for matmul. */
+static size_t batch_of(const gb_case *c) {
+    return c->op_id == GB_OP_BATCHED_MATMUL ? (size_t)c->params.batch : 1;
+}
+
 static const char *const math_values[] = {"default", "tf32", NULL};
 static const gb_param_spec params[] = {
     {"math", GB_PARAM_ENUM, offsetof(gb_params, math), 0, 0, math_values,
@@ -44,31 +52,31 @@ static int parse_size(const cJSON *size, gb_case *c, gb_err *e) {
 
 
 static void count(gb_case *c) {
-    double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2];
-    c->flops = 2.0 * m * n * k;
-    c->bytes = gb_dtype_bytes(c->dtype) * (m * k + k * n + m * n); /* read A and B once, write C once */
+    double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2], b = (double)batch_of(c);
+    c->flops = 2.0 * m * n * k * b;
+    c->bytes = gb_dtype_bytes(c->dtype) * b * (m * k + k * n + m * n); /* read A and B once, write C once */
 }
 
 static double host_bytes(const gb_case *c) {
-    double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2];
+    double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2], b = (double)batch_of(c);
     /* A, B; C inside a backend plus one fetched copy per backend (cpu, cuda). */
-    return gb_dtype_bytes(c->dtype) * (m * k + k * n + 3.0 * m * n);
+    return gb_dtype_bytes(c->dtype) * b * (m * k + k * n + 3.0 * m * n);
 }
 
 static int make_inputs(const gb_case *c, gb_arrays *in, gb_err *e) {
-    size_t m = (size_t)c->shape[0], k = (size_t)c->shape[1], n = (size_t)c->shape[2];
-    gb_array *A = gb_arrays_add(in, "A", gb_real_elem(c->dtype), m * k, e);
+    size_t m = (size_t)c->shape[0], k = (size_t)c->shape[1], n = (size_t)c->shape[2], b = batch_of(c);
+    gb_array *A = gb_arrays_add(in, "A", gb_real_elem(c->dtype), b * m * k, e);
     if (!A) return GB_SKIP;
-    gb_array *B = gb_arrays_add(in, "B", gb_real_elem(c->dtype), k * n, e);
+    gb_array *B = gb_arrays_add(in, "B", gb_real_elem(c->dtype), b * k * n, e);
     if (!B) return GB_SKIP;
     /* Uniform [-1, 1): mean zero, so C has no dominant constant part that
      * would hide errors, and entries are O(sqrt(k)). */
     if (c->dtype == GB_FLOAT32) {
-        gb_rng_fill_f32(A->data, m * k, c->seed, STREAM_A, -1.0, 1.0);
-        gb_rng_fill_f32(B->data, k * n, c->seed, STREAM_B, -1.0, 1.0);
+        gb_rng_fill_f32(A->data, b * m * k, c->seed, STREAM_A, -1.0, 1.0);
+        gb_rng_fill_f32(B->data, b * k * n, c->seed, STREAM_B, -1.0, 1.0);
     } else {
-        gb_rng_fill_f64(A->data, m * k, c->seed, STREAM_A, -1.0, 1.0);
-        gb_rng_fill_f64(B->data, k * n, c->seed, STREAM_B, -1.0, 1.0);
+        gb_rng_fill_f64(A->data, b * m * k, c->seed, STREAM_A, -1.0, 1.0);
+        gb_rng_fill_f64(B->data, b * k * n, c->seed, STREAM_B, -1.0, 1.0);
     }
     return GB_OK;
 }
@@ -94,8 +102,7 @@ static double unit_roundoff(const gb_case *c) {
  * truncating conversion. A transposed or shifted operand, a missing block or
  * a NaN is off by O(1) and fails. */
 static double ref_tolerance(const gb_case *c) {
-    double k = (double)c->shape[1];
-    double tol = (8.0 * sqrt(k) + 16.0) * gb_eps(c->dtype);
+    double tol = (8.0 * sqrt((double)c->shape[1]) + 16.0) * gb_eps(c->dtype);
     if (c->dtype == GB_FLOAT32 && c->params.math == GB_MATH_TF32) tol += 16.0 * TF32_U;
     return tol;
 }
@@ -164,72 +171,98 @@ static double ref_tolerance(const gb_case *c) {
 DEFINE_FREIVALDS(freivalds_f32, float, double, fabs)
 DEFINE_FREIVALDS(freivalds_f64, double, long double, fabsl)
 
+/* The scaled residual of one product (+inf for NaN/Inf in C, NAN when out
+ * of memory), and where it is worst. */
+static double scaled_residual(gb_dtype dtype, double u, const void *A, const void *B, const void *C, size_t m,
+                              size_t k, size_t n, uint64_t seed, size_t *worst_row, int *worst_vec) {
+    /* One buffer for x, B·x and |B|·|x| in the wider type. */
+    size_t acc = dtype == GB_FLOAT32 ? sizeof(double) : sizeof(long double);
+    unsigned char *buf = gb_alloc(acc * (n + 2 * k));
+    if (!buf) return NAN;
+    double worst = 0;
+    *worst_row = 0;
+    *worst_vec = 0;
+    for (int t = 0; t < FREIVALDS_VECTORS; t++) {
+        size_t row = 0;
+        double r;
+        if (dtype == GB_FLOAT32) {
+            double *x = (double *)buf, *bx = x + n, *abx = bx + k;
+            for (size_t j = 0; j < n; j++) {
+                uint64_t bits = gb_rng_bits(seed, STREAM_X + (uint64_t)t, j);
+                x[j] = (bits & 1 ? -1.0 : 1.0) * (1.0 + (double)(bits >> 11) * 0x1.0p-53);
+            }
+            r = freivalds_f32(A, B, C, m, k, n, x, bx, abx, &row);
+        } else {
+            long double *x = (long double *)buf, *bx = x + n, *abx = bx + k;
+            for (size_t j = 0; j < n; j++) {
+                uint64_t bits = gb_rng_bits(seed, STREAM_X + (uint64_t)t, j);
+                x[j] = (bits & 1 ? -1.0L : 1.0L) * (1.0L + (long double)(bits >> 11) * 0x1.0p-53L);
+            }
+            r = freivalds_f64(A, B, C, m, k, n, x, bx, abx, &row);
+        }
+        if (r > worst || isinf(r)) { worst = r; *worst_row = row; *worst_vec = t; }
+    }
+    gb_free(buf);
+    return isinf(worst) ? INFINITY : worst * sqrt((double)n) / u;
+}
+
+/* Freivalds on every product of the batch; the worst. */
 static void verify_own(const gb_case *c, const gb_arrays *in, const gb_array *C, gb_verdict *v) {
-    size_t m = (size_t)c->shape[0], k = (size_t)c->shape[1], n = (size_t)c->shape[2];
+    size_t m = (size_t)c->shape[0], k = (size_t)c->shape[1], n = (size_t)c->shape[2], b = batch_of(c);
     const gb_array *A = gb_arrays_find(in, "A"), *B = gb_arrays_find(in, "B");
     snprintf(v->against, sizeof v->against, "reference");
     snprintf(v->metric, sizeof v->metric, "scaled_residual");
     v->tolerance = FREIVALDS_TOL;
-    if (!A || !B || A->count != m * k || B->count != k * n) {
+    if (!A || !B || A->count != b * m * k || B->count != b * k * n) {
         v->status = GB_VERIFY_FAILED;
         v->error = INFINITY;
         snprintf(v->detail, sizeof v->detail, "inputs A (m×k) and B (k×n) missing or mis-sized");
         return;
     }
-    /* One buffer for x, B·x and |B|·|x| in the wider type. */
-    size_t acc = c->dtype == GB_FLOAT32 ? sizeof(double) : sizeof(long double);
-    unsigned char *buf = gb_alloc(acc * (n + 2 * k));
-    if (!buf) {
-        v->status = GB_VERIFY_NOT_CHECKED;
-        v->error = NAN;
-        snprintf(v->detail, sizeof v->detail, "out of host memory for the Freivalds vectors");
-        return;
-    }
-    double worst = 0;
-    size_t worst_row = 0;
+    size_t esz = gb_elem_size(C->elem), worst_item = 0, worst_row = 0;
     int worst_vec = 0;
-    for (int t = 0; t < FREIVALDS_VECTORS; t++) {
+    v->error = 0;
+    for (size_t i = 0; i < b; i++) {
         size_t row = 0;
-        double r;
-        if (c->dtype == GB_FLOAT32) {
-            double *x = (double *)buf, *bx = x + n, *abx = bx + k;
-            for (size_t j = 0; j < n; j++) {
-                uint64_t bits = gb_rng_bits(c->seed, STREAM_X + (uint64_t)t, j);
-                x[j] = (bits & 1 ? -1.0 : 1.0) * (1.0 + (double)(bits >> 11) * 0x1.0p-53);
-            }
-            r = freivalds_f32(A->data, B->data, C->data, m, k, n, x, bx, abx, &row);
-        } else {
-            long double *x = (long double *)buf, *bx = x + n, *abx = bx + k;
-            for (size_t j = 0; j < n; j++) {
-                uint64_t bits = gb_rng_bits(c->seed, STREAM_X + (uint64_t)t, j);
-                x[j] = (bits & 1 ? -1.0L : 1.0L) * (1.0L + (long double)(bits >> 11) * 0x1.0p-53L);
-            }
-            r = freivalds_f64(A->data, B->data, C->data, m, k, n, x, bx, abx, &row);
+        int vec = 0;
+        double r = scaled_residual(c->dtype, unit_roundoff(c), (const char *)A->data + i * m * k * esz,
+                                   (const char *)B->data + i * k * n * esz, (const char *)C->data + i * m * n * esz,
+                                   m, k, n, c->seed, &row, &vec);
+        if (isnan(r)) {
+            v->status = GB_VERIFY_NOT_CHECKED;
+            v->error = NAN;
+            snprintf(v->detail, sizeof v->detail, "out of host memory for the Freivalds vectors");
+            return;
         }
-        if (r > worst || isinf(r)) { worst = r; worst_row = row; worst_vec = t; }
+        if (r > v->error || (isinf(r) && !isinf(v->error))) {
+            v->error = r;
+            worst_item = i;
+            worst_row = row;
+            worst_vec = vec;
+        }
     }
-    gb_free(buf);
-    v->error = isinf(worst) ? INFINITY : worst * sqrt((double)n) / unit_roundoff(c);
     v->status = v->error <= v->tolerance ? GB_VERIFY_PASSED : GB_VERIFY_FAILED;
+    char product[48] = "";
+    if (b > 1) snprintf(product, sizeof product, "product %zu of %zu, ", worst_item, b);
     snprintf(v->detail, sizeof v->detail,
              "Freivalds: |C·x − A·(B·x)| / (|A|·|B|·|x|) · sqrt(n)/u over %d random vectors; "
-             "worst at row %zu (vector %d)%s",
-             FREIVALDS_VECTORS, worst_row, worst_vec,
-             isinf(worst) ? ": NaN/Inf in C" : "");
+             "worst at %srow %zu (vector %d)%s",
+             FREIVALDS_VECTORS, product, worst_row, worst_vec,
+             isinf(v->error) ? ": NaN/Inf in C" : "");
 }
 
 static void verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
                    const gb_arrays *ref, gb_verdict *v) {
-    size_t m = (size_t)c->shape[0], n = (size_t)c->shape[2];
+    size_t m = (size_t)c->shape[0], n = (size_t)c->shape[2], b = batch_of(c);
     memset(v, 0, sizeof *v);
     const gb_array *C = gb_arrays_find(out, "C");
-    if (!C || C->count != m * n || C->elem != gb_real_elem(c->dtype)) {
+    if (!C || C->count != b * m * n || C->elem != gb_real_elem(c->dtype)) {
         v->status = GB_VERIFY_FAILED;
         v->error = INFINITY;
         /* Against another backend, `against` stays empty: the runner names it. */
     if (!ref) snprintf(v->against, sizeof v->against, "reference");
         snprintf(v->metric, sizeof v->metric, "max_rel_err");
-        snprintf(v->detail, sizeof v->detail, "output C (%zu×%zu %s) missing or mis-sized", m, n,
+        snprintf(v->detail, sizeof v->detail, "output C (%zu × %zu×%zu %s) missing or mis-sized", b, m, n,
                  gb_dtype_name(c->dtype));
         return;
     }
@@ -249,8 +282,10 @@ static void verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
     size_t where = 0;
     v->error = gb_max_rel_err(C, R, &where);
     v->status = v->error <= v->tolerance ? GB_VERIFY_PASSED : GB_VERIFY_FAILED;
-    snprintf(v->detail, sizeof v->detail, "max|C−Cref|/max|Cref|, worst at C[%zu][%zu]",
-             where / n, where % n);
+    char product[48] = "";
+    if (b > 1) snprintf(product, sizeof product, " of product %zu", where / (m * n));
+    snprintf(v->detail, sizeof v->detail, "max|C−Cref|/max|Cref|, worst at C[%zu][%zu]%s",
+             where % (m * n) / n, where % n, product);
 }
 
 const gb_op gb_op_matmul = {
@@ -259,6 +294,26 @@ const gb_op gb_op_matmul = {
     .summary = "C = A·B, dense, m×k times k×n (size n or [m,k,n]); 2mnk flops",
     .rate_kind = "flops",
     .params = params,
+    .parse_size = parse_size,
+    .count = count,
+    .host_bytes = host_bytes,
+    .make_inputs = make_inputs,
+    .verify = verify,
+};
+
+static const gb_param_spec batched_params[] = {
+    {"batch", GB_PARAM_INT, offsetof(gb_params, batch), 1, 1e7, NULL,
+     "independent products in the batch (default 1000)"},
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+const gb_op gb_op_batched_matmul = {
+    .id = GB_OP_BATCHED_MATMUL,
+    .name = "batched_matmul",
+    .summary = "batch independent products C_i = A_i·B_i, m×k times k×n (size n or [m,k,n], param batch); "
+               "2mnk·batch flops",
+    .rate_kind = "flops",
+    .params = batched_params,
     .parse_size = parse_size,
     .count = count,
     .host_bytes = host_bytes,

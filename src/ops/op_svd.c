@@ -23,9 +23,15 @@
 
 static const gb_param_spec svd_params[] = {
     {"method", GB_PARAM_ENUM, offsetof(gb_params, svd_method), 0, 0, gb_svd_method_names,
-     "LAPACK/cuSOLVER routine: auto (default; CPU gesdd; GPU gesvdp for float64, gesvdp or Xgesvd for float32 by shape), gesdd, gesvd; GPU only: gesvdj, gesvdp, xgesvd, xgesvdp"},
+     "LAPACK/cuSOLVER routine: auto (default; CPU gesdd; GPU: svd_auto_method in gpu_backends/cuda_svd.c), gesdd, gesvd; "
+     "GPU only: gesvdj, gesvdp, xgesvd, xgesvdp, gesvdp64 (float32 data, Xgesvdp in float64), xgesvdr (randomized, "
+     "full rank)"},
+    {"tol", GB_PARAM_DOUBLE, offsetof(gb_params, svd_tol), 0, 1, NULL,
+     "gesvdj only: convergence tolerance (cusolverDnXgesvdjSetTolerance); 0 (default) = cuSOLVER's, machine precision"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
+/* tol came after the H100 reference runs: absent from their params. */
+static const char *const svd_late_params[] = {"tol", NULL};
 
 static int svd_parse_size(const cJSON *size, gb_case *c, gb_err *e) { return gb_parse_shape(size, 2, c, e); }
 
@@ -207,6 +213,7 @@ const gb_op gb_op_svd = {
     .summary = "thin SVD of an m×n matrix (S, U m×k, VT k×n)",
     .rate_kind = "flops",
     .params = svd_params,
+    .late_params = svd_late_params,
     .parse_size = svd_parse_size,
     .count = svd_count,
     .host_bytes = svd_host_bytes,

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "op.h"
 #include "report.h"
 #include "report_table.h"
 #include "results_model.h"
@@ -822,6 +823,9 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             heading(f, out, f == GB_FMT_MD ? 3 : 2, d.rows[a].op, color);
             caption(&d, a, b, constant, cap, sizeof cap);
             para(f, out, cap, 1);
+            /* How to read this op's columns where they differ (the catalogue's note). */
+            const gb_op *op = gb_op_find(d.rows[a].op);
+            if (op && op->note) para(f, out, op->note, 0);
             print_table(f, &t, color, out);
             const char *items[MAX_NOTES];
             for (int i = 0; i < ns.n; i++) items[i] = ns.text[i];
