@@ -8,7 +8,25 @@
 #include "cuda_common.h"
 #include "timer.h"
 
-gb_cuda_context gb_cuda;
+gb_cuda_context gb_cuda_devs[GB_MAX_DEVICES];
+int gb_cuda_ndevs;
+__thread gb_cuda_context *gb_cuda_cur = &gb_cuda_devs[0];
+
+void gb_cuda_uuid_text(const struct cudaDeviceProp *prop, char *out, size_t cap) {
+    const unsigned char *u = (const unsigned char *)prop->uuid.bytes;
+    snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+int gb_cuda_multigpu_supports(const gb_case *c, int min, const char *routine, gb_err *why) {
+    int gpus = c->params.gpus;
+    if (gpus < min)
+        return gb_errf(why, GB_SKIP, "%s needs at least %d GPUs (gpus = %d)", routine, min, gpus);
+    if (gpus > gb_cuda_ndevs)
+        return gb_errf(why, GB_SKIP, "gpus = %d but this run has %d device%s (--devices lists them; --devices all)",
+                       gpus, gb_cuda_ndevs, gb_cuda_ndevs == 1 ? "" : "s");
+    return GB_OK;
+}
 
 /* Errors after which the CUDA context is unusable: every later runtime call
  * returns the same error until the process exits. Anything else fails only

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "devices.h"
 #include "commands.h"
 #include "export.h"
 #include "op.h"
@@ -33,6 +34,9 @@ static void run_usage(FILE *out) {
         "  --format FMT        stdout table format: table (default), md, csv\n"
         "  --threads N         CPU threads (default: all %d logical CPUs)\n"
         "  --device N          CUDA device ordinal (default 0)\n"
+        "  --devices LIST      measure the GPU side on each of these devices in turn: all, or\n"
+        "                      ordinals such as 0,2,3 (default: --device); multi-GPU ops use them\n"
+
         "  --seed N            input seed (default: the suite's, else 42)\n"
         "  --rounds N          passes over the whole suite, each with its share of the\n"
         "                      repetitions (default: the suite's, else 3)\n"
@@ -187,7 +191,10 @@ static void measure_peaks(gb_backend_set *set, cJSON *doc, int quiet) {
     cJSON *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
     for (int i = 0; i < set->count; i++) {
         gb_backend_slot *s = &set->slot[i];
-        if (!s->selected || !s->b->measure_peaks) continue;
+        /* one set per backend, on its first device (the results' peaks are keyed by backend) */
+        if (!s->selected || !s->b->measure_peaks || !gb_backends_first_of_backend(s)) continue;
+        gb_err ue = {{0}};
+        if (gb_backends_use(s, &ue) != GB_OK) continue;
         if (!quiet) fprintf(stderr, "measuring %s ceilings...\n", s->name);
         cJSON *p = cJSON_CreateObject();
         gb_err e = {{0}};
@@ -206,7 +213,10 @@ static void record_health(gb_backend_set *set, cJSON *doc, const char *when) {
     cJSON *h = cJSON_AddObjectToObject(health, when);
     for (int i = 0; i < set->count; i++) {
         gb_backend_slot *s = &set->slot[i];
-        if (!s->selected || s->disabled || !s->b->health) continue;
+        gb_err ue = {{0}};
+        if (!s->selected || s->disabled || !s->b->health || !gb_backends_first_of_backend(s) ||
+            gb_backends_use(s, &ue) != GB_OK)
+            continue;
         s->b->health(cJSON_AddObjectToObject(h, s->name));
     }
 }
@@ -217,6 +227,7 @@ int gb_cmd_run(int argc, char **argv) {
         {"dtype", required_argument, 0, 'd'},   {"out", required_argument, 0, 'O'},
         {"format", required_argument, 0, 'f'},  {"threads", required_argument, 0, 't'},
         {"device", required_argument, 0, 'D'},  {"seed", required_argument, 0, 's'},
+        {"devices", required_argument, 0, 'V'},
         {"rounds", required_argument, 0, 'R'},
         {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'},
         {"openblas-core", required_argument, 0, 'C'}, {"plot", required_argument, 0, 'p'},
@@ -227,6 +238,7 @@ int gb_cmd_run(int argc, char **argv) {
     gb_backend_options bopt = {.threads = 0, .device = 0, .cache_cold = 0};
     int format = GB_FMT_TABLE, quiet = 0, peaks = 1, ch;
     long v;
+    gb_err e = {{0}};
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
@@ -254,6 +266,12 @@ int gb_cmd_run(int argc, char **argv) {
                 return GB_EXIT_USAGE;
             }
             bopt.device = (int)v;
+            break;
+        case 'V':
+            if (gb_devices_parse(optarg, &bopt, &e) != GB_OK) {
+                fprintf(stderr, "gpubench run: %s\n", e.msg);
+                return GB_EXIT_USAGE;
+            }
             break;
         case 's': {
             char *end;
@@ -301,7 +319,6 @@ int gb_cmd_run(int argc, char **argv) {
     char why[GB_MSG_LEN];
 
     gb_suite suite;
-    gb_err e = {{0}};
     if (gb_suite_load(argv[optind], &filter, &suite, &e) != GB_OK) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);
         return GB_EXIT_USAGE;

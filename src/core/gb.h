@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define GB_VERSION "0.1.0"
-#define GB_ABI_VERSION 2
+#define GB_ABI_VERSION 3
 #define GB_MSG_LEN 512
 
 /* Status codes returned by every function that can fail. The order matters:
@@ -42,7 +42,9 @@ typedef enum {
 
 typedef enum {
     GB_OP_MATMUL, GB_OP_ELEMENTWISE, GB_OP_REDUCTION, GB_OP_FFT,
-    GB_OP_SOLVE, GB_OP_SPGEMM, GB_OP_SVD, GB_OP_COUNT
+    GB_OP_SOLVE, GB_OP_SPGEMM, GB_OP_SVD,
+    GB_OP_MATMUL_XT, GB_OP_SOLVE_MG, GB_OP_FFT_XT, /* multi-GPU library routines (param gpus) */
+    GB_OP_COUNT
 } gb_op_id;
 
 /* A named host array, 64-byte aligned, owned by the gb_arrays holding it. */
@@ -80,6 +82,8 @@ typedef struct {
     int nrhs;          /* solve: right-hand sides */
     double density;    /* spgemm: fraction of non-zeros in A and B */
     int svd_method;    /* svd: gb_svd_method */
+    int gpus;          /* multi-GPU ops (matmul_xt, solve_mg, fft_xt): devices the library spreads over */
+    int block;         /* matmul_xt: cuBLASXt block dim; solve_mg: column tile; 0 = the routine's default */
 } gb_params;
 
 /* One benchmark case: op × shape × dtype × params. Built by the suite
@@ -97,6 +101,15 @@ typedef struct gb_case {
     double bytes;            /* minimum bytes moved (inputs read + outputs written) */
     int memory_bound;        /* the op's rate is judged in bytes moved (op.h rate_kind "bytes") */
 } gb_case;
+
+/* One device of a backend, as a result names it (results: "device"). */
+#define GB_MAX_DEVICES 16
+typedef struct {
+    int index;             /* the backend's ordinal (CUDA: the device number as this process sees it) */
+    char name[256];        /* cudaDeviceProp.name is 256 bytes */
+    char uuid[48];         /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it; "" unknown */
+    char pci_bus_id[32];   /* "00000000:19:00.0"; "" unknown */
+} gb_device_info;
 
 /* What a backend is to the comparison: the host side every speedup is
  * measured against, or an accelerator. Code outside the backends reads this

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "op.h"
 #include "report.h"
 #include "stats.h"
 #include "timer.h"
@@ -54,12 +55,23 @@ static void set_status(gb_result *r, gb_result_status status, const char *reason
     r->has |= GB_R_HAS_REASON;
 }
 
+/* The device that measured a result: its slot's, when it has one and the
+ * op runs on one device (a multi-GPU op's result spreads over the first
+ * `gpus` devices: its backend annotates which). */
+static int set_device(gb_result *r, const gb_backend_slot *slot, const gb_case_result *c) {
+    const gb_op *op = gb_op_find(c->op);
+    if (!slot->has_device || (op && op->multi_device)) return GB_OK;
+    const gb_device_info *d = &slot->device;
+    return gb_device_id_set(&r->device, d->index, d->name, d->uuid, d->pci_bus_id);
+}
+
 /* Append a result to case ci; its index, or -1 on out of memory. */
-static long new_result(gb_run_config *cfg, size_t ci, const char *backend, const char *timing,
+static long new_result(gb_run_config *cfg, size_t ci, const gb_backend_slot *slot, const char *timing,
                        gb_result_status status, const char *reason) {
     gb_case_result *c = case_at(cfg, ci);
     gb_result *r = gb_case_add_result(c);
-    if (!r || gb_set_string(&r->backend, backend) != GB_OK || gb_set_string(&r->timing, timing) != GB_OK) {
+    if (!r || gb_set_string(&r->backend, slot->name) != GB_OK || gb_set_string(&r->timing, timing) != GB_OK ||
+        set_device(r, slot, c) != GB_OK) {
         model_oom = 1;
         return -1;
     }
@@ -253,7 +265,7 @@ oom:
 static void add_all_timings(gb_run_config *cfg, size_t ci, const gb_backend_slot *slot, gb_result_status status,
                             const char *reason) {
     if (!slot->b) return;
-    for (int t = 0; t < slot->b->ntimings; t++) new_result(cfg, ci, slot->name, slot->b->timings[t], status, reason);
+    for (int t = 0; t < slot->b->ntimings; t++) new_result(cfg, ci, slot, slot->b->timings[t], status, reason);
 }
 
 typedef struct {
@@ -284,7 +296,8 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         add_all_timings(cfg, ci, slot, GB_RS_SKIPPED, "interrupted");
         return;
     }
-    int status = b->supports(c, &e);
+    int status = gb_backends_use(slot, &e);
+    if (status == GB_OK) status = b->supports(c, &e);
     if (status != GB_OK) {
         add_all_timings(cfg, ci, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
@@ -317,7 +330,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     long made[GB_MAX_TIMINGS];
     int measured_any = 0, fatal = 0;
     for (int t = 0; t < b->ntimings; t++) {
-        long ri = made[t] = new_result(cfg, ci, slot->name, b->timings[t], GB_RS_OK, NULL);
+        long ri = made[t] = new_result(cfg, ci, slot, b->timings[t], GB_RS_OK, NULL);
         if (ri < 0) continue;
         gb_result *r = &case_at(cfg, ci)->results[ri];
         r->setup_s = setup;
@@ -338,7 +351,8 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         } else {
             tr->result = (size_t)ri;
             tr->backend = slot->name;
-            tr->ceiling = b->ceiling ? b->ceiling(c, t) : NULL;
+            /* the peaks are measured on the backend's first device only */
+            tr->ceiling = b->ceiling && gb_backends_first_of_backend(slot) ? b->ceiling(c, t) : NULL;
             tr->again = !capped && rounds > 1;
             write_measurement(cfg, ci, c, tr);
             measured_any = 1;
@@ -408,7 +422,9 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     char why[GB_MSG_LEN + 32];
     void *state = NULL;
     double t0 = gb_now();
-    int prepared = b->prepare(&item->c, in, &state, &e), status = prepared;
+    int prepared = gb_backends_use(slot, &e);
+    if (prepared == GB_OK) prepared = b->prepare(&item->c, in, &state, &e);
+    int status = prepared;
     spent(cfg, item->c.op_id, GB_T_SETUP, t0);
     if (prepared == GB_FATAL) gb_backends_disable(slot, e.msg);
     gb_budget budget = gb_round_budget(&item->budget, rounds, round);
@@ -437,15 +453,16 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     spent(cfg, item->c.op_id, GB_T_SETUP, t0);
 }
 
-static const gb_result *find_result(const gb_case_result *c, const char *backend, const char *timing) {
+/* The ok result of a slot (its backend, and its device when it has one) for a timing. */
+static const gb_result *find_result(const gb_case_result *c, const gb_backend_slot *slot, const char *timing) {
     for (size_t i = 0; i < c->nresults; i++) {
         const gb_result *r = &c->results[i];
-        if (!strcmp(r->backend, backend) && !strcmp(r->timing, timing) && r->status == GB_RS_OK) return r;
+        if (!strcmp(r->backend, slot->name) && !strcmp(r->timing, timing) && r->status == GB_RS_OK &&
+            (!slot->has_device || !r->device.present || r->device.index == slot->device.index))
+            return r;
     }
     return NULL;
 }
-
-static double median_of(const gb_result *r) { return r->stats.present ? r->stats.median : NAN; }
 
 /* speedup = the host backend's median / an accelerator's median, for each
  * of the accelerator's timings, when both are ok; keyed by the timing's name. */
@@ -453,7 +470,7 @@ static void add_speedups(gb_case_result *c, const gb_backend_set *set) {
     const gb_result *host = NULL;
     for (int k = 0; k < set->count && !host; k++) {
         const gb_backend *b = set->slot[k].b;
-        if (b && b->role == GB_ROLE_HOST) host = find_result(c, set->slot[k].name, b->timings[0]);
+        if (b && b->role == GB_ROLE_HOST) host = find_result(c, &set->slot[k], b->timings[0]);
     }
     if (!host) return;
     /* from an earlier round */
@@ -462,11 +479,12 @@ static void add_speedups(gb_case_result *c, const gb_backend_set *set) {
     c->has &= ~(unsigned)GB_C_HAS_SPEEDUP;
     for (int k = 0; k < set->count; k++) {
         const gb_backend *b = set->slot[k].b;
-        if (!b || b->role != GB_ROLE_ACCELERATOR) continue;
+        /* the case's speedup is against the backend's first device; the
+         * others' are their medians' ratios (report: one row per device) */
+        if (!b || b->role != GB_ROLE_ACCELERATOR || !gb_backends_first_of_backend(&set->slot[k])) continue;
         for (int t = 0; t < b->ntimings; t++) {
-            const gb_result *g = find_result(c, set->slot[k].name, b->timings[t]);
-            double a = median_of(host), m = g ? median_of(g) : NAN;
-            if (!(a > 0 && m > 0)) continue;
+            double ratio = gb_result_speedup(host, find_result(c, &set->slot[k], b->timings[t]));
+            if (isnan(ratio)) continue;
             gb_speedup *more = realloc(c->speedups, (c->nspeedups + 1) * sizeof *more);
             if (!more) {
                 model_oom = 1;
@@ -477,7 +495,7 @@ static void add_speedups(gb_case_result *c, const gb_backend_set *set) {
                 model_oom = 1;
                 return;
             }
-            more[c->nspeedups++].value = a / m;
+            more[c->nspeedups++].value = ratio;
             c->has |= GB_C_HAS_SPEEDUP;
         }
     }
@@ -580,6 +598,13 @@ static void show_progress(const gb_run_config *cfg, const gb_suite *s, const cas
 
 /* ---- visits ------------------------------------------------------------------ */
 
+/* Does a case run on this slot? Every selected one, except that a
+ * multi-GPU op runs once per backend (on its first slot: the routine itself
+ * spreads over the devices), not once per device. */
+static int visits_slot(const gb_case *c, const gb_backend_slot *slot) {
+    return slot->selected && (!c->op->multi_device || gb_backends_first_of_backend(slot));
+}
+
 /* Round 0 of a case: inputs, every backend, verification. */
 static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate_book *rates,
                         case_tracks *tracks, gb_arrays *in) {
@@ -592,7 +617,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
 
     if (gb_interrupted) {
         for (int k = 0; k < cfg->backends->count; k++)
-            if (cfg->backends->slot[k].selected) add_all_timings(cfg, ci, &cfg->backends->slot[k], GB_RS_SKIPPED, "interrupted");
+            if (visits_slot(c, &cfg->backends->slot[k])) add_all_timings(cfg, ci, &cfg->backends->slot[k], GB_RS_SKIPPED, "interrupted");
         return;
     }
     double need = c->op->host_bytes(c), avail = host_available_bytes();
@@ -607,7 +632,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     spent(cfg, item->c.op_id, GB_T_INPUTS, t0);
     if (made != GB_OK) {
         for (int k = 0; k < cfg->backends->count; k++)
-            if (cfg->backends->slot[k].selected)
+            if (visits_slot(c, &cfg->backends->slot[k]))
                 add_all_timings(cfg, ci, &cfg->backends->slot[k],
                                 made == GB_FAIL && need <= avail ? GB_RS_ERROR : GB_RS_SKIPPED, err.msg);
         return;
@@ -615,7 +640,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     reference ref = {0};
     for (int k = 0; k < cfg->backends->count; k++) {
         gb_backend_slot *slot = &cfg->backends->slot[k];
-        if (!slot->selected) continue;
+        if (!visits_slot(c, slot)) continue;
         show_progress(cfg, s, tracks, i, 0, slot->name);
         run_backend(cfg, item, slot, k, in, &ref, rates, ci, ct->t[k], s->rounds);
     }
@@ -651,7 +676,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
     }
     for (int k = 0; k < cfg->backends->count; k++) {
         gb_backend_slot *slot = &cfg->backends->slot[k];
-        if (!slot->selected || !slot->b) continue;
+        if (!visits_slot(&item->c, slot) || !slot->b) continue;
         show_progress(cfg, s, tracks, i, round, slot->name);
         run_backend_again(cfg, item, slot, k, in, ct->ci, ct->t[k], round, s->rounds);
     }

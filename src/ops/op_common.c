@@ -117,6 +117,8 @@ void gb_params_default(gb_params *p) {
     p->nrhs = 1;
     p->density = 0.01;
     p->svd_method = GB_SVD_AUTO;
+    p->gpus = 1;
+    p->block = 0;
 }
 
 double gb_case_elements(const gb_case *c) { return (double)c->shape[0] * (double)c->shape[1]; }

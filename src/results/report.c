@@ -43,6 +43,9 @@ typedef struct {
     char params[256];      /* "k=v k=v", for sorting and CSV */
     side s[NSIDES];
     double speedup[2];     /* the accelerator's two timings; NAN when absent */
+    long device;           /* the accelerator device of this row (a case measured on
+                            * several has a row per device); -1: one device or none */
+    char device_label[96]; /* label with the device: "4096 gpu1" */
 } row;
 
 /* What the document calls its sides: the host backend's timing and the
@@ -101,8 +104,14 @@ static void params_words(const gb_kvlist *params, const char *sep, char *buf, si
     }
 }
 
-/* r may be NULL (a case alone: the built-in table describes its backends). */
-static void read_row(const gb_results *r, const gb_case_result *c, row *w) {
+/* Does an accelerator result belong to the row of device (-1: any)? */
+static int on_device(const gb_result *res, long device) {
+    return device < 0 || !res->device.present || res->device.index == device;
+}
+
+/* r may be NULL (a case alone: the built-in table describes its backends).
+ * device: the row's accelerator device, -1 for a case of one device. */
+static void read_row_of(const gb_results *r, const gb_case_result *c, long device, row *w) {
     memset(w, 0, sizeof *w);
     w->c = c;
     w->run = c->run;
@@ -122,7 +131,7 @@ static void read_row(const gb_results *r, const gb_case_result *c, row *w) {
         const gb_backend_desc *b = gb_results_backend(r, c->run, res->backend);
         int k = -1;
         if (b->role == GB_ROLE_HOST) k = SIDE_CPU;
-        else if (*res->backend) {
+        else if (*res->backend && on_device(res, device)) {
             int t = gb_backend_timing_index(b, res->timing);
             if (t == 0 || t == 1) k = SIDE_DEV + t;
         }
@@ -130,8 +139,34 @@ static void read_row(const gb_results *r, const gb_case_result *c, row *w) {
     }
     /* The runner's speedup when present (the model checked it is positive). */
     const gb_backend_desc *a = gb_results_accelerator(r, c->run);
+    w->device = device;
+    snprintf(w->device_label, sizeof w->device_label, "%s", c->label);
+    if (device >= 0) {
+        /* the case's own speedup is its first device's: each device's row
+         * has the ratio of its own medians */
+        snprintf(w->device_label, sizeof w->device_label, "%s gpu%ld", c->label, device);
+        w->label = w->device_label;
+        for (int j = 0; j < 2; j++) w->speedup[j] = gb_result_speedup(w->s[SIDE_CPU].r, w->s[SIDE_DEV + j].r);
+        return;
+    }
     for (int j = 0; j < 2; j++)
         w->speedup[j] = (size_t)j < a->ntimings ? gb_case_speedup(c, a->timings[j].name) : NAN;
+}
+
+static void read_row(const gb_results *r, const gb_case_result *c, row *w) { read_row_of(r, c, -1, w); }
+
+/* The distinct accelerator devices of a case, in the order of its results,
+ * into devs (at most cap); how many. */
+static int case_devices(const gb_case_result *c, long *devs, int cap) {
+    int n = 0;
+    for (size_t i = 0; i < c->nresults; i++) {
+        const gb_result *res = &c->results[i];
+        if (!res->device.present) continue;
+        int seen = 0;
+        for (int k = 0; k < n; k++) seen |= devs[k] == res->device.index;
+        if (!seen && n < cap) devs[n++] = res->device.index;
+    }
+    return n;
 }
 
 /* Is name selected by the --op list (NULL or empty: every op)? */
@@ -148,7 +183,8 @@ static int row_cmp(const void *a, const void *b) {
     if ((d = strcmp(x->dtype, y->dtype))) return d;
     if ((d = strcmp(x->params, y->params))) return d;
     if (x->size != y->size) return x->size < y->size ? -1 : 1;
-    return (x->c > y->c) - (x->c < y->c);
+    if (x->c != y->c) return (x->c > y->c) - (x->c < y->c);
+    return (x->device > y->device) - (x->device < y->device);
 }
 
 typedef struct {
@@ -165,15 +201,25 @@ typedef struct {
 static int read_doc(const gb_results *r, const char *ops, rdoc *d) {
     memset(d, 0, sizeof *d);
     d->r = r;
-    d->rows = calloc(r->ncases > 0 ? r->ncases : 1, sizeof *d->rows);
+    /* a row per case, or per device of a case measured on several */
+    size_t nrows = 0;
+    long devs[GB_MAX_DEVICES];
+    for (size_t i = 0; i < r->ncases; i++) {
+        int nd = case_devices(&r->cases[i], devs, GB_MAX_DEVICES);
+        nrows += nd > 1 ? (size_t)nd : 1;
+    }
+    d->rows = calloc(nrows > 0 ? nrows : 1, sizeof *d->rows);
     if (!d->rows) return -1;
     d->merged = r->merged;
     for (size_t i = 0; i < r->ncases; i++) {
         const gb_case_result *c = &r->cases[i];
         if (!in_list(ops, c->op)) continue;
-        row *w = &d->rows[d->n++];
-        read_row(r, c, w);
-        if (d->merged) w->run_name = gb_results_run_name(r, w->run);
+        int nd = case_devices(c, devs, GB_MAX_DEVICES);
+        for (int k = 0; k < (nd > 1 ? nd : 1); k++) {
+            row *w = &d->rows[d->n++];
+            read_row_of(r, c, nd > 1 ? devs[k] : -1, w);
+            if (d->merged) w->run_name = gb_results_run_name(r, w->run);
+        }
     }
     for (size_t i = 0; i < d->n; i++) {
         size_t j = 0;
@@ -181,6 +227,8 @@ static int read_doc(const gb_results *r, const char *ops, rdoc *d) {
         d->rows[i].op_rank = (int)j;
     }
     qsort(d->rows, d->n, sizeof *d->rows, row_cmp);
+    for (size_t i = 0; i < d->n; i++) /* the rows moved: their own label buffers with them */
+        if (d->rows[i].device >= 0) d->rows[i].label = d->rows[i].device_label;
 
     /* The machine of run 0; a merged file names every run's in the header. */
     const gb_context *ctx = &r->runs[0].context;

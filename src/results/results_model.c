@@ -990,6 +990,16 @@ int gb_device_id_set(gb_device_id *d, long index, const char *name, const char *
     return GB_OK;
 }
 
+double gb_result_speedup(const gb_result *host, const gb_result *accel) {
+    if (!host || !accel || host->status != GB_RS_OK || accel->status != GB_RS_OK) return NAN;
+    double a = host->stats.present ? host->stats.median : NAN, m = accel->stats.present ? accel->stats.median : NAN;
+    return a > 0 && m > 0 ? a / m : NAN;
+}
+
+int gb_device_same(const gb_device_id *a, const gb_device_id *b) {
+    return !a->present || !b->present || a->index == b->index;
+}
+
 static int parse_result(chk *k, const cJSON *o, const char *path, gb_result *r) {
     char p[512];
     r->setup_s = r->gflops = r->gbs = r->pct_of_peak = NAN;

@@ -331,6 +331,13 @@ int gb_kvlist_from_cjson(gb_kvlist *l, const struct cJSON *obj, const char *name
 /* Name the device that measured a result (strings may be NULL: ""). GB_OK
  * or GB_FAIL (out of memory). */
 int gb_device_id_set(gb_device_id *d, long index, const char *name, const char *uuid, const char *pci_bus_id);
+/* Whether two results are of the same device series: the same device
+ * index, or either names no device (a file from before devices were
+ * recorded, a host result). Readers that pair results (compare, report,
+ * export) pair them only when this holds, so devices are never mixed. The
+ * index, not the UUID, is the key: run A's device 0 is compared with run
+ * B's device 0, on the same host or another. */
+int gb_device_same(const gb_device_id *a, const gb_device_id *b);
 /* Replace a string field of the model with a copy of value. GB_OK or GB_FAIL. */
 int gb_set_string(char **field, const char *value);
 
@@ -397,6 +404,9 @@ int gb_shape_equal(const gb_case_result *a, const gb_case_result *b);
 char *gb_kvlist_json(const gb_kvlist *l);
 /* The speedup of a case for a timing; NAN when the case has none. */
 double gb_case_speedup(const gb_case_result *c, const char *timing);
+/* host median / accelerator median when both results are ok with a
+ * positive median (what the runner writes as a case's "speedup"), else NAN. */
+double gb_result_speedup(const gb_result *host, const gb_result *accel);
 /* The case's shape as compact JSON ("[512,512,512]"), into buf. */
 void gb_case_shape_text(const gb_case_result *c, char *buf, size_t len);
 /* As cJSON items, for documents built from results (compare's output). */
