@@ -19,13 +19,7 @@ void gb_cuda_uuid_text(const struct cudaDeviceProp *prop, char *out, size_t cap)
 }
 
 int gb_cuda_multigpu_supports(const gb_case *c, int min, const char *routine, gb_err *why) {
-    int gpus = c->params.gpus;
-    if (gpus < min)
-        return gb_errf(why, GB_SKIP, "%s needs at least %d GPUs (gpus = %d)", routine, min, gpus);
-    if (gpus > gb_cuda_ndevs)
-        return gb_errf(why, GB_SKIP, "gpus = %d but this run has %d device%s (--devices lists them; --devices all)",
-                       gpus, gb_cuda_ndevs, gb_cuda_ndevs == 1 ? "" : "s");
-    return GB_OK;
+    return gb_multigpu_check(c->params.gpus, min, gb_cuda_ndevs, routine, why);
 }
 
 /* Errors after which the CUDA context is unusable: every later runtime call

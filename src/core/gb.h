@@ -117,6 +117,12 @@ typedef struct {
  * instead of naming a backend. */
 typedef enum { GB_ROLE_HOST = 0, GB_ROLE_ACCELERATOR = 1 } gb_backend_role;
 
+/* Whether a multi-GPU routine can run a case asking for `gpus` devices when
+ * the run has `ndevices` (--devices): GB_OK, or GB_SKIP with the reason
+ * ("cuFFT multi-GPU needs at least 2 GPUs (gpus = 1)", "gpus = 4 but this
+ * run has 1 device ..."). Shared by the plugin and the tests. */
+int gb_multigpu_check(int gpus, int min, int ndevices, const char *routine, gb_err *why);
+
 /* Is name one of the entries of a comma-separated list ("cpu,cuda")? */
 int gb_list_contains(const char *list, const char *name);
 

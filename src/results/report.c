@@ -93,15 +93,20 @@ static void read_side(const gb_case_result *c, const gb_result *r, side *s) {
     s->pct = r->pct_of_peak;
 }
 
-static void params_words(const gb_kvlist *params, const char *sep, char *buf, size_t len) {
+void gb_report_params_text(const gb_kvlist *params, const char *sep, const char *skip, char *buf, size_t len) {
     size_t off = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < params->n; i++) {
+        if (skip && !strcmp(params->item[i].key, skip)) continue;
         char v[64];
         gb_value_text(&params->item[i].v, v, sizeof v);
         if (off < len)
             off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", off ? sep : "", params->item[i].key, v);
     }
+}
+
+static void params_words(const gb_kvlist *params, const char *sep, char *buf, size_t len) {
+    gb_report_params_text(params, sep, NULL, buf, len);
 }
 
 /* Does an accelerator result belong to the row of device (-1: any)? */
@@ -706,6 +711,60 @@ static void crossover_section(gb_format f, FILE *out, const gb_results *results,
     gb_table_free(&t);
 }
 
+/* The strong-scaling table (report.h: gb_scaling_compute), when the
+ * document has cases with a "gpus" param. */
+static int scaling_section(gb_format f, FILE *out, const gb_results *results, const char *ops, int color) {
+    gb_scaling_row *rows = NULL;
+    size_t n = 0;
+    gb_err e = {{0}};
+    if (gb_scaling_compute(results, &rows, &n, &e) != GB_OK) return -1;
+    gb_table t;
+    gb_table_init(&t);
+    int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT),
+        c_sz = gb_table_col(&t, "size", GB_ALIGN_LEFT), c_p = gb_table_col(&t, "params", GB_ALIGN_LEFT),
+        c_t = gb_table_col(&t, "timing", GB_ALIGN_LEFT), c_g = gb_table_col(&t, "gpus", GB_ALIGN_RIGHT),
+        c_m = gb_table_col(&t, "median ms", GB_ALIGN_RIGHT), c_s = gb_table_col(&t, "speedup", GB_ALIGN_RIGHT),
+        c_e = gb_table_col(&t, "efficiency", GB_ALIGN_RIGHT);
+    int other_base = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gb_scaling_row *w = &rows[i];
+        if (!in_list(ops, w->op)) continue;
+        long r = gb_table_row(&t);
+        if (r < 0) break;
+        char buf[64];
+        if (results->merged)
+            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s (%s)", w->op, gb_results_run_name(results, w->run));
+        else
+            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s", w->op);
+        gb_table_set(&t, r, c_dt, GB_CELL_PLAIN, "%s", w->dtype);
+        gb_table_set(&t, r, c_sz, GB_CELL_PLAIN, "%s", w->label);
+        gb_table_set(&t, r, c_p, GB_CELL_PLAIN, "%s", *w->params ? w->params : "–");
+        gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", w->timing);
+        gb_table_set(&t, r, c_g, GB_CELL_PLAIN, "%d%s", w->gpus, w->base_gpus != 1 ? "*" : "");
+        other_base |= w->base_gpus != 1;
+        fmt_sig(buf, sizeof buf, w->median_s * 1e3);
+        gb_table_set(&t, r, c_m, GB_CELL_PLAIN, "%s", buf);
+        fmt_speedup(buf, sizeof buf, w->speedup);
+        gb_table_set(&t, r, c_s, GB_CELL_PLAIN, "%s", buf);
+        gb_table_set(&t, r, c_e, w->efficiency >= 0.8 ? GB_CELL_GOOD : w->efficiency < 0.5 ? GB_CELL_WARN : GB_CELL_PLAIN,
+                     "%.0f%%", 100 * w->efficiency);
+    }
+    free(rows);
+    if (t.nrows > 0) {
+        heading(f, out, f == GB_FMT_MD ? 3 : 2, "Strong scaling over GPUs", color);
+        para(f, out,
+             "The same problem on more devices (the multi-GPU routines' \"gpus\" param): speedup = the median on "
+             "one device / the median on gpus devices; parallel efficiency = speedup / gpus (80% and above green, "
+             "below 50% yellow). Compare with the single-GPU op and the CPU in the tables above.",
+             0);
+        print_table(f, &t, color, out);
+        if (other_base)
+            para(f, out, "* the series has no gpus = 1 point: speedup and efficiency are over its fewest devices.", 0);
+    }
+    gb_table_free(&t);
+    return 0;
+}
+
 /* ---- CSV -------------------------------------------------------------------- */
 
 /* Columns: the case's, then per side (the host's "cpu_*"; the accelerator's
@@ -855,6 +914,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         xs = computed;
     }
 
+    int failed_section = 0;
     if (f == GB_FMT_CSV) {
         render_csv(&d, xs, nx, ops, out);
     } else {
@@ -880,6 +940,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         }
         if (d.n == 0) para(f, out, "No cases.", 0);
         crossover_section(f, out, results, xs, nx, ops, color);
+        failed_section = scaling_section(f, out, results, ops, color) != 0;
         int ok = 0, skipped = 0, failed = 0, total = 0;
         for (size_t i = 0; i < d.n; i++)
             for (int k = 0; k < NSIDES; k++) {
@@ -902,7 +963,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         free(computed);
     }
     free(d.rows);
-    return ferror(out) ? -1 : 0;
+    return ferror(out) || failed_section ? -1 : 0;
 }
 
 void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {

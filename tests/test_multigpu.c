@@ -1,0 +1,235 @@
+/* test_multigpu.c — what of the multi-GPU work runs without a GPU: the
+ * --devices list, the multi-GPU ops of the catalogue (their params, counts,
+ * the CPU side reusing the single-device routine), the skip reasons of a
+ * routine asking for more devices than the run has, the strong-scaling
+ * table and per-device reading of results (from a fixture of several
+ * devices and gpus values). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "devices.h"
+#include "op.h"
+#include "report.h"
+#include "results_model.h"
+#include "suite.h"
+#include "testlib.h"
+
+#define FIXTURE "tests/data/results_multigpu.json"
+
+TEST(multigpu_devices_list_and_all) {
+    gb_backend_options o = {0};
+    gb_err e = {{0}};
+    CHECK(gb_devices_parse("0,2,3", &o, &e) == GB_OK);
+    CHECK(o.ndevices == 3 && o.devices[0] == 0 && o.devices[1] == 2 && o.devices[2] == 3 && !o.all_devices);
+    CHECK(gb_devices_parse("3,1", &o, &e) == GB_OK); /* measured in the order listed */
+    CHECK(o.ndevices == 2 && o.devices[0] == 3 && o.devices[1] == 1);
+    CHECK(gb_devices_parse("all", &o, &e) == GB_OK);
+    CHECK(o.all_devices && o.ndevices == 0);
+}
+
+static void expect_devices_error(const char *text, const char *needle) {
+    gb_backend_options o = {0};
+    gb_err e = {{0}};
+    CHECK(gb_devices_parse(text, &o, &e) == GB_FAIL);
+    if (!strstr(e.msg, needle)) fprintf(stderr, "    --devices %s: \"%s\" lacks \"%s\"\n", text, e.msg, needle);
+    CHECK(strstr(e.msg, needle) != NULL);
+}
+
+TEST(multigpu_devices_errors_name_the_bad_token) {
+    expect_devices_error("0,x", "\"x\" is not a device ordinal");
+    expect_devices_error("0,-1", "\"-1\" is not a device ordinal");
+    expect_devices_error("1.5", "\"1.5\" is not a device ordinal");
+    expect_devices_error("ALL", "\"ALL\" is not a device ordinal");
+    expect_devices_error("0,,2", "an empty entry");
+    expect_devices_error("", "an empty entry");
+    expect_devices_error("2,0,2", "device 2 is listed twice");
+    expect_devices_error("0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", "more than 16 devices");
+}
+
+TEST(multigpu_cli_devices_error_exits_2_naming_the_token) {
+    char cmd[512], out[4096];
+    snprintf(cmd, sizeof cmd, "%s run suites/quick.json --backend cpu --devices 0,zz --out /tmp/gb_mg_never.json 2>&1",
+             gb_test_binary());
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    CHECK(rc == 2);
+    CHECK(strstr(out, "--devices \"0,zz\": \"zz\" is not a device ordinal") != NULL);
+}
+
+static int parse_one(const char *json, gb_suite *s, gb_err *e) { return gb_suite_parse(json, "t.json", NULL, s, e); }
+
+TEST(multigpu_ops_in_the_catalogue) {
+    static const char *const names[] = {"matmul_xt", "solve_mg", "fft_xt"};
+    static const char *const base[] = {"matmul", "solve", "fft"};
+    for (int i = 0; i < 3; i++) {
+        const gb_op *op = gb_op_find(names[i]), *b = gb_op_find(base[i]);
+        CHECK(op != NULL && b != NULL);
+        if (!op || !b) continue;
+        CHECK(op->multi_device == 1 && b->multi_device == 0);
+        CHECK(!strcmp(op->rate_kind, b->rate_kind));
+        /* the same math: the base op's size parser, counts and check */
+        CHECK(op->count == b->count && op->verify == b->verify && op->make_inputs == b->make_inputs);
+        int has_gpus = 0;
+        for (const gb_param_spec *p = op->params; p->key; p++)
+            if (!strcmp(p->key, "gpus")) has_gpus = p->type == GB_PARAM_INT && p->min == 1 && p->max == GB_MAX_DEVICES;
+        CHECK(has_gpus);
+    }
+}
+
+TEST(multigpu_params_defaults_ranges_and_counts) {
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(parse_one("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul_xt\",\"sizes\":[[64,32,16]],\"dtypes\":[\"float64\"]},"
+                    "{\"op\":\"matmul\",\"sizes\":[[64,32,16]],\"dtypes\":[\"float64\"]},"
+                    "{\"op\":\"solve_mg\",\"sizes\":[128],\"params\":{\"gpus\":4,\"nrhs\":3,\"block\":64}},"
+                    "{\"op\":\"fft_xt\",\"sizes\":[256],\"dtypes\":[\"float32\"]},"
+                    "{\"op\":\"fft\",\"sizes\":[256],\"dtypes\":[\"float32\"],\"params\":{\"kind\":\"c2c\"}}]}",
+                    &s, &e) == GB_OK);
+    if (s.count != 6) {
+        CHECK(s.count == 6);
+        gb_suite_free(&s);
+        return;
+    }
+    const gb_case *xt = &s.items[0].c, *mm = &s.items[1].c, *mg = &s.items[2].c, *fx = &s.items[4].c, *ff = &s.items[5].c;
+    CHECK(xt->params.gpus == 1 && xt->params.block == 0);           /* defaults */
+    CHECK(xt->flops == mm->flops && xt->bytes == mm->bytes && xt->flops == 2.0 * 64 * 32 * 16);
+    CHECK(mg->params.gpus == 4 && mg->params.nrhs == 3 && mg->params.block == 64);
+    CHECK(fx->params.fft_kind == GB_FFT_C2C);                       /* always the c2c case */
+    CHECK(fx->bytes == ff->bytes && fx->flops == ff->flops);
+    cJSON *pj = gb_params_to_json(mg);
+    char *text = cJSON_PrintUnformatted(pj);
+    CHECK(text && strstr(text, "\"gpus\":4") && strstr(text, "\"nrhs\":3"));
+    free(text);
+    cJSON_Delete(pj);
+    gb_suite_free(&s);
+    CHECK(parse_one("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul_xt\",\"sizes\":[8],\"params\":{\"gpus\":0}}]}", &s,
+                    &e) == GB_FAIL);
+    CHECK(strstr(e.msg, "gpus") != NULL);
+    CHECK(parse_one("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"fft_xt\",\"sizes\":[8],\"params\":{\"gpus\":17}}]}", &s,
+                    &e) == GB_FAIL);
+    CHECK(parse_one("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"fft_xt\",\"sizes\":[8],\"params\":{\"kind\":\"r2c\"}}]}", &s,
+                    &e) == GB_FAIL); /* fft_xt has no kind to choose */
+}
+
+TEST(multigpu_skip_reasons_with_one_device) {
+    gb_err e = {{0}};
+    CHECK(gb_multigpu_check(1, 2, 1, "cuFFT's multi-GPU plans", &e) == GB_SKIP);
+    CHECK(strstr(e.msg, "cuFFT's multi-GPU plans needs at least 2 GPUs (gpus = 1)") != NULL);
+    CHECK(gb_multigpu_check(2, 2, 1, "cuFFT's multi-GPU plans", &e) == GB_SKIP);
+    CHECK(strstr(e.msg, "gpus = 2 but this run has 1 device") != NULL);
+    CHECK(gb_multigpu_check(4, 1, 2, "cuBLASXt", &e) == GB_SKIP);
+    CHECK(strstr(e.msg, "has 2 devices") != NULL);
+    CHECK(gb_multigpu_check(1, 1, 1, "cuBLASXt", &e) == GB_OK);
+    CHECK(gb_multigpu_check(2, 2, 8, "cuFFT", &e) == GB_OK);
+}
+
+/* The CPU side of a multi-GPU op is the single-device routine of the same
+ * math, checked by the same verification. */
+TEST(multigpu_cpu_side_runs_and_verifies) {
+    const char *suite = "/tmp/gb_mg_cpu_suite.json", *res = "/tmp/gb_mg_cpu_res.json";
+    FILE *f = fopen(suite, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"name\":\"mg\",\"defaults\":{\"dtypes\":[\"float64\"],\"warmup\":0,\"min_reps\":2,\"min_time_s\":0,"
+          "\"max_time_s\":2},\"benchmarks\":[{\"op\":\"matmul_xt\",\"sizes\":[48]},"
+          "{\"op\":\"solve_mg\",\"sizes\":[40],\"params\":{\"gpus\":2,\"nrhs\":2}},{\"op\":\"fft_xt\",\"sizes\":[32]}]}",
+          f);
+    fclose(f);
+    char cmd[512], out[16384];
+    snprintf(cmd, sizeof cmd, "%s run %s --backend cpu --rounds 1 --no-peak --quiet --out %s 2>&1", gb_test_binary(), suite,
+             res);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    gb_results r;
+    gb_err e = {{0}};
+    CHECK(gb_results_load(res, &r, &e) == GB_OK);
+    CHECK(r.ncases == 3);
+    for (size_t i = 0; i < r.ncases; i++) {
+        CHECK(r.cases[i].nresults == 1);
+        const gb_result *x = &r.cases[i].results[0];
+        CHECK(x->status == GB_RS_OK && x->verification.status == GB_VS_PASSED);
+        CHECK(!x->device.present); /* the host backend names no device */
+    }
+    gb_results_free(&r);
+    remove(suite);
+    remove(res);
+}
+
+TEST(multigpu_scaling_table_from_results) {
+    gb_results r;
+    gb_err e = {{0}};
+    CHECK(gb_results_load(FIXTURE, &r, &e) == GB_OK);
+    gb_scaling_row *rows = NULL;
+    size_t n = 0;
+    CHECK(gb_scaling_compute(&r, &rows, &n, &e) == GB_OK);
+    /* matmul_xt: gpus 1, 2, 4 in two timings; solve_mg: gpus 2, 4; the plain matmul has no gpus */
+    CHECK(n == 8);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gb_scaling_row *w = &rows[i];
+        CHECK(strcmp(w->op, "matmul") != 0);
+        CHECK(strstr(w->params, "gpus") == NULL);
+        if (!strcmp(w->op, "matmul_xt") && !strcmp(w->timing, "device")) {
+            double t1 = 4.0, t = w->gpus == 1 ? 4.0 : w->gpus == 2 ? 2.2 : 1.25;
+            CHECK(w->base_gpus == 1);
+            CHECK_NEAR(w->median_s, t, 1e-12);
+            CHECK_NEAR(w->speedup, t1 / t, 1e-12);
+            CHECK_NEAR(w->efficiency, t1 / t / w->gpus, 1e-12);
+            CHECK(w->gpus == (seen == 0 ? 1 : seen == 1 ? 2 : 4)); /* ordered by gpus */
+            seen++;
+        }
+        if (!strcmp(w->op, "solve_mg")) {
+            CHECK(w->base_gpus == 2); /* no gpus = 1 point: against its fewest */
+            if (w->gpus == 4) {
+                CHECK_NEAR(w->speedup, 1.0 / 0.8, 1e-12);
+                CHECK_NEAR(w->efficiency, 1.25 * 2 / 4, 1e-12);
+            }
+        }
+    }
+    CHECK(seen == 3);
+    free(rows);
+    gb_results_free(&r);
+}
+
+TEST(multigpu_report_has_a_row_per_device_and_the_scaling_section) {
+    char cmd[512], out[32768];
+    snprintf(cmd, sizeof cmd, "%s report %s --format md 2>&1", gb_test_binary(), FIXTURE);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    /* device 0 and device 1, each with the speedup of its own median: 200/2 and 200/4 */
+    CHECK(strstr(out, "2048x2048x2048 gpu0") != NULL);
+    CHECK(strstr(out, "2048x2048x2048 gpu1") != NULL);
+    const char *g1 = strstr(out, "2048x2048x2048 gpu1");
+    const char *eol = g1 ? strchr(g1, '\n') : NULL;
+    if (g1 && eol) {
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)(eol - g1), g1);
+        CHECK(strstr(line, "50.0×") != NULL);
+        CHECK(strstr(line, "100×") == NULL);
+    }
+    CHECK(strstr(out, "Strong scaling over GPUs") != NULL);
+}
+
+TEST(multigpu_results_of_two_devices_are_never_paired) {
+    gb_results r;
+    gb_err e = {{0}};
+    CHECK(gb_results_load(FIXTURE, &r, &e) == GB_OK);
+    const gb_case_result *c = &r.cases[0];
+    const gb_result *d0 = &c->results[1], *d1 = &c->results[3], *host = &c->results[0];
+    CHECK(d0->device.present && d1->device.present && d0->device.index == 0 && d1->device.index == 1);
+    CHECK(!gb_device_same(&d0->device, &d1->device));
+    CHECK(gb_device_same(&d0->device, &d0->device));
+    CHECK(gb_device_same(&host->device, &d1->device)); /* no device: any */
+    char n0[512], n1[512];
+    gb_result_name(c, d0, NULL, n0, sizeof n0);
+    gb_result_name(c, d1, NULL, n1, sizeof n1);
+    CHECK(strcmp(n0, n1) != 0);
+    CHECK(strstr(n1, "/cuda/device/gpu1") != NULL);
+    CHECK(strstr(n0, "gpu") == NULL); /* device 0 keeps the name from before devices */
+    CHECK_NEAR(gb_result_speedup(host, d1), 0.2 / 0.004, 1e-9);
+    /* a file compared with itself pairs each device with itself only */
+    snprintf(n0, sizeof n0, "%s compare %s %s --format json 2>&1", gb_test_binary(), FIXTURE, FIXTURE);
+    char out[65536];
+    gb_test_sh(n0, out, sizeof out);
+    CHECK(strstr(out, "gpu1") != NULL);
+    gb_results_free(&r);
+}
