@@ -1,6 +1,7 @@
 /* cuda_common.c — the CUDA backend's shared machinery: status checking with
  * named errors, the lost-context rule, device buffers with pinned mirrors,
  * and the two timings (gb_cuda_time), implemented once for every op. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -224,7 +225,10 @@ static struct {
 } pinned_free[GB_PINNED_SLOTS];
 static size_t pinned_kept;
 
-static cudaError_t pinned_get(void **p, size_t bytes) {
+/* --devices-concurrent prepares on several threads at once. */
+static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cudaError_t pinned_get_locked(void **p, size_t bytes) {
     int best = -1;
     for (int i = 0; i < GB_PINNED_SLOTS; i++)
         if (pinned_free[i].p && pinned_free[i].bytes >= bytes && pinned_free[i].bytes <= 2 * bytes &&
@@ -239,7 +243,14 @@ static cudaError_t pinned_get(void **p, size_t bytes) {
     return cudaMallocHost(p, bytes);
 }
 
-static void pinned_put(void *p, size_t bytes) {
+static cudaError_t pinned_get(void **p, size_t bytes) {
+    pthread_mutex_lock(&pinned_lock);
+    cudaError_t rc = pinned_get_locked(p, bytes);
+    pthread_mutex_unlock(&pinned_lock);
+    return rc;
+}
+
+static void pinned_put_locked(void *p, size_t bytes) {
     if (!p) return;
     if (pinned_kept + bytes <= pinned_keep_limit())
         for (int i = 0; i < GB_PINNED_SLOTS; i++)
@@ -250,6 +261,12 @@ static void pinned_put(void *p, size_t bytes) {
                 return;
             }
     (void)cudaFreeHost(p);
+}
+
+static void pinned_put(void *p, size_t bytes) {
+    pthread_mutex_lock(&pinned_lock);
+    pinned_put_locked(p, bytes);
+    pthread_mutex_unlock(&pinned_lock);
 }
 
 void gb_cuda_pinned_release_all(void) {

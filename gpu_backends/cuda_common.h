@@ -35,6 +35,9 @@ typedef struct {
     cusolverDnHandle_t cusolver;
     cusparseHandle_t cusparse;
     cudaMemPool_t pool;           /* device's default pool, release threshold raised */
+    void *l2_buf;                 /* cold-cache mode's flush buffer (cuda_health.c) */
+    size_t l2_bytes;
+    unsigned l2_pass;
     int lost;                     /* a sticky error happened: backend disabled */
     char lost_reason[GB_MSG_LEN];
 } gb_cuda_context;

@@ -233,3 +233,143 @@ TEST(multigpu_results_of_two_devices_are_never_paired) {
     CHECK(strstr(out, "gpu1") != NULL);
     gb_results_free(&r);
 }
+
+TEST(multigpu_concurrent_results_load_write_and_stay_apart) {
+    gb_results r;
+    gb_err e = {{0}};
+    CHECK(gb_results_load(FIXTURE, &r, &e) == GB_OK);
+    const gb_case_result *c = &r.cases[0];
+    const gb_result *alone = &c->results[1], *once = &c->results[5];
+    CHECK(once->concurrent.present && once->concurrent.devices == 2 && !alone->concurrent.present);
+    CHECK(once->device.present && once->device.index == alone->device.index);
+    CHECK_NEAR(once->concurrent.aggregate_gflops, c->flops / 0.003 * 1e-9 + c->flops / 0.005 * 1e-9, 1e-6);
+    CHECK(!gb_result_same_series(alone, once)); /* the same device, alone and at once: two series */
+    CHECK(gb_result_same_series(once, once));
+    char name[512];
+    gb_result_name(c, once, NULL, name, sizeof name);
+    CHECK(strstr(name, "/cuda/device/gpu0/concurrent") != NULL);
+    /* written and read back unchanged */
+    CHECK(gb_results_write(&r, "/tmp/gb_mg_roundtrip.json", 0, &e) == GB_OK);
+    gb_results back;
+    CHECK(gb_results_load("/tmp/gb_mg_roundtrip.json", &back, &e) == GB_OK);
+    CHECK(back.cases[0].results[5].concurrent.present && back.cases[0].results[5].concurrent.devices == 2);
+    CHECK(isnan(back.cases[0].results[1].concurrent.aggregate_gbs) || !back.cases[0].results[1].concurrent.present);
+    gb_results_free(&back);
+    gb_results_free(&r);
+    remove("/tmp/gb_mg_roundtrip.json");
+    /* a malformed concurrent object is refused with its path */
+    FILE *f = fopen("/tmp/gb_mg_bad.json", "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"schema\":\"gpubench-results\",\"schema_version\":1,\"cases\":[{\"op\":\"matmul\",\"dtype\":\"float32\","
+          "\"shape\":[8,8,8],\"results\":[{\"backend\":\"cuda\",\"timing\":\"device\",\"status\":\"ok\","
+          "\"concurrent\":{\"devices\":0}}]}]}",
+          f);
+    fclose(f);
+    CHECK(gb_results_load("/tmp/gb_mg_bad.json", &back, &e) == GB_FAIL);
+    CHECK(strstr(e.msg, "cases[0].results[0].concurrent.devices") != NULL);
+    remove("/tmp/gb_mg_bad.json");
+}
+
+TEST(multigpu_report_shows_devices_at_once) {
+    char cmd[512], out[32768];
+    snprintf(cmd, sizeof cmd, "%s report %s 2>&1", gb_test_binary(), FIXTURE);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    const char *sec = strstr(out, "All devices at once");
+    CHECK(sec != NULL);
+    /* gpu0: 2 ms alone, 3 ms at once */
+    CHECK(sec && strstr(sec, "gpu0 of 2") && strstr(sec, "1.50×"));
+    CHECK(sec && strstr(sec, "gpu1 of 2") && strstr(sec, "1.25×"));
+}
+
+/* ---- the concurrent engine, driven by a backend of this test --------------- */
+
+#include <pthread.h>
+#include "concurrent.h"
+
+static __thread int fake_current = -1;      /* the device use_device made current on this thread */
+static int fake_fail_prepare = -1;          /* the device whose prepare fails */
+static int fake_ran[4], fake_wrong_device;
+static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int fake_use(int k, gb_device_info *info, gb_err *e) {
+    fake_current = k;
+    if (info) info->index = k;
+    return GB_OK;
+}
+static int fake_supports(const gb_case *c, gb_err *why) { return GB_OK; }
+static int fake_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
+    if (fake_current == fake_fail_prepare) return gb_errf(e, GB_SKIP, "device %d: no memory", fake_current);
+    int *s = malloc(sizeof *s);
+    *s = fake_current;
+    *state = s;
+    return GB_OK;
+}
+static int fake_run(void *state, int timing, double *seconds, gb_err *e) {
+    int dev = *(int *)state;
+    pthread_mutex_lock(&fake_lock);
+    fake_ran[dev]++;
+    if (dev != fake_current) fake_wrong_device = 1; /* run on another thread's device */
+    pthread_mutex_unlock(&fake_lock);
+    *seconds = 1e-3 * (dev + 1);
+    return GB_OK;
+}
+static void fake_release(void *state) { free(state); }
+
+TEST(multigpu_concurrent_engine_runs_each_device_on_its_own_thread) {
+    gb_backend b = {0};
+    b.supports = fake_supports;
+    b.prepare = fake_prepare;
+    b.run = fake_run;
+    b.release = fake_release;
+    b.use_device = fake_use;
+    gb_backend_slot slots[3];
+    gb_concurrent_lane lanes[3];
+    double buf[3][8];
+    memset(slots, 0, sizeof slots);
+    for (int i = 0; i < 3; i++) {
+        slots[i].b = &b;
+        slots[i].has_device = 1;
+        slots[i].device_pos = i;
+        lanes[i].slot = &slots[i];
+        lanes[i].samples = buf[i];
+    }
+    gb_case c;
+    memset(&c, 0, sizeof c);
+    gb_arrays in = {0};
+    volatile sig_atomic_t stop = 0;
+    gb_err e = {{0}};
+    memset(fake_ran, 0, sizeof fake_ran);
+    fake_fail_prepare = 1;
+    fake_wrong_device = 0;
+    CHECK(gb_concurrent_measure(&c, &in, lanes, 3, 0, 2, 5, &stop, &e) == GB_OK);
+    /* devices 0 and 2: 2 warm-up + 5 timed each, on their own device; device 1 keeps its reason */
+    CHECK(lanes[0].status == GB_OK && lanes[0].n == 5 && fake_ran[0] == 7);
+    CHECK(lanes[2].status == GB_OK && lanes[2].n == 5 && fake_ran[2] == 7);
+    CHECK_NEAR(lanes[2].samples[4], 3e-3, 1e-15);
+    CHECK(lanes[1].status == GB_SKIP && lanes[1].n == 0 && fake_ran[1] == 0);
+    CHECK(strstr(lanes[1].err.msg, "device 1: no memory") != NULL);
+    CHECK(!fake_wrong_device);
+    /* a stop request halts every lane at the same repetition */
+    stop = 1;
+    fake_fail_prepare = -1;
+    CHECK(gb_concurrent_measure(&c, &in, lanes, 3, 0, 0, 5, &stop, &e) == GB_OK);
+    for (int i = 0; i < 3; i++) CHECK(lanes[i].n == 0 && lanes[i].status == GB_OK);
+}
+
+TEST(multigpu_suite_covers_every_multi_gpu_op) {
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(gb_suite_load("suites/multigpu.json", NULL, &s, &e) == GB_OK);
+    unsigned seen = 0, want = 0;
+    int gpus_seen[GB_MAX_DEVICES + 1] = {0};
+    for (size_t k = 0; k < s.count; k++) {
+        seen |= 1u << s.items[k].c.op_id;
+        if (s.items[k].c.op->multi_device) gpus_seen[s.items[k].c.params.gpus] = 1;
+    }
+    for (int op = 0; op < GB_OP_COUNT; op++)
+        if (gb_ops[op]->multi_device) want |= 1u << op;
+    CHECK((seen & want) == want);
+    CHECK(gpus_seen[1] && gpus_seen[2] && gpus_seen[4] && gpus_seen[8]); /* a strong-scaling sweep */
+    gb_suite_free(&s);
+}

@@ -36,6 +36,9 @@ static void run_usage(FILE *out) {
         "  --device N          CUDA device ordinal (default 0)\n"
         "  --devices LIST      measure the GPU side on each of these devices in turn: all, or\n"
         "                      ordinals such as 0,2,3 (default: --device); multi-GPU ops use them\n"
+        "  --devices-concurrent  then run each case on all listed devices at once (a thread\n"
+        "                      each, repetitions started together): each device's time and\n"
+        "                      the aggregate rate, as results marked \"concurrent\"\n"
 
         "  --seed N            input seed (default: the suite's, else 42)\n"
         "  --rounds N          passes over the whole suite, each with its share of the\n"
@@ -227,7 +230,7 @@ int gb_cmd_run(int argc, char **argv) {
         {"dtype", required_argument, 0, 'd'},   {"out", required_argument, 0, 'O'},
         {"format", required_argument, 0, 'f'},  {"threads", required_argument, 0, 't'},
         {"device", required_argument, 0, 'D'},  {"seed", required_argument, 0, 's'},
-        {"devices", required_argument, 0, 'V'},
+        {"devices", required_argument, 0, 'V'}, {"devices-concurrent", no_argument, 0, 'W'},
         {"rounds", required_argument, 0, 'R'},
         {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'},
         {"openblas-core", required_argument, 0, 'C'}, {"plot", required_argument, 0, 'p'},
@@ -236,7 +239,7 @@ int gb_cmd_run(int argc, char **argv) {
     const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL, *core = NULL;
     gb_suite_filter filter = {0};
     gb_backend_options bopt = {.threads = 0, .device = 0, .cache_cold = 0};
-    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, ch;
+    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, concurrent = 0, ch;
     long v;
     gb_err e = {{0}};
     optind = 1;
@@ -273,6 +276,7 @@ int gb_cmd_run(int argc, char **argv) {
                 return GB_EXIT_USAGE;
             }
             break;
+        case 'W': concurrent = 1; break;
         case 's': {
             char *end;
             errno = 0;
@@ -345,6 +349,7 @@ int gb_cmd_run(int argc, char **argv) {
 
     cJSON *context = gb_sysinfo_context(gb_full_argc, gb_full_argv);
     gb_backends_describe(&set, context);
+    cJSON_AddBoolToObject(context, "devices_concurrent", concurrent);
     cJSON *doc = new_provenance(&suite, context, bopt.cache_cold ? "cold" : "hot");
     cJSON *warnings = cJSON_GetObjectItemCaseSensitive(doc, "warnings");
     gb_cli_checks(&set, context, warnings);
@@ -372,7 +377,7 @@ int gb_cmd_run(int argc, char **argv) {
     FILE *lines = format == GB_FMT_TABLE ? stdout : stderr; /* keep md/csv stdout clean */
     gb_run_config cfg = {.backends = &set, .quiet = quiet, .progress = !quiet && isatty(2),
                          .cache_cold = bopt.cache_cold, .results = &results, .out_path = path,
-                         .lines = lines, .breakdown = &times, .started = t_start};
+                         .lines = lines, .breakdown = &times, .started = t_start, .concurrent = concurrent};
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);

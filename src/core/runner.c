@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "concurrent.h"
 #include "op.h"
 #include "report.h"
 #include "stats.h"
@@ -647,6 +648,95 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     if (ref.have) gb_arrays_free(&ref.out);
 }
 
+/* ---- all devices at once (--devices-concurrent) ------------------------------ */
+
+/* Repetitions of a concurrent measurement: the case's min_reps, at least 3. */
+#define GB_CONCURRENT_MIN_REPS 3
+
+/* Record one lane of a concurrent measurement as a result of its device,
+ * marked with the group's size and aggregate rates. */
+static void record_lane(gb_run_config *cfg, size_t ci, const gb_case *c, const gb_concurrent_lane *l, int timing,
+                        int nlanes, double agg_gflops, double agg_gbs) {
+    const gb_backend *b = l->slot->b;
+    int ok = l->status == GB_OK && l->n > 0;
+    gb_result_status status = ok ? GB_RS_OK : l->status == GB_OK || l->status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR;
+    long ri = new_result(cfg, ci, l->slot, b->timings[timing], status,
+                         ok ? NULL : l->status == GB_OK ? "interrupted" : l->err.msg);
+    if (ri < 0) return;
+    gb_result *r = &case_at(cfg, ci)->results[ri];
+    r->concurrent.present = 1;
+    r->concurrent.devices = nlanes;
+    r->concurrent.aggregate_gflops = agg_gflops;
+    r->concurrent.aggregate_gbs = agg_gbs;
+    gb_verdict v;
+    memset(&v, 0, sizeof v);
+    v.status = GB_VERIFY_NOT_CHECKED;
+    v.error = v.tolerance = NAN;
+    snprintf(v.detail, sizeof v.detail, "verified when the device ran the case alone");
+    set_verdict(r, &v);
+    if (!ok) return;
+    size_t round_n = (size_t)l->n;
+    set_stats(r, l->samples, (size_t)l->n, &round_n, 1, c);
+    r->nrounds = 1;
+    if ((r->round_sizes = malloc(sizeof *r->round_sizes))) r->round_sizes[0] = round_n;
+    else model_oom = 1;
+    r->has |= GB_R_HAS_ROUNDS;
+}
+
+/* Run case i on every device of each accelerator backend at once, for each
+ * of its timings, after its visit in turn (round 0). */
+static void concurrent_visit(const gb_plan_item *item, size_t ci, gb_run_config *cfg, const gb_arrays *in) {
+    const gb_case *c = &item->c;
+    gb_backend_set *set = cfg->backends;
+    if (c->op->multi_device || gb_interrupted) return;
+    int reps = item->budget.min_reps > GB_CONCURRENT_MIN_REPS ? item->budget.min_reps : GB_CONCURRENT_MIN_REPS;
+    double *buf = malloc((size_t)reps * GB_MAX_BACKENDS * sizeof *buf);
+    if (!buf) {
+        model_oom = 1;
+        return;
+    }
+    for (int k = 0; k < set->count; k++) {
+        if (!set->slot[k].has_device || set->slot[k].device_pos != 0) continue; /* once per backend */
+        gb_concurrent_lane lanes[GB_MAX_BACKENDS];
+        int n = 0;
+        for (int j = 0; j < set->count; j++) {
+            gb_backend_slot *d = &set->slot[j];
+            if (d->b == set->slot[k].b && d->has_device && d->selected && !d->disabled) {
+                memset(&lanes[n], 0, sizeof lanes[n]);
+                lanes[n].slot = d;
+                lanes[n].samples = buf + (size_t)n * (size_t)reps;
+                n++;
+            }
+        }
+        const gb_backend *b = set->slot[k].b;
+        for (int t = 0; t < b->ntimings && n > 0 && !gb_interrupted; t++) {
+            gb_err e = {{0}};
+            double t0 = gb_now();
+            int warmup = item->budget.warmup > 1 ? item->budget.warmup : 1;
+            if (gb_concurrent_measure(c, in, lanes, n, t, warmup, reps, &gb_interrupted, &e) != GB_OK)
+                for (int j = 0; j < n; j++) lanes[j].status = gb_errf(&lanes[j].err, GB_FAIL, "%s", e.msg);
+            spent(cfg, c->op_id, GB_T_SAMPLES, t0);
+            /* every device's work over its own median, summed */
+            double gflops = 0, gbs = 0;
+            int all_ok = 1;
+            for (int j = 0; j < n; j++) {
+                gb_stats st;
+                if (lanes[j].status != GB_OK || lanes[j].n == 0) {
+                    all_ok = 0;
+                    continue;
+                }
+                gb_stats_compute(lanes[j].samples, (size_t)lanes[j].n, &st);
+                gflops += c->flops / st.median * 1e-9;
+                gbs += c->bytes / st.median * 1e-9;
+            }
+            for (int j = 0; j < n; j++)
+                record_lane(cfg, ci, c, &lanes[j], t, n, all_ok && c->flops > 0 ? gflops : NAN,
+                            all_ok && c->bytes > 0 ? gbs : NAN);
+        }
+    }
+    free(buf);
+}
+
 /* Round 1, 2, ... of a case: the same inputs (same seed), kept from round 0
  * or made again. */
 static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cfg, case_tracks *tracks) {
@@ -721,6 +811,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
                 show_progress(cfg, s, tracks, i, 0, NULL);
                 gb_arrays in = {0};
                 first_visit(s, i, cfg, rates, tracks, &in);
+                if (cfg->concurrent && in.count > 0) concurrent_visit(&s->items[i], ct->ci, cfg, &in);
                 ct->again = !gb_interrupted && case_again(ct);
                 keep_or_free_inputs(&cache, ct, &in);
             } else {

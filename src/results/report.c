@@ -111,6 +111,7 @@ static void params_words(const gb_kvlist *params, const char *sep, char *buf, si
 
 /* Does an accelerator result belong to the row of device (-1: any)? */
 static int on_device(const gb_result *res, long device) {
+    if (res->concurrent.present) return 0; /* all devices at once: their own section */
     return device < 0 || !res->device.present || res->device.index == device;
 }
 
@@ -765,6 +766,73 @@ static int scaling_section(gb_format f, FILE *out, const gb_results *results, co
     return 0;
 }
 
+/* The same device's result for the same timing, measured alone. */
+static const gb_result *alone_of(const gb_case_result *c, const gb_result *x) {
+    for (size_t i = 0; i < c->nresults; i++) {
+        const gb_result *r = &c->results[i];
+        if (!r->concurrent.present && r->device.present && r->device.index == x->device.index &&
+            !strcmp(r->backend, x->backend) && !strcmp(r->timing, x->timing))
+            return r;
+    }
+    return NULL;
+}
+
+/* --devices-concurrent: each device's median alone and with every device
+ * at once, and the group's aggregate rate. */
+static void concurrent_section(gb_format f, FILE *out, const gb_results *results, const char *ops, int color) {
+    gb_table t;
+    gb_table_init(&t);
+    int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_sz = gb_table_col(&t, "size", GB_ALIGN_LEFT),
+        c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT), c_t = gb_table_col(&t, "timing", GB_ALIGN_LEFT),
+        c_d = gb_table_col(&t, "device", GB_ALIGN_RIGHT), c_a = gb_table_col(&t, "alone ms", GB_ALIGN_RIGHT),
+        c_o = gb_table_col(&t, "at once ms", GB_ALIGN_RIGHT), c_s = gb_table_col(&t, "at once / alone", GB_ALIGN_RIGHT),
+        c_g = gb_table_col(&t, "aggregate rate", GB_ALIGN_RIGHT);
+    for (size_t i = 0; i < results->ncases; i++) {
+        const gb_case_result *c = &results->cases[i];
+        if (!in_list(ops, c->op)) continue;
+        for (size_t j = 0; j < c->nresults; j++) {
+            const gb_result *x = &c->results[j];
+            if (!x->concurrent.present) continue;
+            const gb_result *a = alone_of(c, x);
+            long r = gb_table_row(&t);
+            if (r < 0) break;
+            char buf[64];
+            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s", c->op);
+            gb_table_set(&t, r, c_sz, GB_CELL_PLAIN, "%s", c->label);
+            gb_table_set(&t, r, c_dt, GB_CELL_PLAIN, "%s", c->dtype);
+            gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", x->timing);
+            gb_table_set(&t, r, c_d, GB_CELL_PLAIN, "gpu%ld of %ld", x->device.index, x->concurrent.devices);
+            double ma = a && a->status == GB_RS_OK && a->stats.present ? a->stats.median : NAN;
+            double mo = x->status == GB_RS_OK && x->stats.present ? x->stats.median : NAN;
+            fmt_sig(buf, sizeof buf, ma * 1e3);
+            gb_table_set(&t, r, c_a, GB_CELL_PLAIN, "%s", buf);
+            if (x->status != GB_RS_OK) gb_table_set(&t, r, c_o, GB_CELL_BAD, "%s", gb_result_status_name(x->status));
+            else {
+                fmt_sig(buf, sizeof buf, mo * 1e3);
+                gb_table_set(&t, r, c_o, GB_CELL_PLAIN, "%s", buf);
+            }
+            double ratio = mo / ma;
+            if (ratio > 0) gb_table_set(&t, r, c_s, ratio > 1.1 ? GB_CELL_WARN : GB_CELL_PLAIN, "%.2f×", ratio);
+            else gb_table_set(&t, r, c_s, GB_CELL_PLAIN, "–");
+            int bytes = !strcmp(c->rate_kind, "bytes");
+            double agg = bytes ? x->concurrent.aggregate_gbs : x->concurrent.aggregate_gflops;
+            fmt_sig(buf, sizeof buf, agg);
+            gb_table_set(&t, r, c_g, GB_CELL_PLAIN, "%s %s", buf, isnan(agg) ? "" : bytes ? "GB/s" : "GFLOP/s");
+        }
+    }
+    if (t.nrows > 0) {
+        heading(f, out, f == GB_FMT_MD ? 3 : 2, "All devices at once", color);
+        para(f, out,
+             "--devices-concurrent: the same case on every listed device together (a host thread each, every "
+             "repetition started behind a barrier). \"at once / alone\" above 1.1× (yellow) is a device slowed by "
+             "what it shares with the others: a PCIe switch, host memory, power. The aggregate rate is every "
+             "device's work over its own median, summed.",
+             0);
+        print_table(f, &t, color, out);
+    }
+    gb_table_free(&t);
+}
+
 /* ---- CSV -------------------------------------------------------------------- */
 
 /* Columns: the case's, then per side (the host's "cpu_*"; the accelerator's
@@ -941,6 +1009,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         if (d.n == 0) para(f, out, "No cases.", 0);
         crossover_section(f, out, results, xs, nx, ops, color);
         failed_section = scaling_section(f, out, results, ops, color) != 0;
+        concurrent_section(f, out, results, ops, color);
         int ok = 0, skipped = 0, failed = 0, total = 0;
         for (size_t i = 0; i < d.n; i++)
             for (int k = 0; k < NSIDES; k++) {

@@ -184,6 +184,19 @@ typedef struct {
     gb_keyorder *order;
 } gb_device_id;
 
+/* A result of --devices-concurrent: measured while every one of `devices`
+ * devices ran the same case at once (absent: the device ran alone). The
+ * aggregate rates are every device's work over its own median, summed; the
+ * same on each of the group's results; NAN when the case has no such count.
+ * Such a result is its own series: it is never paired with the device's
+ * result alone (gb_result_same_series). */
+typedef struct {
+    int present;
+    long devices;               /* >= 1 */
+    double aggregate_gflops, aggregate_gbs;
+    gb_keyorder *order;
+} gb_concurrency;
+
 enum {
     GB_R_HAS_REASON = 1, GB_R_HAS_SETUP = 2, GB_R_HAS_WARMUP = 4, GB_R_HAS_ROUNDS = 8,
     GB_R_HAS_SAMPLES = 16, GB_R_HAS_GFLOPS = 32, GB_R_HAS_GBS = 64, GB_R_HAS_PCT = 128,
@@ -205,6 +218,7 @@ typedef struct {
     gb_verification verification;
     gb_kvlist extra;
     gb_device_id device;        /* .present 0 when the result names no device */
+    gb_concurrency concurrent;  /* .present 0 unless measured with --devices-concurrent */
     unsigned has;               /* GB_R_HAS_* */
     gb_keyorder *order;
 } gb_result;
@@ -338,6 +352,9 @@ int gb_device_id_set(gb_device_id *d, long index, const char *name, const char *
  * index, not the UUID, is the key: run A's device 0 is compared with run
  * B's device 0, on the same host or another. */
 int gb_device_same(const gb_device_id *a, const gb_device_id *b);
+/* Whether two results (of the same case, backend and timing) are one series:
+ * gb_device_same, and both measured alone or both with all devices at once. */
+int gb_result_same_series(const gb_result *a, const gb_result *b);
 /* Replace a string field of the model with a copy of value. GB_OK or GB_FAIL. */
 int gb_set_string(char **field, const char *value);
 
