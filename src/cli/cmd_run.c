@@ -423,6 +423,12 @@ int gb_cmd_run(int argc, char **argv) {
                             .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
     if (format == GB_FMT_TABLE) printf("\n");
     gb_report_render(&results, &ro, stdout);
+    /* THE PER-DEVICE TABLE GOES HERE (issue 16, part 1): with more than one
+     * device (gb_backends_device_count(&set) > 1) the run prints each case's
+     * median on each device against the host's median device, slow devices
+     * flagged with compare's statistics. That table is the fleet report's
+     * (`report --fleet`, one column per (run, device)), on another branch:
+     * the lead wires its render call here, reading `results`. */
     fflush(stdout);
     if (gb_interrupted)
         fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, signal_name(gb_interrupted));
