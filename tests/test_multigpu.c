@@ -373,3 +373,42 @@ TEST(multigpu_suite_covers_every_multi_gpu_op) {
     CHECK(gpus_seen[1] && gpus_seen[2] && gpus_seen[4] && gpus_seen[8]); /* a strong-scaling sweep */
     gb_suite_free(&s);
 }
+
+TEST(multigpu_crossover_is_per_device) {
+    gb_results r;
+    gb_err e = {{0}};
+    CHECK(gb_results_load(FIXTURE, &r, &e) == GB_OK);
+    gb_crossover_entry *x = NULL;
+    size_t n = 0;
+    CHECK(gb_crossover_compute(&r, &x, &n, &e) == GB_OK);
+    int seen[2] = {0, 0}, single = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(x[i].op, "matmul")) {
+            CHECK(x[i].device == 0 || x[i].device == 1);
+            if (x[i].device == 0 || x[i].device == 1) seen[x[i].device]++;
+        } else {
+            single += x[i].device == -1; /* the multi-GPU ops name no device */
+        }
+    }
+    CHECK(seen[0] == 2 && seen[1] == 2); /* device and end_to_end, for each device */
+    CHECK(single == (int)n - 4);
+    /* stored and read back with the device */
+    gb_crossover_entry *old = r.crossover;
+    size_t nold = r.ncrossover;
+    r.crossover = x;
+    r.ncrossover = n;
+    r.has_crossover = 1;
+    CHECK(gb_results_write(&r, "/tmp/gb_mg_cross.json", 0, &e) == GB_OK);
+    gb_results back;
+    CHECK(gb_results_load("/tmp/gb_mg_cross.json", &back, &e) == GB_OK);
+    int found = 0;
+    for (size_t i = 0; i < back.ncrossover; i++) found += back.crossover[i].device == 1;
+    CHECK(found == 2);
+    gb_results_free(&back);
+    remove("/tmp/gb_mg_cross.json");
+    r.crossover = old;
+    r.ncrossover = nold;
+    for (size_t i = 0; i < n; i++) gb_crossover_entry_free(&x[i]);
+    free(x);
+    gb_results_free(&r);
+}

@@ -681,7 +681,8 @@ static void crossover_section(gb_format f, FILE *out, const gb_results *results,
         snprintf(timing, sizeof timing, "%s", x->timing);
         for (char *p = timing; *p; p++)
             if (*p == '_') *p = '-';
-        gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", timing);
+        if (x->device >= 0) gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s gpu%ld", timing, x->device);
+        else gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", timing);
         /* Green when the GPU wins at every size tested, yellow when at none. */
         char *sizes = gb_crossover_gpu_sizes(x), *text = gb_crossover_text(x);
         int ns = (int)x->sign_changes;
@@ -928,7 +929,8 @@ static void render_csv(const rdoc *d, const gb_crossover_entry *xs, size_t nx, c
         snprintf(cells[1], 512, "%s", x->op);
         snprintf(cells[5], 512, "%s", x->dtype);
         params_words(&x->params, " ", cells[6], 512);
-        snprintf(cells[NCSV - 4], 512, "%s", x->timing);
+        if (x->device >= 0) snprintf(cells[NCSV - 4], 512, "%s gpu%ld", x->timing, x->device);
+        else snprintf(cells[NCSV - 4], 512, "%s", x->timing);
         snprintf(cells[NCSV - 3], 512, "%s", x->status);
         csv_num(cells[NCSV - 2], 512, x->size);
         if (!strcmp(x->size_measure, "geometric_mean_of_shape"))

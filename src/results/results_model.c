@@ -243,7 +243,7 @@ static const char *const K_STATS[] = {"n", "min", "max", "median", "mean", "stdd
 static const char *const K_VERIF[] = {"status", "against", "metric", "error", "tolerance", "detail", NULL};
 static const char *const K_CROSS[] = {"op", "dtype", "params", "timing", "run", "size", "between", "status",
                                       "size_measure", "tested_min", "tested_max", "points", "sign_changes",
-                                      "changes", NULL};
+                                      "changes", "device", NULL};
 static const char *const K_STEP[] = {"size", "lo", "hi", "to", NULL};
 
 /* ---- values -------------------------------------------------------------- */
@@ -1280,6 +1280,9 @@ static int parse_crossover_entry(chk *k, const cJSON *o, const char *path, const
         x->between[0] = between->child->valuedouble;
         x->between[1] = between->child->next->valuedouble;
     }
+    double dev = NAN;
+    if (get_num(k, o, path, "device", N_NONNEG | N_WHOLE, &dev) < 0) return -1;
+    x->device = isnan(dev) ? -1 : (long)dev;
     if (get_arr(k, o, path, "changes", 0, &changes) < 0) return -1;
     if (changes) {
         x->has_changes = 1;
@@ -1767,6 +1770,7 @@ static cJSON *crossover_entry_json(const gb_crossover_entry *x, int merged) {
     em_put(&m, "tested_max", num_or_null(x->tested_max));
     em_put(&m, "points", cJSON_CreateNumber((double)x->points));
     em_put(&m, "sign_changes", cJSON_CreateNumber((double)x->sign_changes));
+    if (x->device >= 0) em_put(&m, "device", cJSON_CreateNumber((double)x->device));
     if (x->has_changes) {
         cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; a && i < x->nchanges; i++) {

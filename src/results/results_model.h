@@ -270,6 +270,8 @@ typedef struct {
     int has_changes;            /* files written before "changes" existed lack it */
     size_t nchanges;
     gb_crossover_step *changes;
+    long device;                /* the accelerator device of the sweep when its cases were
+                                 * measured on several (--devices); -1: one device or none */
     gb_keyorder *order;
 } gb_crossover_entry;
 
