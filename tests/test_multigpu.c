@@ -412,3 +412,24 @@ TEST(multigpu_crossover_is_per_device) {
     free(x);
     gb_results_free(&r);
 }
+
+TEST(multigpu_case_line_per_device) {
+    gb_results r;
+    gb_err e = {{0}};
+    CHECK(gb_results_load(FIXTURE, &r, &e) == GB_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    if (!f) return;
+    gb_report_case(&r, &r.cases[0], f); /* matmul on devices 0 and 1 */
+    gb_report_case(&r, &r.cases[1], f); /* matmul_xt: no device */
+    fclose(f);
+    int lines = 0;
+    for (char *p = buf; p && *p; p++) lines += *p == '\n';
+    CHECK(lines == 3);
+    CHECK(buf && strstr(buf, "2048x2048x2048 gpu0") && strstr(buf, "2048x2048x2048 gpu1"));
+    CHECK(buf && strstr(buf, "50.0× dev") != NULL); /* device 1's own speedup */
+    free(buf);
+    gb_results_free(&r);
+}

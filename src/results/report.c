@@ -159,8 +159,6 @@ static void read_row_of(const gb_results *r, const gb_case_result *c, long devic
         w->speedup[j] = (size_t)j < a->ntimings ? gb_case_speedup(c, a->timings[j].name) : NAN;
 }
 
-static void read_row(const gb_results *r, const gb_case_result *c, row *w) { read_row_of(r, c, -1, w); }
-
 /* The distinct accelerator devices of a case, in the order of its results,
  * into devs (at most cap); how many. */
 static int case_devices(const gb_case_result *c, long *devs, int cap) {
@@ -1037,9 +1035,18 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
     return ferror(out) || failed_section ? -1 : 0;
 }
 
+/* One line of a case as it finishes: a line per device when it ran on several. */
+static void report_case_row(const gb_results *r, const gb_case_result *c, long device, FILE *out);
+
 void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
+    long devs[GB_MAX_DEVICES];
+    int nd = case_devices(c, devs, GB_MAX_DEVICES);
+    for (int k = 0; k < (nd > 1 ? nd : 1); k++) report_case_row(r, c, nd > 1 ? devs[k] : -1, out);
+}
+
+static void report_case_row(const gb_results *r, const gb_case_result *c, long device, FILE *out) {
     row w;
-    read_row(r, c, &w);
+    read_row_of(r, c, device, &w);
     side_names sn;
     side_names_of(r, c->run, &sn);
     char line[1024], buf[GB_CELL_LEN];
