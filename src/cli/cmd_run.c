@@ -343,6 +343,9 @@ int gb_cmd_run(int argc, char **argv) {
         if (!set.slot[i].available && !quiet)
             fprintf(stderr, "note: backend %s unavailable: %s\n", set.slot[i].name, set.slot[i].reason);
 
+    if (concurrent && gb_backends_device_count(&set) == 0 && !quiet)
+        fprintf(stderr, "note: --devices-concurrent: no device is measured in this run (no accelerator selected)\n");
+
     char path[1024];
     if (out_path) snprintf(path, sizeof path, "%s", out_path);
     else default_out_path(suite.name, path, sizeof path);
