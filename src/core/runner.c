@@ -459,6 +459,7 @@ static const gb_result *find_result(const gb_case_result *c, const gb_backend_sl
     for (size_t i = 0; i < c->nresults; i++) {
         const gb_result *r = &c->results[i];
         if (!strcmp(r->backend, slot->name) && !strcmp(r->timing, timing) && r->status == GB_RS_OK &&
+            !r->concurrent.present &&
             (!slot->has_device || !r->device.present || r->device.index == slot->device.index))
             return r;
     }
