@@ -70,7 +70,7 @@ ifneq ($(strip $(NVCC)),)
   GPU_OBJ   := $(GPU_SRC_C:%.c=$(BUILD)/plugin/%.o) $(GPU_SRC_CU:%.cu=$(BUILD)/plugin/%.o)
   # nvcc drives the link: linker options go through -Xlinker (it rejects -Wl,).
   # --cudart=shared: one CUDA runtime, libcudart.so, found like the libraries.
-  GPU_LIBS  := --cudart=shared -L$(CUDA_HOME)/lib64 -lcudart -lcublas -lcublasLt -lcufft -lcusolver -lcusparse \
+  GPU_LIBS  := --cudart=shared -L$(CUDA_HOME)/lib64 -lcudart -lcublas -lcublasLt -lcufft -lcusolver -lcusolverMg -lcusparse \
                -lcjson -ldl -lm -Xlinker --no-undefined \
                -Xlinker -rpath,'$$ORIGIN/..' -Xlinker -rpath,'$$ORIGIN/../..' -Xlinker -rpath,$(CUDA_HOME)/lib64
   ALL_PLUGIN := $(PLUGIN)

@@ -28,6 +28,10 @@ static const gb_op_impl *const impls[GB_OP_COUNT] = {
     [GB_OP_SVD] = &gb_cpu_svd,
     [GB_OP_TRANSFER] = &gb_cpu_transfer,
     [GB_OP_BATCHED_MATMUL] = &gb_cpu_matmul,
+    /* the multi-GPU routines' CPU side: the same math, the same routine */
+    [GB_OP_MATMUL_XT] = &gb_cpu_matmul,
+    [GB_OP_SOLVE_MG] = &gb_cpu_solve,
+    [GB_OP_FFT_XT] = &gb_cpu_fft,
 };
 
 /* Prepared state: which op implementation it belongs to, and its own state. */

@@ -20,6 +20,9 @@ static const gb_op_impl *impl_for(gb_op_id id) {
     case GB_OP_SVD: return &gb_cuda_svd;
     case GB_OP_TRANSFER: return &gb_cuda_transfer;
     case GB_OP_BATCHED_MATMUL: return &gb_cuda_matmul;
+    case GB_OP_MATMUL_XT: return &gb_cuda_matmul_xt;
+    case GB_OP_SOLVE_MG: return &gb_cuda_solve_mg;
+    case GB_OP_FFT_XT: return &gb_cuda_fft_xt;
     default: return NULL;
     }
 }
@@ -55,11 +58,47 @@ static void no_driver_reason(char *out, size_t cap) {
     if (len > tlen && strcmp(out + len - tlen, tail) == 0) out[len - tlen] = '\0';
 }
 
-static int cuda_init(const gb_backend_options *opt, gb_err *why) {
+/* Bring one device up into gb_cuda (the current context): its stream,
+ * events, library handles and memory pool. */
+static int init_device(int ordinal, gb_err *why) {
     int status = GB_OK;
     gb_err *e = why;
-    int rt = 0, drv = 0, n = 0;
     memset(&gb_cuda, 0, sizeof gb_cuda);
+    gb_cuda.device = ordinal;
+    CUDA_TRY(cudaSetDevice(gb_cuda.device));
+    CUDA_TRY(cudaGetDeviceProperties(&gb_cuda.prop, gb_cuda.device));
+    /* The plugin carries sm_80 and sm_90 code and compute_90 PTX: anything
+     * older than 8.0 has no image for our own kernels. */
+    if (gb_cuda.prop.major < 8)
+        return gb_errf(why, GB_SKIP,
+                       "device %d (%s) has compute capability %d.%d; this build has code for 8.0 and newer",
+                       gb_cuda.device, gb_cuda.prop.name, gb_cuda.prop.major, gb_cuda.prop.minor);
+    CUDA_TRY(cudaStreamCreateWithFlags(&gb_cuda.stream, cudaStreamNonBlocking));
+    CUDA_TRY(cudaEventCreate(&gb_cuda.ev_start));
+    CUDA_TRY(cudaEventCreate(&gb_cuda.ev_stop));
+    CUBLAS_TRY(cublasCreate(&gb_cuda.cublas));
+    CUBLAS_TRY(cublasSetStream(gb_cuda.cublas, gb_cuda.stream));
+    CUSOLVER_TRY(cusolverDnCreate(&gb_cuda.cusolver));
+    CUSOLVER_TRY(cusolverDnSetStream(gb_cuda.cusolver, gb_cuda.stream));
+    CUSPARSE_TRY(cusparseCreate(&gb_cuda.cusparse));
+    CUSPARSE_TRY(cusparseSetStream(gb_cuda.cusparse, gb_cuda.stream));
+    /* cudaMallocAsync (spgemm's output) draws from the default pool; with
+     * the default threshold of 0 the pool hands memory back to the driver at
+     * every synchronization and each repetition pays for a fresh map. */
+    if (gb_cuda.prop.memoryPoolsSupported) { /* every 8.0+ device on a current driver; else ops say so */
+        CUDA_TRY(cudaDeviceGetDefaultMemPool(&gb_cuda.pool, gb_cuda.device));
+        uint64_t threshold = UINT64_MAX;
+        CUDA_TRY(cudaMemPoolSetAttribute(gb_cuda.pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    }
+fail:
+    return status;
+}
+
+static int cuda_init(const gb_backend_options *opt, gb_err *why) {
+    int rt = 0, drv = 0, n = 0;
+    memset(gb_cuda_devs, 0, sizeof gb_cuda_devs);
+    gb_cuda_ndevs = 0;
+    gb_cuda_cur = &gb_cuda_devs[0];
     (void)cudaRuntimeGetVersion(&rt);
     (void)cudaDriverGetVersion(&drv);
     cudaError_t rc = cudaGetDeviceCount(&n);
@@ -79,45 +118,57 @@ static int cuda_init(const gb_backend_options *opt, gb_err *why) {
     if (rc != cudaSuccess)
         return gb_errf(why, GB_SKIP, "cudaGetDeviceCount: %s: %s (driver CUDA %s, runtime %s)",
                        cudaGetErrorName(rc), cudaGetErrorString(rc), drvs, rts);
-    if (opt->device < 0 || opt->device >= n)
-        return gb_errf(why, GB_SKIP, "device %d does not exist (%d device%s)", opt->device, n,
-                       n == 1 ? "" : "s");
-
-    gb_cuda.device = opt->device;
-    CUDA_TRY(cudaSetDevice(gb_cuda.device));
-    CUDA_TRY(cudaGetDeviceProperties(&gb_cuda.prop, gb_cuda.device));
-    /* The plugin carries sm_80 and sm_90 code and compute_90 PTX: anything
-     * older than 8.0 has no image for our own kernels. */
-    if (gb_cuda.prop.major < 8) {
-        status = gb_errf(why, GB_SKIP,
-                         "device %d (%s) has compute capability %d.%d; this build has code for 8.0 and newer",
-                         gb_cuda.device, gb_cuda.prop.name, gb_cuda.prop.major, gb_cuda.prop.minor);
-        goto fail;
+    /* The devices to bring up: --devices all, --devices LIST, or --device. */
+    int want[GB_MAX_DEVICES], nwant = 0;
+    if (opt->all_devices)
+        for (int d = 0; d < n && nwant < GB_MAX_DEVICES; d++) want[nwant++] = d;
+    else if (opt->ndevices > 0)
+        for (int i = 0; i < opt->ndevices; i++) want[nwant++] = opt->devices[i];
+    else
+        want[nwant++] = opt->device;
+    for (int i = 0; i < nwant; i++)
+        if (want[i] < 0 || want[i] >= n)
+            return gb_errf(why, GB_SKIP, "device %d does not exist (%d device%s)", want[i], n, n == 1 ? "" : "s");
+    for (int i = 0; i < nwant; i++) {
+        gb_cuda_cur = &gb_cuda_devs[i];
+        gb_cuda_ndevs = i + 1; /* so that shutdown releases what this one made */
+        if (init_device(want[i], why) != GB_OK) {
+            cuda_shutdown();
+            /* init reports "cannot run here", whatever the call: the backend is
+             * listed as unavailable with this reason. */
+            return GB_SKIP;
+        }
     }
-    CUDA_TRY(cudaStreamCreateWithFlags(&gb_cuda.stream, cudaStreamNonBlocking));
-    CUDA_TRY(cudaEventCreate(&gb_cuda.ev_start));
-    CUDA_TRY(cudaEventCreate(&gb_cuda.ev_stop));
-    CUBLAS_TRY(cublasCreate(&gb_cuda.cublas));
-    CUBLAS_TRY(cublasSetStream(gb_cuda.cublas, gb_cuda.stream));
-    CUSOLVER_TRY(cusolverDnCreate(&gb_cuda.cusolver));
-    CUSOLVER_TRY(cusolverDnSetStream(gb_cuda.cusolver, gb_cuda.stream));
-    CUSPARSE_TRY(cusparseCreate(&gb_cuda.cusparse));
-    CUSPARSE_TRY(cusparseSetStream(gb_cuda.cusparse, gb_cuda.stream));
-    /* cudaMallocAsync (spgemm's output) draws from the default pool; with
-     * the default threshold of 0 the pool hands memory back to the driver at
-     * every synchronization and each repetition pays for a fresh map. */
-    if (gb_cuda.prop.memoryPoolsSupported) { /* every 8.0+ device on a current driver; else ops say so */
-        CUDA_TRY(cudaDeviceGetDefaultMemPool(&gb_cuda.pool, gb_cuda.device));
-        uint64_t threshold = UINT64_MAX;
-        CUDA_TRY(cudaMemPoolSetAttribute(gb_cuda.pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    gb_cuda_cur = &gb_cuda_devs[0];
+    if (cudaSetDevice(gb_cuda.device) != cudaSuccess) {
+        gb_errf(why, GB_SKIP, "cudaSetDevice(%d) failed", gb_cuda.device);
+        cuda_shutdown();
+        return GB_SKIP;
     }
     initialized = 1;
     return GB_OK;
+}
+
+static int cuda_device_count(void) { return initialized ? gb_cuda_ndevs : 0; }
+
+static int cuda_use_device(int k, gb_device_info *info, gb_err *e) {
+    int status = GB_OK;
+    if (k < 0 || k >= gb_cuda_ndevs) return gb_errf(e, GB_FATAL, "no device at position %d of --devices", k);
+    gb_cuda_cur = &gb_cuda_devs[k];
+    if (gb_cuda.lost) return gb_errf(e, GB_FATAL, "CUDA context lost earlier: %s", gb_cuda.lost_reason);
+    CUDA_TRY(cudaSetDevice(gb_cuda.device));
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->index = gb_cuda.device;
+        snprintf(info->name, sizeof info->name, "%s", gb_cuda.prop.name);
+        gb_cuda_uuid_text(&gb_cuda.prop, info->uuid, sizeof info->uuid);
+        if (cudaDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, gb_cuda.device) != cudaSuccess) {
+            info->pci_bus_id[0] = '\0';
+            (void)cudaGetLastError();
+        }
+    }
 fail:
-    cuda_shutdown();
-    /* init reports "cannot run here", whatever the call: the backend is
-     * listed as unavailable with this reason. */
-    return status == GB_OK ? GB_OK : GB_SKIP;
+    return status;
 }
 
 static void add_version(cJSON *libs, const char *key, int major, int minor, int patch) {
@@ -155,10 +206,7 @@ static void cuda_describe(cJSON *ctx) {
     if (cudaDeviceGetPCIBusId(buf, (int)sizeof buf, gb_cuda.device) == cudaSuccess)
         cJSON_AddStringToObject(gpu, "pci_bus_id", buf);
     (void)cudaGetLastError();
-    const unsigned char *u = (const unsigned char *)p->uuid.bytes;
-    snprintf(buf, sizeof buf,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    gb_cuda_uuid_text(p, buf, sizeof buf);
     cJSON_AddStringToObject(gpu, "uuid", buf);
     int rt = 0, drv = 0;
     (void)cudaRuntimeGetVersion(&rt);
@@ -268,17 +316,23 @@ static void cuda_shutdown(void) {
     /* Each destroy is attempted; after a lost context they fail and there
      * is nothing left to release anyway. */
     gb_cuda_pinned_release_all();
-    if (gb_cuda.cusparse) (void)cusparseDestroy(gb_cuda.cusparse);
-    if (gb_cuda.cusolver) (void)cusolverDnDestroy(gb_cuda.cusolver);
-    if (gb_cuda.cublas) (void)cublasDestroy(gb_cuda.cublas);
-    if (gb_cuda.ev_start) (void)cudaEventDestroy(gb_cuda.ev_start);
-    if (gb_cuda.ev_stop) (void)cudaEventDestroy(gb_cuda.ev_stop);
-    if (gb_cuda.stream) (void)cudaStreamDestroy(gb_cuda.stream);
-    gb_cuda.cusparse = NULL;
-    gb_cuda.cusolver = NULL;
-    gb_cuda.cublas = NULL;
-    gb_cuda.ev_start = gb_cuda.ev_stop = NULL;
-    gb_cuda.stream = NULL;
+    for (int i = 0; i < gb_cuda_ndevs; i++) {
+        gb_cuda_context *d = &gb_cuda_devs[i];
+        (void)cudaSetDevice(d->device);
+        if (d->cusparse) (void)cusparseDestroy(d->cusparse);
+        if (d->cusolver) (void)cusolverDnDestroy(d->cusolver);
+        if (d->cublas) (void)cublasDestroy(d->cublas);
+        if (d->ev_start) (void)cudaEventDestroy(d->ev_start);
+        if (d->ev_stop) (void)cudaEventDestroy(d->ev_stop);
+        if (d->stream) (void)cudaStreamDestroy(d->stream);
+        d->cusparse = NULL;
+        d->cusolver = NULL;
+        d->cublas = NULL;
+        d->ev_start = d->ev_stop = NULL;
+        d->stream = NULL;
+    }
+    gb_cuda_ndevs = 0;
+    gb_cuda_cur = &gb_cuda_devs[0];
     initialized = 0;
 }
 
@@ -293,6 +347,8 @@ static const char *cuda_ceiling(const gb_case *c, int timing) {
                : c->params.direction == GB_DIR_D2H ? "d2h_pinned_gbs"
                                                    : "bidir_pinned_gbs";
     if (timing != 0) return NULL;
+    /* one device's ceiling does not bound a routine spread over several */
+    if (c->op_id == GB_OP_MATMUL_XT || c->op_id == GB_OP_SOLVE_MG || c->op_id == GB_OP_FFT_XT) return NULL;
     if (c->memory_bound) return "d2d_copy_gbs";
     if (c->op_id == GB_OP_MATMUL && c->params.math == GB_MATH_TF32 && c->dtype == GB_FLOAT32)
         return "gemm_tf32_gflops";
@@ -319,6 +375,8 @@ static const gb_backend cuda_backend = {
     .health = cuda_health,
     .shutdown = cuda_shutdown,
     .ceiling = cuda_ceiling,
+    .device_count = cuda_device_count,
+    .use_device = cuda_use_device,
 };
 
 /* The plugin's only exported symbol (everything else is hidden). */

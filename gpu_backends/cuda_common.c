@@ -1,6 +1,7 @@
 /* cuda_common.c — the CUDA backend's shared machinery: status checking with
  * named errors, the lost-context rule, device buffers with pinned mirrors,
  * and the two timings (gb_cuda_time), implemented once for every op. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,7 +9,19 @@
 #include "cuda_common.h"
 #include "timer.h"
 
-gb_cuda_context gb_cuda;
+gb_cuda_context gb_cuda_devs[GB_MAX_DEVICES];
+int gb_cuda_ndevs;
+__thread gb_cuda_context *gb_cuda_cur = &gb_cuda_devs[0];
+
+void gb_cuda_uuid_text(const struct cudaDeviceProp *prop, char *out, size_t cap) {
+    const unsigned char *u = (const unsigned char *)prop->uuid.bytes;
+    snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+int gb_cuda_multigpu_supports(const gb_case *c, int min, const char *routine, gb_err *why) {
+    return gb_multigpu_check(c->params.gpus, min, gb_cuda_ndevs, routine, why);
+}
 
 /* Errors after which the CUDA context is unusable: every later runtime call
  * returns the same error until the process exits. Anything else fails only
@@ -212,7 +225,10 @@ static struct {
 } pinned_free[GB_PINNED_SLOTS];
 static size_t pinned_kept;
 
-cudaError_t gb_cuda_pinned_get(void **p, size_t bytes) {
+/* --devices-concurrent prepares on several threads at once. */
+static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cudaError_t pinned_get_locked(void **p, size_t bytes) {
     int best = -1;
     for (int i = 0; i < GB_PINNED_SLOTS; i++)
         if (pinned_free[i].p && pinned_free[i].bytes >= bytes && pinned_free[i].bytes <= 2 * bytes &&
@@ -227,7 +243,14 @@ cudaError_t gb_cuda_pinned_get(void **p, size_t bytes) {
     return cudaMallocHost(p, bytes);
 }
 
-void gb_cuda_pinned_put(void *p, size_t bytes) {
+cudaError_t gb_cuda_pinned_get(void **p, size_t bytes) {
+    pthread_mutex_lock(&pinned_lock);
+    cudaError_t rc = pinned_get_locked(p, bytes);
+    pthread_mutex_unlock(&pinned_lock);
+    return rc;
+}
+
+static void pinned_put_locked(void *p, size_t bytes) {
     if (!p) return;
     if (pinned_kept + bytes <= pinned_keep_limit())
         for (int i = 0; i < GB_PINNED_SLOTS; i++)
@@ -238,6 +261,12 @@ void gb_cuda_pinned_put(void *p, size_t bytes) {
                 return;
             }
     (void)cudaFreeHost(p);
+}
+
+void gb_cuda_pinned_put(void *p, size_t bytes) {
+    pthread_mutex_lock(&pinned_lock);
+    pinned_put_locked(p, bytes);
+    pthread_mutex_unlock(&pinned_lock);
 }
 
 void gb_cuda_pinned_release_all(void) {

@@ -35,11 +35,23 @@ typedef struct {
     cusolverDnHandle_t cusolver;
     cusparseHandle_t cusparse;
     cudaMemPool_t pool;           /* device's default pool, release threshold raised */
+    void *l2_buf;                 /* cold-cache mode's flush buffer (cuda_health.c) */
+    size_t l2_bytes;
+    unsigned l2_pass;
     int lost;                     /* a sticky error happened: backend disabled */
     char lost_reason[GB_MSG_LEN];
 } gb_cuda_context;
 
-extern gb_cuda_context gb_cuda;
+/* One context per device of --devices, in the order listed. gb_cuda is the
+ * one the calling host thread uses (the backend's use_device sets it), so an
+ * op file written for one device runs unchanged on whichever device, and
+ * threads of --devices-concurrent each keep their own. */
+extern gb_cuda_context gb_cuda_devs[GB_MAX_DEVICES];
+extern int gb_cuda_ndevs;
+extern __thread gb_cuda_context *gb_cuda_cur;
+#define gb_cuda (*gb_cuda_cur)
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (nvidia-smi's form) of prop's uuid. */
+void gb_cuda_uuid_text(const struct cudaDeviceProp *prop, char *out, size_t cap);
 
 /* Each returns GB_OK, or fills e with "<call>: <status name>: <description>"
  * and returns GB_FAIL (GB_FATAL for sticky CUDA errors that lose the
@@ -125,6 +137,22 @@ void gb_cuda_flush_l2(void);                         /* write a buffer larger th
 extern const gb_op_impl gb_cuda_matmul, gb_cuda_elementwise, gb_cuda_reduction,
     gb_cuda_fft, gb_cuda_solve, gb_cuda_spgemm, gb_cuda_svd;
 extern const gb_op_impl gb_cuda_transfer;
+/* The multi-GPU library routines (cuda_multigpu_*.c): over the devices of
+ * gb_cuda_devs[0 .. gpus-1]. */
+extern const gb_op_impl gb_cuda_matmul_xt, gb_cuda_solve_mg, gb_cuda_fft_xt;
+/* GB_OK when the case's `gpus` devices are there (and at least `min` are
+ * asked for), else GB_SKIP with the reason. */
+int gb_cuda_multigpu_supports(const gb_case *c, int min, const char *routine, gb_err *why);
+/* The ordinals of the first `gpus` devices of --devices, into ids. */
+void gb_cuda_multigpu_ids(int gpus, int *ids);
+/* Wait for all work on each of the devices, then make this thread's own
+ * device current again (the libraries switch devices as they go). */
+int gb_cuda_multigpu_sync(int gpus, const int *ids, gb_err *e);
+/* Let each of the devices reach the others' memory where the hardware can
+ * (cuSOLVERMg and cuFFT's multi-GPU plans exchange tiles between them). */
+void gb_cuda_multigpu_peer(int gpus, const int *ids);
+/* Page-locked host memory usable from every device (cudaHostAllocPortable). */
+int gb_cuda_host_alloc(void **p, size_t bytes, gb_err *e);
 
 #ifdef __cplusplus
 }

@@ -197,25 +197,22 @@ void gb_cuda_health(cJSON *health) {
 
 /* Twice the L2, allocated on first use and kept for the process (freed with
  * the context at exit): allocating between repetitions would add a
- * synchronizing cudaMalloc to every flush. */
-static void *l2_buf;
-static size_t l2_bytes;
-static unsigned l2_pass;
+ * synchronizing cudaMalloc to every flush. One per device (in its context). */
 
 void gb_cuda_flush_l2(void) {
     gb_err e;
-    if (!l2_buf) {
+    if (!gb_cuda.l2_buf) {
         size_t l2 = gb_cuda.prop.l2CacheSize > 0 ? (size_t)gb_cuda.prop.l2CacheSize : (size_t)64 << 20;
-        l2_bytes = 2 * l2;
-        if (gb_cuda_check(cudaMalloc(&l2_buf, l2_bytes), "cudaMalloc (L2 flush buffer)", &e) != GB_OK) {
+        gb_cuda.l2_bytes = 2 * l2;
+        if (gb_cuda_check(cudaMalloc(&gb_cuda.l2_buf, gb_cuda.l2_bytes), "cudaMalloc (L2 flush buffer)", &e) != GB_OK) {
             fprintf(stderr, "gpubench: warning: %s; cold-cache mode cannot flush the GPU L2\n", e.msg);
-            l2_buf = NULL;
+            gb_cuda.l2_buf = NULL;
             return;
         }
     }
     /* A different byte each pass: every line of the buffer is really
      * written, so whatever the L2 held before is evicted. */
-    if (gb_cuda_check(cudaMemsetAsync(l2_buf, (int)(++l2_pass & 0xff), l2_bytes, gb_cuda.stream),
+    if (gb_cuda_check(cudaMemsetAsync(gb_cuda.l2_buf, (int)(++gb_cuda.l2_pass & 0xff), gb_cuda.l2_bytes, gb_cuda.stream),
                       "cudaMemsetAsync (L2 flush)", &e) != GB_OK ||
         gb_cuda_check(cudaStreamSynchronize(gb_cuda.stream), "cudaStreamSynchronize (L2 flush)", &e) != GB_OK)
         fprintf(stderr, "gpubench: warning: %s\n", e.msg);

@@ -2,11 +2,17 @@
 # gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
 # from an unpacked bundle (make bundle) or a build tree:
 #
-#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|seed|svd|newcomer|again]...
+#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|measure|overhead|seed|svd|newcomer|again]...
 #
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
-#   sanitize  test-gpu.sh --sanitize (compute-sanitizer memcheck, racecheck, synccheck)
+#   sanitize  test-gpu.sh --sanitize (compute-sanitizer memcheck, racecheck, synccheck;
+#             gpu-verify.json holds the multi-GPU routines, run with --devices all)
+#   multigpu  every device of the host (--devices all on suites/quick.json, then
+#             --devices-concurrent), the multi-GPU routines of suites/multigpu.json
+#             (float64, one round: at gpus = 1 verified against the CPU, the
+#             strong-scaling table, the skip reasons of what needs more devices),
+#             and compute-sanitizer memcheck over --devices-concurrent
 #   measure   suites/default.json, then suites/quick.json twice (stability, compare)
 #   overhead  scripts/check-cpu-overhead.sh at the default suite's largest sizes
 #   seed      suites/transfer.json (every direction and host memory, 4 KiB–1 GiB,
@@ -32,7 +38,7 @@
 # what OpenBLAS detected and what runs, so a reader can check. Every command
 # here is as a user types it: no flag is needed for honest numbers.
 set -u
-OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|seed|svd]...}
+OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|again|seed|svd|multigpu]...}
 shift
 cd "$(dirname "$0")/.."
 if [ -x bin/gpubench ]; then B=bin/gpubench; else B=./gpubench; fi
@@ -137,6 +143,37 @@ for what in "$@"; do
             echo "SM clock (MHz) min/max over the run: $(awk -F', ' '{sub(/ MHz/, "", $2); if (min == "" || $2 + 0 < min) min = $2 + 0; if ($2 + 0 > max) max = $2 + 0} END {print min "/" max}' "$OUTDIR/svd-$m-clocks.csv")"
             python3 scripts/svd-methods-table.py "$OUTDIR/svd-$m.json" | sed -n 2p
         done
+        ;;
+    multigpu)
+        PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+        step "--devices all on suites/quick.json"
+        nvidia-smi -L 2>&1
+        "$B" run suites/quick.json --devices all --quiet --out "$OUTDIR/quick-devices.json" > "$OUTDIR/quick-devices.txt"
+        echo "exit $?"
+        "$PY" scripts/devices-summary.py "$OUTDIR/quick-devices.json"
+        step "--devices all --devices-concurrent (matmul, fft, elementwise of suites/quick.json)"
+        "$B" run suites/quick.json --devices all --devices-concurrent --op matmul,fft,elementwise \
+            --out "$OUTDIR/quick-concurrent.json" > "$OUTDIR/quick-concurrent.txt" 2>&1
+        echo "exit $?"
+        sed -n '/All devices at once/,/^$/p' "$OUTDIR/quick-concurrent.txt"
+        step "multi-GPU routines: suites/multigpu.json --devices all (float64, one round)"
+        "$B" run suites/multigpu.json --devices all --dtype float64 --rounds 1 --out "$OUTDIR/multigpu.json" \
+            > "$OUTDIR/multigpu.txt" 2>&1
+        echo "exit $?"
+        sed -n '/Strong scaling/,/^$/p' "$OUTDIR/multigpu.txt"
+        "$PY" scripts/devices-summary.py "$OUTDIR/multigpu.json" --ops matmul_xt,solve_mg,fft_xt
+        CS=/usr/local/cuda/bin/compute-sanitizer
+        [ -x "$CS" ] || CS=$(command -v compute-sanitizer 2>/dev/null || echo "")
+        if [ -n "$CS" ]; then
+            step "compute-sanitizer memcheck over --devices all --devices-concurrent (the multi-GPU ops: step sanitize)"
+            "$CS" --error-exitcode 86 --target-processes all --print-limit 20 --tool memcheck \
+                "$B" run suites/quick.json --devices all --devices-concurrent --op matmul,fft --no-peak --quiet \
+                --out "$OUTDIR/memcheck-concurrent.json" > "$OUTDIR/memcheck-concurrent.txt" 2>&1
+            echo "exit $? (86: the sanitizer found an error)"
+            grep -E "ERROR SUMMARY|========= (Invalid|Program hit)" "$OUTDIR/memcheck-concurrent.txt" | head -20
+        else
+            echo "SKIP: compute-sanitizer not found; memcheck NOT run"
+        fi
         ;;
     *) echo "gpu-host-check: unknown step '$what'" >&2; exit 2 ;;
     esac

@@ -141,7 +141,27 @@ def shape_label(case):
     return case.get("label") and case["label"].replace("x", "×") or "×".join("%g" % x for x in d)
 
 
+def first_device_only(cases):
+    """A run over several devices (--devices) has a GPU result per device and
+    results of all devices at once: the plots draw each case's first device
+    alone (the one its "speedup" is against; `gpubench report` has a row per
+    device), so that no line mixes devices."""
+    for c in cases:
+        first = None
+        for r in c.get("results") or []:
+            dev = r.get("device") if isinstance(r.get("device"), dict) else None
+            if "concurrent" in r:
+                r["_not_drawn"] = True
+            elif dev is not None:
+                if first is None:
+                    first = dev.get("index")
+                if dev.get("index") != first:
+                    r["_not_drawn"] = True
+
+
 def side_of(result):
+    if result.get("_not_drawn"):
+        return None
     if result.get("backend") == "cpu":
         return "cpu"
     t = result.get("timing")
@@ -964,6 +984,7 @@ def main(argv=None):
         print("plot.py: %s: not a gpubench results file" % args.results, file=sys.stderr)
         return 2
     cases = [c for c in doc.get("cases") or [] if isinstance(c, dict)]
+    first_device_only(cases)
     for opt, field in (("op", "op"), ("dtype", "dtype")):
         want = parse_list(getattr(args, opt))
         if not want:

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "devices.h"
 #include "commands.h"
 #include "export.h"
 #include "op.h"
@@ -33,6 +34,12 @@ static void run_usage(FILE *out) {
         "  --format FMT        stdout table format: table (default), md, csv\n"
         "  --threads N         CPU threads (default: all %d logical CPUs)\n"
         "  --device N          CUDA device ordinal (default 0)\n"
+        "  --devices LIST      measure the GPU side on each of these devices in turn: all, or\n"
+        "                      ordinals such as 0,2,3 (default: --device); multi-GPU ops use them\n"
+        "  --devices-concurrent  then run each case on all listed devices at once (a thread\n"
+        "                      each, repetitions started together): each device's time and\n"
+        "                      the aggregate rate, as results marked \"concurrent\"\n"
+
         "  --seed N            input seed (default: the suite's, else 42)\n"
         "  --rounds N          passes over the whole suite, each with its share of the\n"
         "                      repetitions (default: the suite's, else 3)\n"
@@ -187,7 +194,10 @@ static void measure_peaks(gb_backend_set *set, cJSON *doc, int quiet) {
     cJSON *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
     for (int i = 0; i < set->count; i++) {
         gb_backend_slot *s = &set->slot[i];
-        if (!s->selected || !s->b->measure_peaks) continue;
+        /* one set per backend, on its first device (the results' peaks are keyed by backend) */
+        if (!s->selected || !s->b->measure_peaks || !gb_backends_first_of_backend(s)) continue;
+        gb_err ue = {{0}};
+        if (gb_backends_use(s, &ue) != GB_OK) continue;
         if (!quiet) fprintf(stderr, "measuring %s ceilings...\n", s->name);
         cJSON *p = cJSON_CreateObject();
         gb_err e = {{0}};
@@ -206,7 +216,10 @@ static void record_health(gb_backend_set *set, cJSON *doc, const char *when) {
     cJSON *h = cJSON_AddObjectToObject(health, when);
     for (int i = 0; i < set->count; i++) {
         gb_backend_slot *s = &set->slot[i];
-        if (!s->selected || s->disabled || !s->b->health) continue;
+        gb_err ue = {{0}};
+        if (!s->selected || s->disabled || !s->b->health || !gb_backends_first_of_backend(s) ||
+            gb_backends_use(s, &ue) != GB_OK)
+            continue;
         s->b->health(cJSON_AddObjectToObject(h, s->name));
     }
 }
@@ -217,6 +230,7 @@ int gb_cmd_run(int argc, char **argv) {
         {"dtype", required_argument, 0, 'd'},   {"out", required_argument, 0, 'O'},
         {"format", required_argument, 0, 'f'},  {"threads", required_argument, 0, 't'},
         {"device", required_argument, 0, 'D'},  {"seed", required_argument, 0, 's'},
+        {"devices", required_argument, 0, 'V'}, {"devices-concurrent", no_argument, 0, 'W'},
         {"rounds", required_argument, 0, 'R'},
         {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'},
         {"openblas-core", required_argument, 0, 'C'}, {"plot", required_argument, 0, 'p'},
@@ -225,8 +239,9 @@ int gb_cmd_run(int argc, char **argv) {
     const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL, *core = NULL;
     gb_suite_filter filter = {0};
     gb_backend_options bopt = {.threads = 0, .device = 0, .cache_cold = 0};
-    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, ch;
+    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, concurrent = 0, ch;
     long v;
+    gb_err e = {{0}};
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
@@ -255,6 +270,13 @@ int gb_cmd_run(int argc, char **argv) {
             }
             bopt.device = (int)v;
             break;
+        case 'V':
+            if (gb_devices_parse(optarg, &bopt, &e) != GB_OK) {
+                fprintf(stderr, "gpubench run: %s\n", e.msg);
+                return GB_EXIT_USAGE;
+            }
+            break;
+        case 'W': concurrent = 1; break;
         case 's': {
             char *end;
             errno = 0;
@@ -301,7 +323,6 @@ int gb_cmd_run(int argc, char **argv) {
     char why[GB_MSG_LEN];
 
     gb_suite suite;
-    gb_err e = {{0}};
     if (gb_suite_load(argv[optind], &filter, &suite, &e) != GB_OK) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);
         return GB_EXIT_USAGE;
@@ -322,12 +343,16 @@ int gb_cmd_run(int argc, char **argv) {
         if (!set.slot[i].available && !quiet)
             fprintf(stderr, "note: backend %s unavailable: %s\n", set.slot[i].name, set.slot[i].reason);
 
+    if (concurrent && gb_backends_device_count(&set) == 0 && !quiet)
+        fprintf(stderr, "note: --devices-concurrent: no device is measured in this run (no accelerator selected)\n");
+
     char path[1024];
     if (out_path) snprintf(path, sizeof path, "%s", out_path);
     else default_out_path(suite.name, path, sizeof path);
 
     cJSON *context = gb_sysinfo_context(gb_full_argc, gb_full_argv);
     gb_backends_describe(&set, context);
+    cJSON_AddBoolToObject(context, "devices_concurrent", concurrent);
     cJSON *doc = new_provenance(&suite, context, bopt.cache_cold ? "cold" : "hot");
     cJSON *warnings = cJSON_GetObjectItemCaseSensitive(doc, "warnings");
     gb_cli_checks(&set, context, warnings);
@@ -355,7 +380,7 @@ int gb_cmd_run(int argc, char **argv) {
     FILE *lines = format == GB_FMT_TABLE ? stdout : stderr; /* keep md/csv stdout clean */
     gb_run_config cfg = {.backends = &set, .quiet = quiet, .progress = !quiet && isatty(2),
                          .cache_cold = bopt.cache_cold, .results = &results, .out_path = path,
-                         .lines = lines, .breakdown = &times, .started = t_start};
+                         .lines = lines, .breakdown = &times, .started = t_start, .concurrent = concurrent};
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);
@@ -401,6 +426,12 @@ int gb_cmd_run(int argc, char **argv) {
                             .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
     if (format == GB_FMT_TABLE) printf("\n");
     gb_report_render(&results, &ro, stdout);
+    /* THE PER-DEVICE TABLE GOES HERE (issue 16, part 1): with more than one
+     * device (gb_backends_device_count(&set) > 1) the run prints each case's
+     * median on each device against the host's median device, slow devices
+     * flagged with compare's statistics. That table is the fleet report's
+     * (`report --fleet`, one column per (run, device)), on another branch:
+     * the lead wires its render call here, reading `results`. */
     fflush(stdout);
     if (gb_interrupted)
         fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, signal_name(gb_interrupted));

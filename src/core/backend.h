@@ -17,7 +17,10 @@
 
 typedef struct {
     int threads;       /* CPU threads to use (>= 1) */
-    int device;        /* GPU ordinal (--device) */
+    int device;        /* GPU ordinal (--device); used when ndevices is 0 */
+    int ndevices;      /* --devices: how many of devices[] to bring up; 0: [device] */
+    int devices[GB_MAX_DEVICES];
+    int all_devices;   /* --devices all: every device the backend sees (devices[] unused) */
     int cache_cold;    /* flush caches between reps (flush_caches is called) */
 } gb_backend_options;
 
@@ -81,6 +84,14 @@ typedef struct gb_backend {
      * warning per handicap, naming where the setting came from and how to
      * change it. May be NULL. Returns the number of warnings added. */
     int (*check)(const cJSON *context, cJSON *warnings);
+    /* Devices (--devices). How many devices init brought up (0 or NULL: a
+     * backend without devices, such as the CPU), in the order asked for. */
+    int (*device_count)(void);
+    /* Describe device k (0 <= k < device_count()) into info and make it the
+     * one this host thread's supports/prepare/run/fetch/release use (the
+     * runner calls it before each visit; with --devices-concurrent each
+     * thread calls it for its own device). GB_OK, or GB_FATAL with why. */
+    int (*use_device)(int k, gb_device_info *info, gb_err *e);
 } gb_backend;
 
 /* Per-op part of a backend: each op file of a backend exports one of these,

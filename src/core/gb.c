@@ -125,3 +125,11 @@ int gb_list_contains(const char *list, const char *name) {
 
 const char *const gb_svd_method_names[GB_SVD_METHOD_COUNT + 1] = {
     "auto", "gesdd", "gesvd", "gesvdj", "gesvdp", "xgesvd", "xgesvdp", "gesvdp64", "xgesvdr", NULL};
+
+int gb_multigpu_check(int gpus, int min, int ndevices, const char *routine, gb_err *why) {
+    if (gpus < min) return gb_errf(why, GB_SKIP, "%s needs at least %d GPUs (gpus = %d)", routine, min, gpus);
+    if (gpus > ndevices)
+        return gb_errf(why, GB_SKIP, "gpus = %d but this run has %d device%s (list them with --devices, or --devices all)",
+                       gpus, ndevices, ndevices == 1 ? "" : "s");
+    return GB_OK;
+}

@@ -45,6 +45,7 @@ typedef enum {
     GB_OP_SOLVE, GB_OP_SPGEMM, GB_OP_SVD,
     GB_OP_TRANSFER,
     GB_OP_BATCHED_MATMUL,
+    GB_OP_MATMUL_XT, GB_OP_SOLVE_MG, GB_OP_FFT_XT, /* multi-GPU library routines (param gpus) */
     GB_OP_COUNT
 } gb_op_id;
 
@@ -93,6 +94,8 @@ typedef struct {
     int direction;     /* transfer: gb_direction */
     int memory;        /* transfer: gb_host_memory */
     int batch;         /* batched_matmul: independent products */
+    int gpus;          /* multi-GPU ops (matmul_xt, solve_mg, fft_xt): devices the library spreads over */
+    int block;         /* matmul_xt: cuBLASXt block dim; solve_mg: column tile; 0 = the routine's default */
 } gb_params;
 
 /* One benchmark case: op × shape × dtype × params. Built by the suite
@@ -111,11 +114,26 @@ typedef struct gb_case {
     int memory_bound;        /* the op's rate is judged in bytes moved (op.h rate_kind "bytes") */
 } gb_case;
 
+/* One device of a backend, as a result names it (results: "device"). */
+#define GB_MAX_DEVICES 16
+typedef struct {
+    int index;             /* the backend's ordinal (CUDA: the device number as this process sees it) */
+    char name[256];        /* cudaDeviceProp.name is 256 bytes */
+    char uuid[48];         /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it; "" unknown */
+    char pci_bus_id[32];   /* "00000000:19:00.0"; "" unknown */
+} gb_device_info;
+
 /* What a backend is to the comparison: the host side every speedup is
  * measured against, or an accelerator. Code outside the backends reads this
  * (a backend registers it; a results file records it in context.backends)
  * instead of naming a backend. */
 typedef enum { GB_ROLE_HOST = 0, GB_ROLE_ACCELERATOR = 1 } gb_backend_role;
+
+/* Whether a multi-GPU routine can run a case asking for `gpus` devices when
+ * the run has `ndevices` (--devices): GB_OK, or GB_SKIP with the reason
+ * ("cuFFT multi-GPU needs at least 2 GPUs (gpus = 1)", "gpus = 4 but this
+ * run has 1 device ..."). Shared by the plugin and the tests. */
+int gb_multigpu_check(int gpus, int min, int ndevices, const char *routine, gb_err *why);
 
 /* Is name one of the entries of a comma-separated list ("cpu,cuda")? */
 int gb_list_contains(const char *list, const char *name);

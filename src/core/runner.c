@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "concurrent.h"
+#include "op.h"
 #include "report.h"
 #include "stats.h"
 #include "timer.h"
@@ -54,12 +56,23 @@ static void set_status(gb_result *r, gb_result_status status, const char *reason
     r->has |= GB_R_HAS_REASON;
 }
 
+/* The device that measured a result: its slot's, when it has one and the
+ * op runs on one device (a multi-GPU op's result spreads over the first
+ * `gpus` devices: its backend annotates which). */
+static int set_device(gb_result *r, const gb_backend_slot *slot, const gb_case_result *c) {
+    const gb_op *op = gb_op_find(c->op);
+    if (!slot->has_device || (op && op->multi_device)) return GB_OK;
+    const gb_device_info *d = &slot->device;
+    return gb_device_id_set(&r->device, d->index, d->name, d->uuid, d->pci_bus_id);
+}
+
 /* Append a result to case ci; its index, or -1 on out of memory. */
-static long new_result(gb_run_config *cfg, size_t ci, const char *backend, const char *timing,
+static long new_result(gb_run_config *cfg, size_t ci, const gb_backend_slot *slot, const char *timing,
                        gb_result_status status, const char *reason) {
     gb_case_result *c = case_at(cfg, ci);
     gb_result *r = gb_case_add_result(c);
-    if (!r || gb_set_string(&r->backend, backend) != GB_OK || gb_set_string(&r->timing, timing) != GB_OK) {
+    if (!r || gb_set_string(&r->backend, slot->name) != GB_OK || gb_set_string(&r->timing, timing) != GB_OK ||
+        set_device(r, slot, c) != GB_OK) {
         model_oom = 1;
         return -1;
     }
@@ -253,7 +266,7 @@ oom:
 static void add_all_timings(gb_run_config *cfg, size_t ci, const gb_backend_slot *slot, gb_result_status status,
                             const char *reason) {
     if (!slot->b) return;
-    for (int t = 0; t < slot->b->ntimings; t++) new_result(cfg, ci, slot->name, slot->b->timings[t], status, reason);
+    for (int t = 0; t < slot->b->ntimings; t++) new_result(cfg, ci, slot, slot->b->timings[t], status, reason);
 }
 
 typedef struct {
@@ -284,7 +297,8 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         add_all_timings(cfg, ci, slot, GB_RS_SKIPPED, "interrupted");
         return;
     }
-    int status = b->supports(c, &e);
+    int status = gb_backends_use(slot, &e);
+    if (status == GB_OK) status = b->supports(c, &e);
     if (status != GB_OK) {
         add_all_timings(cfg, ci, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
@@ -317,7 +331,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     long made[GB_MAX_TIMINGS];
     int measured_any = 0, fatal = 0;
     for (int t = 0; t < b->ntimings; t++) {
-        long ri = made[t] = new_result(cfg, ci, slot->name, b->timings[t], GB_RS_OK, NULL);
+        long ri = made[t] = new_result(cfg, ci, slot, b->timings[t], GB_RS_OK, NULL);
         if (ri < 0) continue;
         gb_result *r = &case_at(cfg, ci)->results[ri];
         r->setup_s = setup;
@@ -338,7 +352,8 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         } else {
             tr->result = (size_t)ri;
             tr->backend = slot->name;
-            tr->ceiling = b->ceiling ? b->ceiling(c, t) : NULL;
+            /* the peaks are measured on the backend's first device only */
+            tr->ceiling = b->ceiling && gb_backends_first_of_backend(slot) ? b->ceiling(c, t) : NULL;
             tr->again = !capped && rounds > 1;
             write_measurement(cfg, ci, c, tr);
             measured_any = 1;
@@ -408,7 +423,9 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     char why[GB_MSG_LEN + 32];
     void *state = NULL;
     double t0 = gb_now();
-    int prepared = b->prepare(&item->c, in, &state, &e), status = prepared;
+    int prepared = gb_backends_use(slot, &e);
+    if (prepared == GB_OK) prepared = b->prepare(&item->c, in, &state, &e);
+    int status = prepared;
     spent(cfg, item->c.op_id, GB_T_SETUP, t0);
     if (prepared == GB_FATAL) gb_backends_disable(slot, e.msg);
     gb_budget budget = gb_round_budget(&item->budget, rounds, round);
@@ -437,15 +454,17 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     spent(cfg, item->c.op_id, GB_T_SETUP, t0);
 }
 
-static const gb_result *find_result(const gb_case_result *c, const char *backend, const char *timing) {
+/* The ok result of a slot (its backend, and its device when it has one) for a timing. */
+static const gb_result *find_result(const gb_case_result *c, const gb_backend_slot *slot, const char *timing) {
     for (size_t i = 0; i < c->nresults; i++) {
         const gb_result *r = &c->results[i];
-        if (!strcmp(r->backend, backend) && !strcmp(r->timing, timing) && r->status == GB_RS_OK) return r;
+        if (!strcmp(r->backend, slot->name) && !strcmp(r->timing, timing) && r->status == GB_RS_OK &&
+            !r->concurrent.present &&
+            (!slot->has_device || !r->device.present || r->device.index == slot->device.index))
+            return r;
     }
     return NULL;
 }
-
-static double median_of(const gb_result *r) { return r->stats.present ? r->stats.median : NAN; }
 
 /* speedup = the host backend's median / an accelerator's median, for each
  * of the accelerator's timings, when both are ok; keyed by the timing's name. */
@@ -453,7 +472,7 @@ static void add_speedups(gb_case_result *c, const gb_backend_set *set) {
     const gb_result *host = NULL;
     for (int k = 0; k < set->count && !host; k++) {
         const gb_backend *b = set->slot[k].b;
-        if (b && b->role == GB_ROLE_HOST) host = find_result(c, set->slot[k].name, b->timings[0]);
+        if (b && b->role == GB_ROLE_HOST) host = find_result(c, &set->slot[k], b->timings[0]);
     }
     if (!host) return;
     /* from an earlier round */
@@ -462,11 +481,12 @@ static void add_speedups(gb_case_result *c, const gb_backend_set *set) {
     c->has &= ~(unsigned)GB_C_HAS_SPEEDUP;
     for (int k = 0; k < set->count; k++) {
         const gb_backend *b = set->slot[k].b;
-        if (!b || b->role != GB_ROLE_ACCELERATOR) continue;
+        /* the case's speedup is against the backend's first device; the
+         * others' are their medians' ratios (report: one row per device) */
+        if (!b || b->role != GB_ROLE_ACCELERATOR || !gb_backends_first_of_backend(&set->slot[k])) continue;
         for (int t = 0; t < b->ntimings; t++) {
-            const gb_result *g = find_result(c, set->slot[k].name, b->timings[t]);
-            double a = median_of(host), m = g ? median_of(g) : NAN;
-            if (!(a > 0 && m > 0)) continue;
+            double ratio = gb_result_speedup(host, find_result(c, &set->slot[k], b->timings[t]));
+            if (isnan(ratio)) continue;
             gb_speedup *more = realloc(c->speedups, (c->nspeedups + 1) * sizeof *more);
             if (!more) {
                 model_oom = 1;
@@ -477,7 +497,7 @@ static void add_speedups(gb_case_result *c, const gb_backend_set *set) {
                 model_oom = 1;
                 return;
             }
-            more[c->nspeedups++].value = a / m;
+            more[c->nspeedups++].value = ratio;
             c->has |= GB_C_HAS_SPEEDUP;
         }
     }
@@ -580,6 +600,13 @@ static void show_progress(const gb_run_config *cfg, const gb_suite *s, const cas
 
 /* ---- visits ------------------------------------------------------------------ */
 
+/* Does a case run on this slot? Every selected one, except that a
+ * multi-GPU op runs once per backend (on its first slot: the routine itself
+ * spreads over the devices), not once per device. */
+static int visits_slot(const gb_case *c, const gb_backend_slot *slot) {
+    return slot->selected && (!c->op->multi_device || gb_backends_first_of_backend(slot));
+}
+
 /* Round 0 of a case: inputs, every backend, verification. */
 static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate_book *rates,
                         case_tracks *tracks, gb_arrays *in) {
@@ -592,7 +619,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
 
     if (gb_interrupted) {
         for (int k = 0; k < cfg->backends->count; k++)
-            if (cfg->backends->slot[k].selected) add_all_timings(cfg, ci, &cfg->backends->slot[k], GB_RS_SKIPPED, "interrupted");
+            if (visits_slot(c, &cfg->backends->slot[k])) add_all_timings(cfg, ci, &cfg->backends->slot[k], GB_RS_SKIPPED, "interrupted");
         return;
     }
     double need = c->op->host_bytes(c), avail = host_available_bytes();
@@ -607,7 +634,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     spent(cfg, item->c.op_id, GB_T_INPUTS, t0);
     if (made != GB_OK) {
         for (int k = 0; k < cfg->backends->count; k++)
-            if (cfg->backends->slot[k].selected)
+            if (visits_slot(c, &cfg->backends->slot[k]))
                 add_all_timings(cfg, ci, &cfg->backends->slot[k],
                                 made == GB_FAIL && need <= avail ? GB_RS_ERROR : GB_RS_SKIPPED, err.msg);
         return;
@@ -615,11 +642,100 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     reference ref = {0};
     for (int k = 0; k < cfg->backends->count; k++) {
         gb_backend_slot *slot = &cfg->backends->slot[k];
-        if (!slot->selected) continue;
+        if (!visits_slot(c, slot)) continue;
         show_progress(cfg, s, tracks, i, 0, slot->name);
         run_backend(cfg, item, slot, k, in, &ref, rates, ci, ct->t[k], s->rounds);
     }
     if (ref.have) gb_arrays_free(&ref.out);
+}
+
+/* ---- all devices at once (--devices-concurrent) ------------------------------ */
+
+/* Repetitions of a concurrent measurement: the case's min_reps, at least 3. */
+#define GB_CONCURRENT_MIN_REPS 3
+
+/* Record one lane of a concurrent measurement as a result of its device,
+ * marked with the group's size and aggregate rates. */
+static void record_lane(gb_run_config *cfg, size_t ci, const gb_case *c, const gb_concurrent_lane *l, int timing,
+                        int nlanes, double agg_gflops, double agg_gbs) {
+    const gb_backend *b = l->slot->b;
+    int ok = l->status == GB_OK && l->n > 0;
+    gb_result_status status = ok ? GB_RS_OK : l->status == GB_OK || l->status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR;
+    long ri = new_result(cfg, ci, l->slot, b->timings[timing], status,
+                         ok ? NULL : l->status == GB_OK ? "interrupted" : l->err.msg);
+    if (ri < 0) return;
+    gb_result *r = &case_at(cfg, ci)->results[ri];
+    r->concurrent.present = 1;
+    r->concurrent.devices = nlanes;
+    r->concurrent.aggregate_gflops = agg_gflops;
+    r->concurrent.aggregate_gbs = agg_gbs;
+    gb_verdict v;
+    memset(&v, 0, sizeof v);
+    v.status = GB_VERIFY_NOT_CHECKED;
+    v.error = v.tolerance = NAN;
+    snprintf(v.detail, sizeof v.detail, "verified when the device ran the case alone");
+    set_verdict(r, &v);
+    if (!ok) return;
+    size_t round_n = (size_t)l->n;
+    set_stats(r, l->samples, (size_t)l->n, &round_n, 1, c);
+    r->nrounds = 1;
+    if ((r->round_sizes = malloc(sizeof *r->round_sizes))) r->round_sizes[0] = round_n;
+    else model_oom = 1;
+    r->has |= GB_R_HAS_ROUNDS;
+}
+
+/* Run case i on every device of each accelerator backend at once, for each
+ * of its timings, after its visit in turn (round 0). */
+static void concurrent_visit(const gb_plan_item *item, size_t ci, gb_run_config *cfg, const gb_arrays *in) {
+    const gb_case *c = &item->c;
+    gb_backend_set *set = cfg->backends;
+    if (c->op->multi_device || gb_interrupted) return;
+    int reps = item->budget.min_reps > GB_CONCURRENT_MIN_REPS ? item->budget.min_reps : GB_CONCURRENT_MIN_REPS;
+    double *buf = malloc((size_t)reps * GB_MAX_BACKENDS * sizeof *buf);
+    if (!buf) {
+        model_oom = 1;
+        return;
+    }
+    for (int k = 0; k < set->count; k++) {
+        if (!set->slot[k].has_device || set->slot[k].device_pos != 0) continue; /* once per backend */
+        gb_concurrent_lane lanes[GB_MAX_BACKENDS];
+        int n = 0;
+        for (int j = 0; j < set->count; j++) {
+            gb_backend_slot *d = &set->slot[j];
+            if (d->b == set->slot[k].b && d->has_device && d->selected && !d->disabled) {
+                memset(&lanes[n], 0, sizeof lanes[n]);
+                lanes[n].slot = d;
+                lanes[n].samples = buf + (size_t)n * (size_t)reps;
+                n++;
+            }
+        }
+        const gb_backend *b = set->slot[k].b;
+        for (int t = 0; t < b->ntimings && n > 0 && !gb_interrupted; t++) {
+            gb_err e = {{0}};
+            double t0 = gb_now();
+            int warmup = item->budget.warmup > 1 ? item->budget.warmup : 1;
+            if (gb_concurrent_measure(c, in, lanes, n, t, warmup, reps, &gb_interrupted, &e) != GB_OK)
+                for (int j = 0; j < n; j++) lanes[j].status = gb_errf(&lanes[j].err, GB_FAIL, "%s", e.msg);
+            spent(cfg, c->op_id, GB_T_SAMPLES, t0);
+            /* every device's work over its own median, summed */
+            double gflops = 0, gbs = 0;
+            int all_ok = 1;
+            for (int j = 0; j < n; j++) {
+                gb_stats st;
+                if (lanes[j].status != GB_OK || lanes[j].n == 0) {
+                    all_ok = 0;
+                    continue;
+                }
+                gb_stats_compute(lanes[j].samples, (size_t)lanes[j].n, &st);
+                gflops += c->flops / st.median * 1e-9;
+                gbs += c->bytes / st.median * 1e-9;
+            }
+            for (int j = 0; j < n; j++)
+                record_lane(cfg, ci, c, &lanes[j], t, n, all_ok && c->flops > 0 ? gflops : NAN,
+                            all_ok && c->bytes > 0 ? gbs : NAN);
+        }
+    }
+    free(buf);
 }
 
 /* Round 1, 2, ... of a case: the same inputs (same seed), kept from round 0
@@ -651,7 +767,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
     }
     for (int k = 0; k < cfg->backends->count; k++) {
         gb_backend_slot *slot = &cfg->backends->slot[k];
-        if (!slot->selected || !slot->b) continue;
+        if (!visits_slot(&item->c, slot) || !slot->b) continue;
         show_progress(cfg, s, tracks, i, round, slot->name);
         run_backend_again(cfg, item, slot, k, in, ct->ci, ct->t[k], round, s->rounds);
     }
@@ -696,6 +812,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
                 show_progress(cfg, s, tracks, i, 0, NULL);
                 gb_arrays in = {0};
                 first_visit(s, i, cfg, rates, tracks, &in);
+                if (cfg->concurrent && in.count > 0) concurrent_visit(&s->items[i], ct->ci, cfg, &in);
                 ct->again = !gb_interrupted && case_again(ct);
                 keep_or_free_inputs(&cache, ct, &in);
             } else {

@@ -54,6 +54,8 @@ typedef struct {
     FILE *lines;            /* per-case lines (stdout) */
     gb_time_breakdown *breakdown; /* added to when not NULL */
     double started;         /* gb_now() when the run began (for the progress line) */
+    int concurrent;         /* --devices-concurrent: after its visit in turn, each case runs on
+                             * all of a backend's devices at once (concurrent.h) */
 } gb_run_config;
 
 /* Run every case of the suite. Returns GB_OK when the run went through (even

@@ -6,6 +6,7 @@ extern const gb_op gb_op_matmul, gb_op_elementwise, gb_op_reduction, gb_op_fft,
     gb_op_solve, gb_op_spgemm, gb_op_svd;
 extern const gb_op gb_op_transfer;
 extern const gb_op gb_op_batched_matmul;
+extern const gb_op gb_op_matmul_xt, gb_op_solve_mg, gb_op_fft_xt; /* multi-GPU routines */
 
 const gb_op *const gb_ops[GB_OP_COUNT] = {
     [GB_OP_MATMUL] = &gb_op_matmul,
@@ -17,6 +18,9 @@ const gb_op *const gb_ops[GB_OP_COUNT] = {
     [GB_OP_SVD] = &gb_op_svd,
     [GB_OP_TRANSFER] = &gb_op_transfer,
     [GB_OP_BATCHED_MATMUL] = &gb_op_batched_matmul,
+    [GB_OP_MATMUL_XT] = &gb_op_matmul_xt,
+    [GB_OP_SOLVE_MG] = &gb_op_solve_mg,
+    [GB_OP_FFT_XT] = &gb_op_fft_xt,
 };
 
 const gb_op *gb_op_find(const char *name) {

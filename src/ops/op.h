@@ -16,6 +16,7 @@
  *   spgemm      in: A_rowptr, A_colind (I32), A_val, B_rowptr, B_colind, B_val   (CSR, n×n,
  *                   column indices sorted within each row)
  *               out: C_rowptr, C_colind (I32), C_val (CSR; column order within a row free)
+ *   matmul_xt, solve_mg, fft_xt: as matmul, solve and fft (fft_xt: always c2c)
  *   svd         in: A (m×n, column-major)        out: S (min(m,n)), U (m×k), VT (k×n), k = min(m,n),
  *                                                     column-major, singular values descending
  *   transfer    in: x (bytes / element size)     out: y: x where the (first) copy put it (the device
@@ -86,7 +87,18 @@ typedef struct gb_op {
      * same inputs, already verified against the op's own check. */
     void (*verify)(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
                    const gb_arrays *ref, gb_verdict *v);
+    /* 1: one repetition spreads over several devices of a backend (the
+     * multi-GPU library routines, param "gpus"): the runner visits it once
+     * per backend, not once per device of --devices. */
+    int multi_device;
 } gb_op;
+
+/* The "gpus" param of the multi-GPU ops: how many devices of --devices the
+ * library routine spreads over (the first gpus of the list). */
+#define GB_PARAM_GPUS                                                                               \
+    {"gpus", GB_PARAM_INT, offsetof(gb_params, gpus), 1, GB_MAX_DEVICES, NULL,                      \
+     "devices the routine spreads over: the first gpus of --devices (default 1); the CPU side "     \
+     "ignores it"}
 
 /* The catalogue, in the order of `gpubench list`. */
 extern const gb_op *const gb_ops[GB_OP_COUNT];

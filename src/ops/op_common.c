@@ -121,6 +121,8 @@ void gb_params_default(gb_params *p) {
     p->direction = GB_DIR_H2D;
     p->memory = GB_MEM_PINNED;
     p->batch = 1000;
+    p->gpus = 1;
+    p->block = 0;
 }
 
 double gb_case_elements(const gb_case *c) { return (double)c->shape[0] * (double)c->shape[1]; }

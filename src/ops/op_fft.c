@@ -331,3 +331,34 @@ const gb_op gb_op_fft = {
     .make_inputs = fft_make_inputs,
     .verify = fft_verify,
 };
+
+/* The 2-D FFT by cuFFT's multi-GPU plans (cufftXtSetGPUs) over `gpus`
+ * devices. cuFFT spreads a transform over 2 or more GPUs only; multi-GPU
+ * 2-D plans are complex-to-complex here (a multi-GPU real transform needs a
+ * padded in-place layout of its own), so the case is the fft op's c2c case:
+ * made and checked exactly as fft with kind c2c. */
+static const gb_param_spec xt_params[] = {
+    GB_PARAM_GPUS,
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+/* Params are read before the size (suite.c): fix the kind here, where the
+ * case is still being built. */
+static int xt_parse_size(const cJSON *size, gb_case *c, gb_err *e) {
+    c->params.fft_kind = GB_FFT_C2C;
+    return gb_parse_square_size(size, c, e);
+}
+
+const gb_op gb_op_fft_xt = {
+    .id = GB_OP_FFT_XT,
+    .name = "fft_xt",
+    .summary = "2-D c2c FFT by cuFFT multi-GPU plans over `gpus` devices (needs gpus >= 2)",
+    .rate_kind = "bytes",
+    .params = xt_params,
+    .parse_size = xt_parse_size,
+    .count = fft_count,
+    .host_bytes = fft_host_bytes,
+    .make_inputs = fft_make_inputs,
+    .verify = fft_verify,
+    .multi_device = 1,
+};

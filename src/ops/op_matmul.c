@@ -320,3 +320,27 @@ const gb_op gb_op_batched_matmul = {
     .make_inputs = make_inputs,
     .verify = verify,
 };
+
+/* The same product by cuBLASXt: host-resident operands tiled over `gpus`
+ * devices, so A, B and C may together exceed one GPU's memory. Read,
+ * counted, made and checked exactly as matmul. */
+static const gb_param_spec xt_params[] = {
+    GB_PARAM_GPUS,
+    {"block", GB_PARAM_INT, offsetof(gb_params, block), 0, 65536, NULL,
+     "cuBLASXt tile edge (cublasXtSetBlockDim); 0 = the library's default"},
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+const gb_op gb_op_matmul_xt = {
+    .id = GB_OP_MATMUL_XT,
+    .name = "matmul_xt",
+    .summary = "matmul by cuBLASXt over `gpus` devices, operands in host memory (out-of-core); 2mnk flops",
+    .rate_kind = "flops",
+    .params = xt_params,
+    .parse_size = parse_size,
+    .count = count,
+    .host_bytes = host_bytes,
+    .make_inputs = make_inputs,
+    .verify = verify,
+    .multi_device = 1,
+};

@@ -22,9 +22,13 @@
 #define SOLVE_STREAM_D 0x534f4c0002ull
 #define SOLVE_STREAM_B 0x534f4c0003ull
 
+/* solve's and solve_mg's */
+#define SOLVE_PARAM_NRHS                                                     \
+    {"nrhs", GB_PARAM_INT, offsetof(gb_params, nrhs), 1, 1e6, NULL,          \
+     "number of right-hand sides (columns of B), default 1"}
+
 static const gb_param_spec solve_params[] = {
-    {"nrhs", GB_PARAM_INT, offsetof(gb_params, nrhs), 1, 1e6, NULL,
-     "number of right-hand sides (columns of B), default 1"},
+    SOLVE_PARAM_NRHS,
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
@@ -169,4 +173,28 @@ const gb_op gb_op_solve = {
     .host_bytes = solve_host_bytes,
     .make_inputs = solve_make_inputs,
     .verify = solve_verify,
+};
+
+/* The same solve by cuSOLVERMg (potrf + potrs) over `gpus` devices, A in
+ * 1-D block-cyclic column tiles. Read, counted, made and checked as solve. */
+static const gb_param_spec mg_params[] = {
+    GB_PARAM_GPUS,
+    SOLVE_PARAM_NRHS,
+    {"block", GB_PARAM_INT, offsetof(gb_params, block), 0, 65536, NULL,
+     "columns per tile of the block-cyclic layout; 0 = 256"},
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+const gb_op gb_op_solve_mg = {
+    .id = GB_OP_SOLVE_MG,
+    .name = "solve_mg",
+    .summary = "solve by cuSOLVERMg Cholesky (potrf + potrs) over `gpus` devices",
+    .rate_kind = "flops",
+    .params = mg_params,
+    .parse_size = gb_parse_square_size,
+    .count = solve_count,
+    .host_bytes = solve_host_bytes,
+    .make_inputs = solve_make_inputs,
+    .verify = solve_verify,
+    .multi_device = 1,
 };

@@ -156,6 +156,12 @@ void gb_apply_time_floor(gb_sample_verdict *v, double min_change_s) {
 
 /* ---- names and keys --------------------------------------------------- */
 
+void gb_result_device_tag(const gb_result *r, char *buf, size_t len) {
+    buf[0] = '\0';
+    if (r->device.present && (r->device.index != 0 || r->concurrent.present))
+        snprintf(buf, len, "/gpu%ld%s", r->device.index, r->concurrent.present ? "/concurrent" : "");
+}
+
 void gb_result_name(const gb_case_result *c, const gb_result *r, const char *machine, char *buf, size_t len) {
     char label[96] = "";
     if (*c->label) {
@@ -177,8 +183,10 @@ void gb_result_name(const gb_case_result *c, const gb_result *r, const char *mac
         n += (size_t)snprintf(params + n, sizeof params - n, "%s%s=%s", n ? "," : "", p->key, v);
     }
     if (n >= sizeof params) n = sizeof params - 1;
-    snprintf(buf, len, "%s/%s/%s%s%s/%s/%s%s%s", c->op, c->dtype, label, n ? "/" : "", params, r->backend, r->timing,
-             machine ? "@" : "", machine ? machine : "");
+    char dev[24];
+    gb_result_device_tag(r, dev, sizeof dev);
+    snprintf(buf, len, "%s/%s/%s%s%s/%s/%s%s%s%s", c->op, c->dtype, label, n ? "/" : "", params, r->backend, r->timing,
+             dev, machine ? "@" : "", machine ? machine : "");
 }
 
 typedef struct {
@@ -226,6 +234,7 @@ static int same_key(const entry *a, const entry *b) {
     if (strcmp(a->c->op, b->c->op) != 0 || strcmp(a->c->dtype, b->c->dtype) != 0) return 0;
     if (strcmp(a->r->backend, b->r->backend) != 0) return 0;
     if (strcmp(a->r->timing, b->r->timing) != 0) return 0;
+    if (!gb_result_same_series(a->r, b->r)) return 0;
     if (a->machine && b->machine && strcmp(a->machine, b->machine) != 0) return 0;
     if (!gb_shape_equal(a->c, b->c)) return 0;
     const gb_kvlist *pa = &a->c->params, *pb = &b->c->params;

@@ -128,7 +128,12 @@ typedef enum { GB_CMP_TABLE = 0, GB_CMP_MD, GB_CMP_JSON } gb_compare_format;
 void gb_compare_render(const cJSON *cmp, gb_compare_format f, FILE *out);
 
 /* The display name of a result: "op/dtype/label[/k=v,...]/backend/timing",
- * with "@machine" appended when machine is not NULL. Also the name the
- * exporters use, so names stay stable across tools. */
+ * then its device tag, then "@machine" when machine is not NULL. Also the
+ * name the exporters use, so names stay stable across tools. */
 void gb_result_name(const gb_case_result *c, const gb_result *r, const char *machine, char *buf, size_t len);
+/* "/gpu<k>" for a result measured on device k != 0, "/gpu<k>/concurrent"
+ * for one measured with every device at once, "" otherwise: each device of a
+ * --devices run is its own series, and device 0 alone keeps the name results
+ * had before devices were recorded. */
+void gb_result_device_tag(const gb_result *r, char *buf, size_t len);
 #endif

@@ -82,7 +82,9 @@ cJSON *gb_export_gbench_doc(const gb_results *results) {
             const char *machine = machine_of(results, c);
             char name[400], fam[256];
             gb_result_name(c, r, machine, name, sizeof name);
-            snprintf(fam, sizeof fam, "%s/%s/%s/%s/%s", c->op, c->dtype, r->backend, r->timing, machine ? machine : "");
+            char dev[24];
+            gb_result_device_tag(r, dev, sizeof dev);
+            snprintf(fam, sizeof fam, "%s/%s/%s/%s%s/%s", c->op, c->dtype, r->backend, r->timing, dev, machine ? machine : "");
             char *pj = gb_kvlist_json(&c->params);
             if (pj) { strncat(fam, pj, sizeof fam - strlen(fam) - 1); free(pj); }
             int f = 0;

@@ -44,6 +44,9 @@ typedef struct {
     char params[256];      /* "k=v k=v", for sorting and CSV */
     side s[NSIDES];
     double speedup[2];     /* the accelerator's two timings; NAN when absent */
+    long device;           /* the accelerator device of this row (a case measured on
+                            * several has a row per device); -1: one device or none */
+    char device_label[96]; /* label with the device: "4096 gpu1" */
 } row;
 
 /* What the document calls its sides: the host backend's timing and the
@@ -91,10 +94,11 @@ static void read_side(const gb_case_result *c, const gb_result *r, side *s) {
     s->pct = r->pct_of_peak;
 }
 
-static void params_words(const gb_kvlist *params, const char *sep, char *buf, size_t len) {
+void gb_report_params_text(const gb_kvlist *params, const char *sep, const char *skip, char *buf, size_t len) {
     size_t off = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < params->n; i++) {
+        if (skip && !strcmp(params->item[i].key, skip)) continue;
         char v[64];
         gb_value_text(&params->item[i].v, v, sizeof v);
         if (off < len)
@@ -102,8 +106,19 @@ static void params_words(const gb_kvlist *params, const char *sep, char *buf, si
     }
 }
 
-/* r may be NULL (a case alone: the built-in table describes its backends). */
-static void read_row(const gb_results *r, const gb_case_result *c, row *w) {
+static void params_words(const gb_kvlist *params, const char *sep, char *buf, size_t len) {
+    gb_report_params_text(params, sep, NULL, buf, len);
+}
+
+/* Does an accelerator result belong to the row of device (-1: any)? */
+static int on_device(const gb_result *res, long device) {
+    if (res->concurrent.present) return 0; /* all devices at once: their own section */
+    return device < 0 || !res->device.present || res->device.index == device;
+}
+
+/* r may be NULL (a case alone: the built-in table describes its backends).
+ * device: the row's accelerator device, -1 for a case of one device. */
+static void read_row_of(const gb_results *r, const gb_case_result *c, long device, row *w) {
     memset(w, 0, sizeof *w);
     w->c = c;
     w->run = c->run;
@@ -123,7 +138,7 @@ static void read_row(const gb_results *r, const gb_case_result *c, row *w) {
         const gb_backend_desc *b = gb_results_backend(r, c->run, res->backend);
         int k = -1;
         if (b->role == GB_ROLE_HOST) k = SIDE_CPU;
-        else if (*res->backend) {
+        else if (*res->backend && on_device(res, device)) {
             int t = gb_backend_timing_index(b, res->timing);
             if (t == 0 || t == 1) k = SIDE_DEV + t;
         }
@@ -131,8 +146,32 @@ static void read_row(const gb_results *r, const gb_case_result *c, row *w) {
     }
     /* The runner's speedup when present (the model checked it is positive). */
     const gb_backend_desc *a = gb_results_accelerator(r, c->run);
+    w->device = device;
+    snprintf(w->device_label, sizeof w->device_label, "%s", c->label);
+    if (device >= 0) {
+        /* the case's own speedup is its first device's: each device's row
+         * has the ratio of its own medians */
+        snprintf(w->device_label, sizeof w->device_label, "%s gpu%ld", c->label, device);
+        w->label = w->device_label;
+        for (int j = 0; j < 2; j++) w->speedup[j] = gb_result_speedup(w->s[SIDE_CPU].r, w->s[SIDE_DEV + j].r);
+        return;
+    }
     for (int j = 0; j < 2; j++)
         w->speedup[j] = (size_t)j < a->ntimings ? gb_case_speedup(c, a->timings[j].name) : NAN;
+}
+
+/* The distinct accelerator devices of a case, in the order of its results,
+ * into devs (at most cap); how many. */
+static int case_devices(const gb_case_result *c, long *devs, int cap) {
+    int n = 0;
+    for (size_t i = 0; i < c->nresults; i++) {
+        const gb_result *res = &c->results[i];
+        if (!res->device.present) continue;
+        int seen = 0;
+        for (int k = 0; k < n; k++) seen |= devs[k] == res->device.index;
+        if (!seen && n < cap) devs[n++] = res->device.index;
+    }
+    return n;
 }
 
 /* Is name selected by the --op list (NULL or empty: every op)? */
@@ -149,7 +188,8 @@ static int row_cmp(const void *a, const void *b) {
     if ((d = strcmp(x->dtype, y->dtype))) return d;
     if ((d = strcmp(x->params, y->params))) return d;
     if (x->size != y->size) return x->size < y->size ? -1 : 1;
-    return (x->c > y->c) - (x->c < y->c);
+    if (x->c != y->c) return (x->c > y->c) - (x->c < y->c);
+    return (x->device > y->device) - (x->device < y->device);
 }
 
 typedef struct {
@@ -166,15 +206,25 @@ typedef struct {
 static int read_doc(const gb_results *r, const char *ops, rdoc *d) {
     memset(d, 0, sizeof *d);
     d->r = r;
-    d->rows = calloc(r->ncases > 0 ? r->ncases : 1, sizeof *d->rows);
+    /* a row per case, or per device of a case measured on several */
+    size_t nrows = 0;
+    long devs[GB_MAX_DEVICES];
+    for (size_t i = 0; i < r->ncases; i++) {
+        int nd = case_devices(&r->cases[i], devs, GB_MAX_DEVICES);
+        nrows += nd > 1 ? (size_t)nd : 1;
+    }
+    d->rows = calloc(nrows > 0 ? nrows : 1, sizeof *d->rows);
     if (!d->rows) return -1;
     d->merged = r->merged;
     for (size_t i = 0; i < r->ncases; i++) {
         const gb_case_result *c = &r->cases[i];
         if (!in_list(ops, c->op)) continue;
-        row *w = &d->rows[d->n++];
-        read_row(r, c, w);
-        if (d->merged) w->run_name = gb_results_run_name(r, w->run);
+        int nd = case_devices(c, devs, GB_MAX_DEVICES);
+        for (int k = 0; k < (nd > 1 ? nd : 1); k++) {
+            row *w = &d->rows[d->n++];
+            read_row_of(r, c, nd > 1 ? devs[k] : -1, w);
+            if (d->merged) w->run_name = gb_results_run_name(r, w->run);
+        }
     }
     for (size_t i = 0; i < d->n; i++) {
         size_t j = 0;
@@ -182,6 +232,8 @@ static int read_doc(const gb_results *r, const char *ops, rdoc *d) {
         d->rows[i].op_rank = (int)j;
     }
     qsort(d->rows, d->n, sizeof *d->rows, row_cmp);
+    for (size_t i = 0; i < d->n; i++) /* the rows moved: their own label buffers with them */
+        if (d->rows[i].device >= 0) d->rows[i].label = d->rows[i].device_label;
 
     /* The machine of run 0; a merged file names every run's in the header. */
     const gb_context *ctx = &r->runs[0].context;
@@ -628,7 +680,8 @@ static void crossover_section(gb_format f, FILE *out, const gb_results *results,
         snprintf(timing, sizeof timing, "%s", x->timing);
         for (char *p = timing; *p; p++)
             if (*p == '_') *p = '-';
-        gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", timing);
+        if (x->device >= 0) gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s gpu%ld", timing, x->device);
+        else gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", timing);
         /* Green when the GPU wins at every size tested, yellow when at none. */
         char *sizes = gb_crossover_gpu_sizes(x), *text = gb_crossover_text(x);
         int ns = (int)x->sign_changes;
@@ -655,6 +708,127 @@ static void crossover_section(gb_format f, FILE *out, const gb_results *results,
                  "* size is the geometric mean of the shape's dimensions (the sweep includes non-square shapes); "
                  "n for square ones.",
                  0);
+    }
+    gb_table_free(&t);
+}
+
+/* The strong-scaling table (report.h: gb_scaling_compute), when the
+ * document has cases with a "gpus" param. */
+static int scaling_section(gb_format f, FILE *out, const gb_results *results, const char *ops, int color) {
+    gb_scaling_row *rows = NULL;
+    size_t n = 0;
+    gb_err e = {{0}};
+    if (gb_scaling_compute(results, &rows, &n, &e) != GB_OK) return -1;
+    gb_table t;
+    gb_table_init(&t);
+    int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT),
+        c_sz = gb_table_col(&t, "size", GB_ALIGN_LEFT), c_p = gb_table_col(&t, "params", GB_ALIGN_LEFT),
+        c_t = gb_table_col(&t, "timing", GB_ALIGN_LEFT), c_g = gb_table_col(&t, "gpus", GB_ALIGN_RIGHT),
+        c_m = gb_table_col(&t, "median ms", GB_ALIGN_RIGHT), c_s = gb_table_col(&t, "speedup", GB_ALIGN_RIGHT),
+        c_e = gb_table_col(&t, "efficiency", GB_ALIGN_RIGHT);
+    int other_base = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gb_scaling_row *w = &rows[i];
+        if (!in_list(ops, w->op)) continue;
+        long r = gb_table_row(&t);
+        if (r < 0) break;
+        char buf[64];
+        if (results->merged)
+            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s (%s)", w->op, gb_results_run_name(results, w->run));
+        else
+            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s", w->op);
+        gb_table_set(&t, r, c_dt, GB_CELL_PLAIN, "%s", w->dtype);
+        gb_table_set(&t, r, c_sz, GB_CELL_PLAIN, "%s", w->label);
+        gb_table_set(&t, r, c_p, GB_CELL_PLAIN, "%s", *w->params ? w->params : "–");
+        gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", w->timing);
+        gb_table_set(&t, r, c_g, GB_CELL_PLAIN, "%d%s", w->gpus, w->base_gpus != 1 ? "*" : "");
+        other_base |= w->base_gpus != 1;
+        fmt_sig(buf, sizeof buf, w->median_s * 1e3);
+        gb_table_set(&t, r, c_m, GB_CELL_PLAIN, "%s", buf);
+        fmt_speedup(buf, sizeof buf, w->speedup);
+        gb_table_set(&t, r, c_s, GB_CELL_PLAIN, "%s", buf);
+        gb_table_set(&t, r, c_e, w->efficiency >= 0.8 ? GB_CELL_GOOD : w->efficiency < 0.5 ? GB_CELL_WARN : GB_CELL_PLAIN,
+                     "%.0f%%", 100 * w->efficiency);
+    }
+    free(rows);
+    if (t.nrows > 0) {
+        heading(f, out, f == GB_FMT_MD ? 3 : 2, "Strong scaling over GPUs", color);
+        para(f, out,
+             "The same problem on more devices (the multi-GPU routines' \"gpus\" param): speedup = the median on "
+             "one device / the median on gpus devices; parallel efficiency = speedup / gpus (80% and above green, "
+             "below 50% yellow). Compare with the single-GPU op and the CPU in the tables above.",
+             0);
+        print_table(f, &t, color, out);
+        if (other_base)
+            para(f, out, "* the series has no gpus = 1 point: speedup and efficiency are over its fewest devices.", 0);
+    }
+    gb_table_free(&t);
+    return 0;
+}
+
+/* The same device's result for the same timing, measured alone. */
+static const gb_result *alone_of(const gb_case_result *c, const gb_result *x) {
+    for (size_t i = 0; i < c->nresults; i++) {
+        const gb_result *r = &c->results[i];
+        if (!r->concurrent.present && r->device.present && r->device.index == x->device.index &&
+            !strcmp(r->backend, x->backend) && !strcmp(r->timing, x->timing))
+            return r;
+    }
+    return NULL;
+}
+
+/* --devices-concurrent: each device's median alone and with every device
+ * at once, and the group's aggregate rate. */
+static void concurrent_section(gb_format f, FILE *out, const gb_results *results, const char *ops, int color) {
+    gb_table t;
+    gb_table_init(&t);
+    int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_sz = gb_table_col(&t, "size", GB_ALIGN_LEFT),
+        c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT), c_t = gb_table_col(&t, "timing", GB_ALIGN_LEFT),
+        c_d = gb_table_col(&t, "device", GB_ALIGN_RIGHT), c_a = gb_table_col(&t, "alone ms", GB_ALIGN_RIGHT),
+        c_o = gb_table_col(&t, "at once ms", GB_ALIGN_RIGHT), c_s = gb_table_col(&t, "at once / alone", GB_ALIGN_RIGHT),
+        c_g = gb_table_col(&t, "aggregate rate", GB_ALIGN_RIGHT);
+    for (size_t i = 0; i < results->ncases; i++) {
+        const gb_case_result *c = &results->cases[i];
+        if (!in_list(ops, c->op)) continue;
+        for (size_t j = 0; j < c->nresults; j++) {
+            const gb_result *x = &c->results[j];
+            if (!x->concurrent.present) continue;
+            const gb_result *a = alone_of(c, x);
+            long r = gb_table_row(&t);
+            if (r < 0) break;
+            char buf[64];
+            gb_table_set(&t, r, c_op, GB_CELL_PLAIN, "%s", c->op);
+            gb_table_set(&t, r, c_sz, GB_CELL_PLAIN, "%s", c->label);
+            gb_table_set(&t, r, c_dt, GB_CELL_PLAIN, "%s", c->dtype);
+            gb_table_set(&t, r, c_t, GB_CELL_PLAIN, "%s", x->timing);
+            gb_table_set(&t, r, c_d, GB_CELL_PLAIN, "gpu%ld of %ld", x->device.index, x->concurrent.devices);
+            double ma = a && a->status == GB_RS_OK && a->stats.present ? a->stats.median : NAN;
+            double mo = x->status == GB_RS_OK && x->stats.present ? x->stats.median : NAN;
+            fmt_sig(buf, sizeof buf, ma * 1e3);
+            gb_table_set(&t, r, c_a, GB_CELL_PLAIN, "%s", buf);
+            if (x->status != GB_RS_OK) gb_table_set(&t, r, c_o, GB_CELL_BAD, "%s", gb_result_status_name(x->status));
+            else {
+                fmt_sig(buf, sizeof buf, mo * 1e3);
+                gb_table_set(&t, r, c_o, GB_CELL_PLAIN, "%s", buf);
+            }
+            double ratio = mo / ma;
+            if (ratio > 0) gb_table_set(&t, r, c_s, ratio > 1.1 ? GB_CELL_WARN : GB_CELL_PLAIN, "%.2f×", ratio);
+            else gb_table_set(&t, r, c_s, GB_CELL_PLAIN, "–");
+            int bytes = !strcmp(c->rate_kind, "bytes");
+            double agg = bytes ? x->concurrent.aggregate_gbs : x->concurrent.aggregate_gflops;
+            fmt_sig(buf, sizeof buf, agg);
+            gb_table_set(&t, r, c_g, GB_CELL_PLAIN, "%s %s", buf, isnan(agg) ? "" : bytes ? "GB/s" : "GFLOP/s");
+        }
+    }
+    if (t.nrows > 0) {
+        heading(f, out, f == GB_FMT_MD ? 3 : 2, "All devices at once", color);
+        para(f, out,
+             "--devices-concurrent: the same case on every listed device together (a host thread each, every "
+             "repetition started behind a barrier). \"at once / alone\" above 1.1× (yellow) is a device slowed by "
+             "what it shares with the others: a PCIe switch, host memory, power. The aggregate rate is every "
+             "device's work over its own median, summed.",
+             0);
+        print_table(f, &t, color, out);
     }
     gb_table_free(&t);
 }
@@ -754,7 +928,8 @@ static void render_csv(const rdoc *d, const gb_crossover_entry *xs, size_t nx, c
         snprintf(cells[1], 512, "%s", x->op);
         snprintf(cells[5], 512, "%s", x->dtype);
         params_words(&x->params, " ", cells[6], 512);
-        snprintf(cells[NCSV - 4], 512, "%s", x->timing);
+        if (x->device >= 0) snprintf(cells[NCSV - 4], 512, "%s gpu%ld", x->timing, x->device);
+        else snprintf(cells[NCSV - 4], 512, "%s", x->timing);
         snprintf(cells[NCSV - 3], 512, "%s", x->status);
         csv_num(cells[NCSV - 2], 512, x->size);
         if (!strcmp(x->size_measure, "geometric_mean_of_shape"))
@@ -808,6 +983,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         xs = computed;
     }
 
+    int failed_section = 0;
     if (f == GB_FMT_CSV) {
         render_csv(&d, xs, nx, ops, out);
     } else {
@@ -836,6 +1012,8 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         }
         if (d.n == 0) para(f, out, "No cases.", 0);
         crossover_section(f, out, results, xs, nx, ops, color);
+        failed_section = scaling_section(f, out, results, ops, color) != 0;
+        concurrent_section(f, out, results, ops, color);
         int ok = 0, skipped = 0, failed = 0, total = 0;
         for (size_t i = 0; i < d.n; i++)
             for (int k = 0; k < NSIDES; k++) {
@@ -858,12 +1036,21 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         free(computed);
     }
     free(d.rows);
-    return ferror(out) ? -1 : 0;
+    return ferror(out) || failed_section ? -1 : 0;
 }
 
+/* One line of a case as it finishes: a line per device when it ran on several. */
+static void report_case_row(const gb_results *r, const gb_case_result *c, long device, FILE *out);
+
 void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
+    long devs[GB_MAX_DEVICES];
+    int nd = case_devices(c, devs, GB_MAX_DEVICES);
+    for (int k = 0; k < (nd > 1 ? nd : 1); k++) report_case_row(r, c, nd > 1 ? devs[k] : -1, out);
+}
+
+static void report_case_row(const gb_results *r, const gb_case_result *c, long device, FILE *out) {
     row w;
-    read_row(r, c, &w);
+    read_row_of(r, c, device, &w);
     side_names sn;
     side_names_of(r, c->run, &sn);
     char line[1024], buf[GB_CELL_LEN];

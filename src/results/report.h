@@ -31,6 +31,27 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
  * (the built-in table then describes the backends). */
 void gb_report_case(const gb_results *results, const gb_case_result *c, FILE *out);
 
+/* Params as "k=v k=v" (sep between them), leaving out key skip (NULL: none). */
+void gb_report_params_text(const gb_kvlist *params, const char *sep, const char *skip, char *buf, size_t len);
+
+/* ---- Strong scaling over GPUs (src/results/report_scaling.c) ---------------- */
+
+/* One accelerator result of a case with a "gpus" param (the multi-GPU
+ * routines). A series is the same run, op, dtype, shape, params other than
+ * gpus, and timing; within it, speedup = the median at its fewest gpus / this
+ * median (over one device when the sweep starts at 1) and efficiency =
+ * speedup × base_gpus / gpus. Only ok results with a median take part. */
+typedef struct {
+    int run;
+    const char *op, *dtype, *label, *timing;   /* borrowed from the document */
+    double size;
+    char params[256];                          /* every param but gpus */
+    int gpus, base_gpus;
+    double median_s, speedup, efficiency;
+} gb_scaling_row;
+/* The rows, ordered by series then gpus (free *rows). GB_OK or GB_FAIL. */
+int gb_scaling_compute(const gb_results *r, gb_scaling_row **rows, size_t *n, gb_err *e);
+
 /* ---- Crossover ------------------------------------------------------------- */
 
 /* Where the GPU wins over a size sweep (src/results/report_crossover.c).

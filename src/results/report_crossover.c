@@ -139,11 +139,31 @@ double gb_case_scalar_size(const gb_case_result *c, int *square) {
     return eq ? first : exp(sumlog / (double)c->rank);
 }
 
-/* The speedup of a case for a timing, or 0 when it has none. */
-static double case_speedup(const gb_case_result *c, const char *timing) {
-    double v = gb_case_speedup(c, timing);
+/* The speedup of a case for a timing, or 0 when it has none: the case's own
+ * (its first device's), or with device >= 0 that device's (host median /
+ * its median alone, as the report's row of that device). */
+static double case_speedup(const gb_results *r, const gb_case_result *c, const char *timing, long device) {
+    double v = NAN;
+    if (device < 0) {
+        v = gb_case_speedup(c, timing);
+    } else {
+        const gb_result *host = NULL, *acc = NULL;
+        for (size_t i = 0; i < c->nresults; i++) {
+            const gb_result *res = &c->results[i];
+            int is_host = gb_results_backend(r, c->run, res->backend)->role == GB_ROLE_HOST;
+            if (is_host && !host) host = res;
+            if (!is_host && !acc && !res->concurrent.present && res->device.present && res->device.index == device &&
+                !strcmp(res->timing, timing))
+                acc = res;
+        }
+        v = gb_result_speedup(host, acc);
+    }
     return isnan(v) ? 0 : v;
 }
+
+/* The accelerator devices (alone, not concurrent) of the cases of first's
+ * group, in order of appearance, into devs; how many. */
+static int group_devices(const gb_results *r, size_t from, const gb_case_result *first, long *devs, int cap);
 
 /* The backend of the case's result for this timing that is not the host
  * (the accelerator's), or NULL. */
@@ -167,9 +187,10 @@ static int same_group(const gb_case_result *a, const gb_case_result *b) {
 /* One entry: accel names the backend the accelerator side of this sweep ran
  * on and host the host's, for each change's "to". */
 static int entry(const gb_case_result *first, const char *timing, const gb_crossover *x, int all_square,
-                 const char *accel, const char *host, gb_crossover_entry *e) {
+                 const char *accel, const char *host, long device, gb_crossover_entry *e) {
     memset(e, 0, sizeof *e);
     e->run = first->run;
+    e->device = device;
     e->size = e->tested_min = e->tested_max = NAN;
     e->between[0] = e->between[1] = NAN;
     if (!(e->op = strdup(first->op)) || !(e->dtype = strdup(first->dtype)) || !(e->timing = strdup(timing)) ||
@@ -205,6 +226,22 @@ static int entry(const gb_case_result *first, const char *timing, const gb_cross
     return GB_OK;
 }
 
+static int group_devices(const gb_results *r, size_t from, const gb_case_result *first, long *devs, int cap) {
+    int n = 0;
+    for (size_t j = from; j < r->ncases; j++) {
+        const gb_case_result *c = &r->cases[j];
+        if (!same_group(first, c)) continue;
+        for (size_t i = 0; i < c->nresults; i++) {
+            const gb_result *res = &c->results[i];
+            if (!res->device.present || res->concurrent.present) continue;
+            int seen = 0;
+            for (int k = 0; k < n; k++) seen |= devs[k] == res->device.index;
+            if (!seen && n < cap) devs[n++] = res->device.index;
+        }
+    }
+    return n;
+}
+
 int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, size_t *nout, gb_err *e) {
     *out = NULL;
     *nout = 0;
@@ -219,8 +256,12 @@ int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, si
         const gb_case_result *first = &results->cases[i];
         const gb_backend_desc *accel = gb_results_accelerator(results, first->run);
         const gb_backend_desc *host = gb_results_host(results, first->run);
-        for (size_t t = 0; t < accel->ntimings; t++) {
-            const char *timing = accel->timings[t].name;
+        /* a sweep per device when its cases were measured on several */
+        long devs[GB_MAX_DEVICES];
+        int nd = group_devices(results, i, first, devs, GB_MAX_DEVICES);
+        for (size_t t = 0; t < accel->ntimings * (size_t)(nd > 1 ? nd : 1); t++) {
+            const char *timing = accel->timings[t % accel->ntimings].name;
+            long device = nd > 1 ? devs[t / accel->ntimings] : -1;
             size_t m = 0;
             int all_square = 1;
             const char *accel_name = NULL;
@@ -231,7 +272,7 @@ int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, si
                 if (!accel_name) accel_name = accel_backend(results, c, timing);
                 int sq;
                 size[m] = gb_case_scalar_size(c, &sq);
-                sp[m] = case_speedup(c, timing);
+                sp[m] = case_speedup(results, c, timing, device);
                 if (size[m] > 0 && sp[m] > 0 && !sq) all_square = 0;
                 m++;
             }
@@ -248,7 +289,7 @@ int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, si
                     cap = bigger;
                 }
                 int st = entry(first, timing, &x, all_square, accel_name ? accel_name : accel->name, host->name,
-                               &(*out)[*nout]);
+                               device, &(*out)[*nout]);
                 (*nout)++;
                 if (st != GB_OK) {
                     gb_crossover_free(&x);

@@ -235,14 +235,15 @@ static const char *const K_CASE[] = {"op", "dtype", "shape", "label", "params", 
                                      "rate_kind", "results", "speedup", "run", NULL};
 static const char *const K_RESULT[] = {"backend", "timing", "status", "reason", "setup_s", "warmup_reps",
                                        "round_sizes", "samples_s", "stats", "gflops", "gbs", "pct_of_peak",
-                                       "peak", "verification", "extra", "device", NULL};
+                                       "peak", "verification", "extra", "device", "concurrent", NULL};
 static const char *const K_DEVICE[] = {"index", "name", "uuid", "pci_bus_id", NULL};
+static const char *const K_CONCURRENT[] = {"devices", "aggregate_gflops", "aggregate_gbs", NULL};
 static const char *const K_STATS[] = {"n", "min", "max", "median", "mean", "stddev", "cv", "ci95_low",
                                       "ci95_high", NULL};
 static const char *const K_VERIF[] = {"status", "against", "metric", "error", "tolerance", "detail", NULL};
 static const char *const K_CROSS[] = {"op", "dtype", "params", "timing", "run", "size", "between", "status",
                                       "size_measure", "tested_min", "tested_max", "points", "sign_changes",
-                                      "changes", NULL};
+                                      "changes", "device", NULL};
 static const char *const K_STEP[] = {"size", "lo", "hi", "to", NULL};
 
 /* ---- values -------------------------------------------------------------- */
@@ -939,6 +940,7 @@ static void result_free(gb_result *r) {
     verification_free(&r->verification);
     gb_kvlist_free(&r->extra);
     device_free(&r->device);
+    order_free(&r->concurrent.order);
     order_free(&r->order);
     memset(r, 0, sizeof *r);
 }
@@ -957,6 +959,23 @@ static int parse_device(chk *k, const cJSON *o, const char *path, gb_device_id *
         get_str(k, obj, p, "pci_bus_id", 0, &d->pci_bus_id) < 0)
         return -1;
     return order_from(k, obj, K_DEVICE, &d->order);
+}
+
+static int parse_concurrent(chk *k, const cJSON *o, const char *path, gb_concurrency *x) {
+    char p[512];
+    const cJSON *obj;
+    if (get_obj(k, o, path, "concurrent", 0, &obj) < 0) return -1;
+    if (!obj) return 0;
+    x->present = 1;
+    join(p, sizeof p, path, "concurrent");
+    double n;
+    x->aggregate_gflops = x->aggregate_gbs = NAN;
+    if (get_num(k, obj, p, "devices", N_REQ | N_POS | N_WHOLE, &n) < 0 ||
+        get_num(k, obj, p, "aggregate_gflops", N_NULL | N_NONNEG, &x->aggregate_gflops) < 0 ||
+        get_num(k, obj, p, "aggregate_gbs", N_NULL | N_NONNEG, &x->aggregate_gbs) < 0)
+        return -1;
+    x->devices = (long)n;
+    return order_from(k, obj, K_CONCURRENT, &x->order);
 }
 
 static void device_free(gb_device_id *d) {
@@ -988,6 +1007,20 @@ int gb_device_id_set(gb_device_id *d, long index, const char *name, const char *
         return GB_FAIL;
     }
     return GB_OK;
+}
+
+int gb_result_same_series(const gb_result *a, const gb_result *b) {
+    return gb_device_same(&a->device, &b->device) && a->concurrent.present == b->concurrent.present;
+}
+
+double gb_result_speedup(const gb_result *host, const gb_result *accel) {
+    if (!host || !accel || host->status != GB_RS_OK || accel->status != GB_RS_OK) return NAN;
+    double a = host->stats.present ? host->stats.median : NAN, m = accel->stats.present ? accel->stats.median : NAN;
+    return a > 0 && m > 0 ? a / m : NAN;
+}
+
+int gb_device_same(const gb_device_id *a, const gb_device_id *b) {
+    return !a->present || !b->present || a->index == b->index;
 }
 
 static int parse_result(chk *k, const cJSON *o, const char *path, gb_result *r) {
@@ -1035,7 +1068,7 @@ static int parse_result(chk *k, const cJSON *o, const char *path, gb_result *r) 
     if ((got = get_str_or_null(k, o, path, "peak", &r->peak)) < 0) return -1;
     if (got) r->has |= GB_R_HAS_PEAK;
     if (parse_verification(k, o, path, &r->verification) < 0 || get_kvlist(k, o, path, "extra", &r->extra) < 0 ||
-        parse_device(k, o, path, &r->device) < 0)
+        parse_device(k, o, path, &r->device) < 0 || parse_concurrent(k, o, path, &r->concurrent) < 0)
         return -1;
     return order_from(k, o, K_RESULT, &r->order);
 }
@@ -1051,6 +1084,8 @@ static int result_copy(gb_result *dst, const gb_result *src) {
     memset(&dst->extra, 0, sizeof dst->extra);
     memset(&dst->device, 0, sizeof dst->device);
     if (device_copy(&dst->device, &src->device) != 0) return -1;
+    dst->concurrent.order = NULL;
+    if (order_copy(&dst->concurrent.order, src->concurrent.order) != 0) return -1;
     if (!(dst->backend = xstrdup(src->backend)) || !(dst->timing = xstrdup(src->timing)) ||
         !(dst->reason = xstrdup(src->reason)) || (src->peak && !(dst->peak = xstrdup(src->peak))))
         return -1;
@@ -1245,6 +1280,9 @@ static int parse_crossover_entry(chk *k, const cJSON *o, const char *path, const
         x->between[0] = between->child->valuedouble;
         x->between[1] = between->child->next->valuedouble;
     }
+    double dev = NAN;
+    if (get_num(k, o, path, "device", N_NONNEG | N_WHOLE, &dev) < 0) return -1;
+    x->device = isnan(dev) ? -1 : (long)dev;
     if (get_arr(k, o, path, "changes", 0, &changes) < 0) return -1;
     if (changes) {
         x->has_changes = 1;
@@ -1643,6 +1681,15 @@ static cJSON *device_json(const gb_device_id *d) {
     return em_end(&m);
 }
 
+static cJSON *concurrent_json(const gb_concurrency *x) {
+    emitter m;
+    em_begin(&m, x->order, K_CONCURRENT);
+    em_put(&m, "devices", cJSON_CreateNumber((double)x->devices));
+    em_put(&m, "aggregate_gflops", num_or_null(x->aggregate_gflops));
+    em_put(&m, "aggregate_gbs", num_or_null(x->aggregate_gbs));
+    return em_end(&m);
+}
+
 static cJSON *result_json(const gb_result *r, unsigned flags) {
     emitter m;
     em_begin(&m, r->order, K_RESULT);
@@ -1668,6 +1715,7 @@ static cJSON *result_json(const gb_result *r, unsigned flags) {
     if (r->verification.present) em_put(&m, "verification", verification_json(&r->verification));
     if (r->extra.present) em_put(&m, "extra", gb_kvlist_to_cjson(&r->extra));
     if (r->device.present) em_put(&m, "device", device_json(&r->device));
+    if (r->concurrent.present) em_put(&m, "concurrent", concurrent_json(&r->concurrent));
     return em_end(&m);
 }
 
@@ -1722,6 +1770,7 @@ static cJSON *crossover_entry_json(const gb_crossover_entry *x, int merged) {
     em_put(&m, "tested_max", num_or_null(x->tested_max));
     em_put(&m, "points", cJSON_CreateNumber((double)x->points));
     em_put(&m, "sign_changes", cJSON_CreateNumber((double)x->sign_changes));
+    if (x->device >= 0) em_put(&m, "device", cJSON_CreateNumber((double)x->device));
     if (x->has_changes) {
         cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; a && i < x->nchanges; i++) {

@@ -184,6 +184,19 @@ typedef struct {
     gb_keyorder *order;
 } gb_device_id;
 
+/* A result of --devices-concurrent: measured while every one of `devices`
+ * devices ran the same case at once (absent: the device ran alone). The
+ * aggregate rates are every device's work over its own median, summed; the
+ * same on each of the group's results; NAN when the case has no such count.
+ * Such a result is its own series: it is never paired with the device's
+ * result alone (gb_result_same_series). */
+typedef struct {
+    int present;
+    long devices;               /* >= 1 */
+    double aggregate_gflops, aggregate_gbs;
+    gb_keyorder *order;
+} gb_concurrency;
+
 enum {
     GB_R_HAS_REASON = 1, GB_R_HAS_SETUP = 2, GB_R_HAS_WARMUP = 4, GB_R_HAS_ROUNDS = 8,
     GB_R_HAS_SAMPLES = 16, GB_R_HAS_GFLOPS = 32, GB_R_HAS_GBS = 64, GB_R_HAS_PCT = 128,
@@ -205,6 +218,7 @@ typedef struct {
     gb_verification verification;
     gb_kvlist extra;
     gb_device_id device;        /* .present 0 when the result names no device */
+    gb_concurrency concurrent;  /* .present 0 unless measured with --devices-concurrent */
     unsigned has;               /* GB_R_HAS_* */
     gb_keyorder *order;
 } gb_result;
@@ -256,6 +270,8 @@ typedef struct {
     int has_changes;            /* files written before "changes" existed lack it */
     size_t nchanges;
     gb_crossover_step *changes;
+    long device;                /* the accelerator device of the sweep when its cases were
+                                 * measured on several (--devices); -1: one device or none */
     gb_keyorder *order;
 } gb_crossover_entry;
 
@@ -331,6 +347,16 @@ int gb_kvlist_from_cjson(gb_kvlist *l, const struct cJSON *obj, const char *name
 /* Name the device that measured a result (strings may be NULL: ""). GB_OK
  * or GB_FAIL (out of memory). */
 int gb_device_id_set(gb_device_id *d, long index, const char *name, const char *uuid, const char *pci_bus_id);
+/* Whether two results are of the same device series: the same device
+ * index, or either names no device (a file from before devices were
+ * recorded, a host result). Readers that pair results (compare, report,
+ * export) pair them only when this holds, so devices are never mixed. The
+ * index, not the UUID, is the key: run A's device 0 is compared with run
+ * B's device 0, on the same host or another. */
+int gb_device_same(const gb_device_id *a, const gb_device_id *b);
+/* Whether two results (of the same case, backend and timing) are one series:
+ * gb_device_same, and both measured alone or both with all devices at once. */
+int gb_result_same_series(const gb_result *a, const gb_result *b);
 /* Replace a string field of the model with a copy of value. GB_OK or GB_FAIL. */
 int gb_set_string(char **field, const char *value);
 
@@ -397,6 +423,9 @@ int gb_shape_equal(const gb_case_result *a, const gb_case_result *b);
 char *gb_kvlist_json(const gb_kvlist *l);
 /* The speedup of a case for a timing; NAN when the case has none. */
 double gb_case_speedup(const gb_case_result *c, const char *timing);
+/* host median / accelerator median when both results are ok with a
+ * positive median (what the runner writes as a case's "speedup"), else NAN. */
+double gb_result_speedup(const gb_result *host, const gb_result *accel);
 /* The case's shape as compact JSON ("[512,512,512]"), into buf. */
 void gb_case_shape_text(const gb_case_result *c, char *buf, size_t len);
 /* As cJSON items, for documents built from results (compare's output). */

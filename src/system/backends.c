@@ -7,6 +7,48 @@
 #include "plugin.h"
 
 
+/* One slot per device of each backend that has devices (backends.h), each
+ * named by the backend's use_device. */
+static int expand_devices(gb_backend_set *set, gb_err *e) {
+    int count = set->count;
+    for (int i = 0; i < count; i++) {
+        gb_backend_slot *s = &set->slot[i];
+        if (!s->available || !s->b->device_count || !s->b->use_device) continue;
+        int n = s->b->device_count();
+        for (int k = 0; k < n; k++) {
+            gb_backend_slot *d = s;
+            if (k > 0) {
+                if (set->count == GB_MAX_BACKENDS)
+                    return gb_errf(e, GB_FAIL, "--devices: more devices than this build handles (%d)", GB_MAX_DEVICES);
+                d = &set->slot[set->count++];
+                *d = *s;
+            }
+            d->has_device = 1;
+            d->device_pos = k;
+            gb_err why = {{0}};
+            if (s->b->use_device(k, &d->device, &why) != GB_OK) {
+                d->available = d->selected = 0;
+                snprintf(d->reason, sizeof d->reason, "%s", why.msg);
+            }
+        }
+    }
+    return GB_OK;
+}
+
+int gb_backends_use(const gb_backend_slot *slot, gb_err *e) {
+    if (!slot->has_device) return GB_OK;
+    gb_device_info info;
+    return slot->b->use_device(slot->device_pos, &info, e);
+}
+
+int gb_backends_first_of_backend(const gb_backend_slot *slot) { return !slot->has_device || slot->device_pos == 0; }
+
+int gb_backends_device_count(const gb_backend_set *set) {
+    int n = 0;
+    for (int i = 0; i < set->count; i++) n += set->slot[i].selected && set->slot[i].has_device;
+    return n;
+}
+
 int gb_backends_init(gb_backend_set *set, const char *requested, const gb_backend_options *opt,
                      gb_err *e) {
     memset(set, 0, sizeof *set);
@@ -43,14 +85,34 @@ int gb_backends_init(gb_backend_set *set, const char *requested, const gb_backen
         gb_backend_slot *s = &set->slot[i];
         s->selected = s->available && (!requested || gb_list_contains(requested, s->name));
     }
-    return GB_OK;
+    return expand_devices(set, e);
+}
+
+/* context.devices: every device the run measures, in the order measured. */
+static void describe_devices(const gb_backend_set *set, cJSON *ctx) {
+    if (!gb_backends_device_count(set)) return;
+    cJSON *list = cJSON_AddArrayToObject(ctx, "devices");
+    for (int i = 0; i < set->count; i++) {
+        const gb_backend_slot *s = &set->slot[i];
+        if (!s->selected || !s->has_device) continue;
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "backend", s->name);
+        cJSON_AddNumberToObject(d, "index", s->device.index);
+        cJSON_AddStringToObject(d, "name", s->device.name);
+        cJSON_AddStringToObject(d, "uuid", s->device.uuid);
+        cJSON_AddStringToObject(d, "pci_bus_id", s->device.pci_bus_id);
+        cJSON_AddItemToArray(list, d);
+    }
 }
 
 void gb_backends_describe(const gb_backend_set *set, cJSON *ctx) {
     cJSON *list = cJSON_AddObjectToObject(ctx, "backends");
+    describe_devices(set, ctx);
     for (int i = 0; i < set->count; i++) {
         const gb_backend_slot *s = &set->slot[i];
-        if (s->available && s->b->describe) s->b->describe(ctx);
+        if (!gb_backends_first_of_backend(s)) continue; /* one entry per backend */
+        gb_err ignored = {{0}};
+        if (s->available && s->b->describe && gb_backends_use(s, &ignored) == GB_OK) s->b->describe(ctx);
         cJSON *o = cJSON_AddObjectToObject(list, s->name);
         cJSON_AddBoolToObject(o, "available", s->available);
         cJSON_AddBoolToObject(o, "selected", s->selected);
@@ -73,7 +135,7 @@ int gb_backends_check(const gb_backend_set *set, const cJSON *ctx, cJSON *warnin
     int count = 0;
     for (int i = 0; i < set->count; i++) {
         const gb_backend_slot *s = &set->slot[i];
-        if (s->available && s->b->check) count += s->b->check(ctx, warnings);
+        if (s->available && s->b->check && gb_backends_first_of_backend(s)) count += s->b->check(ctx, warnings);
     }
     return count;
 }
@@ -86,7 +148,7 @@ void gb_backends_disable(gb_backend_slot *slot, const char *reason) {
 void gb_backends_shutdown(gb_backend_set *set) {
     for (int i = 0; i < set->count; i++) {
         gb_backend_slot *s = &set->slot[i];
-        if (s->available && s->b->shutdown) s->b->shutdown();
+        if (s->available && s->b->shutdown && gb_backends_first_of_backend(s)) s->b->shutdown();
     }
     gb_plugin_unload();
 }

@@ -13,9 +13,16 @@ typedef struct {
     int selected;            /* will run cases */
     int disabled;            /* a fatal error during the run: no more cases */
     char reason[GB_MSG_LEN]; /* why unavailable / disabled */
+    /* A backend with devices (gb_backend.device_count) has one slot per
+     * device of --devices, in the order listed, all with the backend's name:
+     * the runner measures each in turn. device_pos is the position in that
+     * list (gb_backend.use_device), device what its results name. */
+    int has_device, device_pos;
+    gb_device_info device;
 } gb_backend_slot;
 
-#define GB_MAX_BACKENDS 4
+/* the host backend, an accelerator on each of GB_MAX_DEVICES devices, one spare */
+#define GB_MAX_BACKENDS (2 + GB_MAX_DEVICES)
 
 typedef struct {
     int count;
@@ -33,6 +40,14 @@ void gb_backends_describe(const gb_backend_set *set, cJSON *ctx);
 /* Each available backend's own check of its settings (gb_backend.check):
  * warnings appended; returns how many. */
 int gb_backends_check(const gb_backend_set *set, const cJSON *ctx, cJSON *warnings);
+/* Make slot's device the current one of this thread (gb_backend.use_device);
+ * GB_OK at once for a slot without a device. */
+int gb_backends_use(const gb_backend_slot *slot, gb_err *e);
+/* Whether slot is the first (or only) slot of its backend: the one whose
+ * ceilings, health and description stand for the backend. */
+int gb_backends_first_of_backend(const gb_backend_slot *slot);
+/* How many selected slots measure a device (the devices of the run). */
+int gb_backends_device_count(const gb_backend_set *set);
 /* Mark a backend unusable for the rest of the run. */
 void gb_backends_disable(gb_backend_slot *slot, const char *reason);
 void gb_backends_shutdown(gb_backend_set *set);
