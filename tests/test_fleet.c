@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "plot.h"
 #include "results_model.h"
 #include "testlib.h"
 
@@ -177,4 +178,48 @@ TEST(cli_report_fleet_formats_and_errors) {
     CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && strstr(out, "expected one or more results files"));
     snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json " D "nope.json", bin);
     CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && strstr(out, "nope.json"));
+}
+
+/* `report --fleet --plot DIR`: DIR/fleet.json (the document the table was
+ * rendered from) and the heatmap drawn from it; without matplotlib, one
+ * line saying what to install and exit 2. */
+TEST(cli_report_fleet_plot_draws_the_heatmap) {
+    char python[4096];
+    gb_err why = {{0}};
+    if (gb_plot_find_python(python, sizeof python, &why) != GB_OK) {
+        SKIP(why.msg);
+        return;
+    }
+    char dir[] = "/tmp/gb_test_fleet_plot_XXXXXX", cmd[6144], path[256];
+    if (!CHECK(mkdtemp(dir) != NULL)) return;
+    snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json --plot %s/p", gb_test_binary(), dir);
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    if (!CHECK(rc == 0)) fprintf(stderr, "    %s\n", out);
+    snprintf(path, sizeof path, "%s/p/fleet.png", dir);
+    FILE *f = fopen(path, "rb");
+    unsigned char sig[8] = {0};
+    CHECK(f && fread(sig, 1, 8, f) == 8 && !memcmp(sig, "\x89PNG\r\n\x1a\n", 8));
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/p/fleet.json", dir);
+    cJSON *j = NULL;
+    FILE *fj = fopen(path, "r");
+    if (fj) {
+        static char buf[1 << 17];
+        size_t n = fread(buf, 1, sizeof buf - 1, fj);
+        buf[n] = 0;
+        fclose(fj);
+        j = cJSON_Parse(buf);
+    }
+    CHECK(j && !strcmp(cJSON_GetObjectItem(j, "schema")->valuestring, "gpubench-fleet"));
+    cJSON_Delete(j);
+    /* the same document through plot.py with matplotlib hidden */
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %1$s/shim/matplotlib && echo 'raise ModuleNotFoundError(\"No module named matplotlib\", "
+             "name=\"matplotlib\")' > %1$s/shim/matplotlib/__init__.py && PYTHONPATH=%1$s/shim %2$s scripts/plot.py "
+             "%1$s/p/fleet.json --out %1$s/q",
+             dir, python);
+    rc = gb_test_sh(cmd, out, sizeof out);
+    CHECK(rc == 2 && strstr(out, "python3-matplotlib") && !strstr(out, "Traceback"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    gb_test_sh(cmd, NULL, 0);
 }
