@@ -197,7 +197,7 @@ static const char merge_body[] =
     "    else\n"
     "        err=$(ls -1t logs/task_*_\"${t}\".err 2>/dev/null | head -n 1)\n"
     "        why=\"\"\n"
-    "        [ -n \"$err\" ] && why=$(grep -v '^[[:space:]]*$' \"$err\" | tail -n 3 | tr '\\n' ' ' | cut -c1-400)\n"
+    "        [ -n \"$err\" ] && why=$(grep -v '^[[:space:]]*$' \"$err\" | tail -n 3 | tr '\\n' ' ' | sed 's/ *$//' | cut -c1-400)\n"
     "        failed+=(\"task ${t}: no results file; ${state:-no record in sacct or scontrol}${why:+; stderr (${err}): ${why}}\")\n"
     "    fi\n"
     "done\n"

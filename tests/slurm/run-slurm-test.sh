@@ -14,6 +14,7 @@
 # and stops its daemons by their pids on any exit (trap). Every wait is
 # bounded and says what it waited for when it gives up.
 #
+# GB_SLURM_TEST_KEEP=1 keeps the test directory (scripts, results, logs) after a pass.
 # Exit: 0 passed, 1 failed (with the logs), 77 skipped (not root, or the
 # packages are missing: `apt-get install slurm-wlm munge`).
 set -u
@@ -89,7 +90,7 @@ stop() {
     done
     # anything still running from this test's directory (a job step left behind)
     for p in $(ours "$T"); do kill -9 "$p" 2>/dev/null; done
-    if [ "$rc" = 0 ]; then rm -rf "$T"; else echo "(test files kept in $T)"; fi
+    if [ "$rc" = 0 ] && [ -z "${GB_SLURM_TEST_KEEP:-}" ]; then rm -rf "$T"; else echo "(test files kept in $T)"; fi
     exit "$rc"
 }
 trap stop EXIT
