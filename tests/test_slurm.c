@@ -136,3 +136,30 @@ TEST(slurm_real_cluster_array_merge_and_partial_failure) {
     }
     if (!CHECK(rc == 0)) fprintf(stderr, "%s\n", out);
 }
+
+/* The merge job's merge: a missing or broken input is left out with its
+ * reason in the merged file's warnings, --note lines join them, and only
+ * when nothing is left does the merge fail. */
+TEST(merge_allow_missing_merges_the_rest_and_names_what_is_missing) {
+    char cmd[1024];
+    const char *bin = gb_test_binary();
+    snprintf(cmd, sizeof cmd,
+             "%s merge --allow-missing --note 'task 1 (n2): TIMEOUT' tests/data/fleet/cpu_a.json /nonexistent/t1.json "
+             "tests/data/not_results.json tests/data/fleet/cpu_b.json -o /tmp/gb-merge-allow-missing.json",
+             bin);
+    int rc = sh(cmd);
+    if (!CHECK(rc == 0)) fprintf(stderr, "%s\n", out);
+    CHECK(strstr(out, "not merged: /nonexistent/t1.json: cannot open"));
+    const char *m = slurp("/tmp/gb-merge-allow-missing.json");
+    CHECK(m && strstr(m, "not merged: /nonexistent/t1.json: cannot open: No such file or directory"));
+    CHECK(m && strstr(m, "not merged: tests/data/not_results.json: not a gpubench results file"));
+    CHECK(m && strstr(m, "task 1 (n2): TIMEOUT"));
+    CHECK(m && strstr(m, "\"name\":\t\"cpu-a\"") && strstr(m, "\"name\":\t\"cpu-b\""));
+    /* without --allow-missing the same inputs fail, naming the file */
+    snprintf(cmd, sizeof cmd, "%s merge tests/data/fleet/cpu_a.json /nonexistent/t1.json -o /tmp/gb-merge-x.json", bin);
+    CHECK(sh(cmd) == 2 && strstr(out, "/nonexistent/t1.json"));
+    /* nothing left: exit 2, nothing written */
+    snprintf(cmd, sizeof cmd, "%s merge --allow-missing /nonexistent/t1.json -o /tmp/gb-merge-none.json", bin);
+    CHECK(sh(cmd) == 2 && strstr(out, "nothing written") && access("/tmp/gb-merge-none.json", F_OK) != 0);
+    sh("rm -f /tmp/gb-merge-allow-missing.json /tmp/gb-merge-x.json");
+}

@@ -136,18 +136,13 @@ int gb_cmd_slurm(int argc, char **argv) {
     while ((c = getopt_long(end, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'N':
-            if (gb_cli_parse_int(optarg, 1, 100000, &v) != 0) {
-                fprintf(stderr, "gpubench slurm: --nodes: expected a whole number from 1, got \"%s\"\n", optarg);
-                return GB_EXIT_USAGE;
-            }
-            j.nodes = v;
-            break;
         case 'G':
-            if (gb_cli_parse_int(optarg, 1, 1024, &v) != 0) {
-                fprintf(stderr, "gpubench slurm: --gpus-per-node: expected a whole number from 1, got \"%s\"\n", optarg);
+            if (gb_cli_parse_int(optarg, 1, c == 'N' ? 100000 : 1024, &v) != 0) {
+                fprintf(stderr, "gpubench slurm: --%s: expected a whole number from 1, got \"%s\"\n",
+                        c == 'N' ? "nodes" : "gpus-per-node", optarg);
                 return GB_EXIT_USAGE;
             }
-            j.gpus_per_node = v;
+            *(c == 'N' ? &j.nodes : &j.gpus_per_node) = v;
             break;
         case 'w': j.nodelist = optarg; break;
         case 'p': j.partition = optarg; break;

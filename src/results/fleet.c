@@ -53,14 +53,19 @@ static long find_column(const fleet *f, size_t doc, int run, long device) {
     return -1;
 }
 
+/* Room for one more element in *arr (n used of *cap, each sz bytes). */
+static int reserve(void **arr, size_t n, size_t *cap, size_t sz) {
+    if (n < *cap) return 0;
+    size_t c = *cap ? 2 * *cap : 16;
+    void *p = realloc(*arr, c * sz);
+    if (!p) return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
 static int add_column(fleet *f, size_t doc, int run, const gb_result *r) {
-    if (f->ncol == f->capcol) {
-        size_t cap = f->capcol ? 2 * f->capcol : 8;
-        column *c = realloc(f->col, cap * sizeof *c);
-        if (!c) return -1;
-        f->col = c;
-        f->capcol = cap;
-    }
+    if (reserve((void **)&f->col, f->ncol, &f->capcol, sizeof *f->col) != 0) return -1;
     f->col[f->ncol++] = (column){doc, run, device_of(r), r->device.present ? &r->device : NULL, ""};
     return 0;
 }
@@ -74,13 +79,7 @@ static int same_row(const row *w, const gb_case_result *c, const gb_result *r) {
 }
 
 static int add_row(fleet *f, const gb_case_result *c, const gb_result *r) {
-    if (f->nrow == f->caprow) {
-        size_t cap = f->caprow ? 2 * f->caprow : 32;
-        row *w = realloc(f->row, cap * sizeof *w);
-        if (!w) return -1;
-        f->row = w;
-        f->caprow = cap;
-    }
+    if (reserve((void **)&f->row, f->nrow, &f->caprow, sizeof *f->row) != 0) return -1;
     f->row[f->nrow++] = (row){c, r, NULL};
     return 0;
 }

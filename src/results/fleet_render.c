@@ -15,15 +15,12 @@ int gb_fleet_format_parse(const char *s) {
     return -1;
 }
 
+/* A member as a string ("" when it is not one) or a number (NAN). */
 static const char *s_of(const cJSON *o, const char *k) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+    return s ? s : "";
 }
-
-static double n_of(const cJSON *o, const char *k) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
+static double n_of(const cJSON *o, const char *k) { return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, k)); }
 
 static const cJSON *arr(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
 

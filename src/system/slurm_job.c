@@ -91,6 +91,13 @@ static void sh_word(FILE *f, const char *s) {
     fputc('\'', f);
 }
 
+/* NAME='value' on a line of its own. */
+static void sh_assign(FILE *f, const char *name, const char *value) {
+    fprintf(f, "%s=", name);
+    sh_word(f, value);
+    fputc('\n', f);
+}
+
 static void header(FILE *f, const gb_slurm_job *j, const char *what) {
     fprintf(f, "#!/bin/bash\n# %s\n# Written by gpubench %s: ", what, GB_VERSION);
     fputs(j->command_line, f);
@@ -126,13 +133,11 @@ static int write_array(FILE *f, const gb_slurm_job *j) {
     common_directives(f, j);
     fprintf(f, "#SBATCH --output=%s/logs/task_%%A_%%a.out\n", j->dir);
     fprintf(f, "#SBATCH --error=%s/logs/task_%%A_%%a.err\n", j->dir);
-    fputs("set -u\nGPUBENCH=", f);
-    sh_word(f, j->gpubench);
-    fputs("\nSUITE=", f);
-    sh_word(f, j->suite);
-    fputs("\nDIR=", f);
-    sh_word(f, j->dir);
-    fprintf(f, "\nHOST=$(hostname -s)\nOUT=\"$DIR/results/%s-task${SLURM_ARRAY_TASK_ID}-${HOST}%s.json\"\n",
+    fputs("set -u\n", f);
+    sh_assign(f, "GPUBENCH", j->gpubench);
+    sh_assign(f, "SUITE", j->suite);
+    sh_assign(f, "DIR", j->dir);
+    fprintf(f, "HOST=$(hostname -s)\nOUT=\"$DIR/results/%s-task${SLURM_ARRAY_TASK_ID}-${HOST}%s.json\"\n",
             j->suite_name, j->per_gpu ? "-gpu${CUDA_VISIBLE_DEVICES:-none}" : "");
     fputs("echo \"gpubench task ${SLURM_ARRAY_TASK_ID} (job ${SLURM_JOB_ID}) on ${HOST}: results -> ${OUT}\"\n", f);
     /* Since 22.05 a step does not inherit the job's CPUs: ask for them all. */
@@ -233,22 +238,18 @@ static int write_merge(FILE *f, const gb_slurm_job *j) {
     fputs("#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --time=00:10:00\n", f);
     common_directives(f, j);
     fprintf(f, "#SBATCH --output=%s/logs/merge_%%j.out\n", j->dir);
-    fputs("GPUBENCH=", f);
-    sh_word(f, j->gpubench);
-    fputs("\nDIR=", f);
-    sh_word(f, j->dir);
-    fputs("\nSUITE_NAME=", f);
-    sh_word(f, j->suite_name);
-    fputs("\n", f);
+    sh_assign(f, "GPUBENCH", j->gpubench);
+    sh_assign(f, "DIR", j->dir);
+    sh_assign(f, "SUITE_NAME", j->suite_name);
     fputs(merge_body, f);
     return 0;
 }
 
 static int write_submit(FILE *f, const gb_slurm_job *j) {
     header(f, j, "submits the job array and the merge job that waits for it (`gpubench slurm --submit` runs this)");
-    fputs("set -eu\nDIR=", f);
-    sh_word(f, j->dir);
-    fputs("\n# --parsable prints \"jobid\" or \"jobid;cluster\"\n", f);
+    fputs("set -eu\n", f);
+    sh_assign(f, "DIR", j->dir);
+    fputs("# --parsable prints \"jobid\" or \"jobid;cluster\"\n", f);
     if (!j->nodelist) {
         fputs("array=$(sbatch --parsable \"$DIR/array.sbatch\")\narray=${array%%;*}\n", f);
         fprintf(f, "ntasks=%ld\nids=(\"$array\")\n", j->nodes * tasks_per_node(j));
