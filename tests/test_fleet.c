@@ -174,6 +174,8 @@ TEST(cli_report_fleet_formats_and_errors) {
     cJSON_Delete(j);
     snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json --format html", bin);
     CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && strstr(out, "not a fleet format"));
+    snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json --op fft", bin);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0 && strstr(out, "Fleet: 4 columns, 2 cases") && !strstr(out, "matmul"));
     snprintf(cmd, sizeof cmd, "%s report --fleet", bin);
     CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && strstr(out, "expected one or more results files"));
     snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json " D "nope.json", bin);

@@ -16,7 +16,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: gpubench report RESULTS.json [--format table|md|csv|html] [--op NAME,...]\n"
             "                       [--plot DIR [--plot-format png|svg]]\n"
-            "       gpubench report --fleet RESULTS.json... [--format table|md|csv|json]\n"
+            "       gpubench report --fleet RESULTS.json... [--format table|md|csv|json] [--op LIST]\n"
             "                       [--timing NAME] [--threshold PCT] [--plot DIR [--plot-format png|svg]]\n\n"
             "Re-render a saved run (the results JSON written by `gpubench run`).\n\n"
             "  -f, --format FMT    table (terminal, default), md (GitHub Markdown), csv (one row per\n"
@@ -164,6 +164,7 @@ int gb_cmd_report(int argc, char **argv) {
         }
     }
     if (fleet) {
+        fo.ops = o.ops;
         if (optind >= argc) {
             fprintf(stderr, "gpubench report: --fleet: expected one or more results files\n");
             return GB_EXIT_USAGE;

@@ -84,6 +84,19 @@ static int add_row(fleet *f, const gb_case_result *c, const gb_result *r) {
     return 0;
 }
 
+/* Whether op is in the comma-separated list (NULL: every op is). */
+static int op_wanted(const char *ops, const char *op) {
+    if (!ops) return 1;
+    size_t n = strlen(op);
+    for (const char *p = ops; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, op, n)) return 1;
+        p += len + (end != NULL);
+    }
+    return 0;
+}
+
 /* The column of a result: its (run, device); a result naming no device
  * (a host timing, or a failure before the device was known) belongs to its
  * run's only column when the run has one. -1 when there is none yet. */
@@ -102,11 +115,12 @@ static long column_of(const fleet *f, size_t doc, int run, const gb_result *r) {
 /* Three passes: the columns of results that name a device, then those of
  * results that do not (see column_of), then the rows, each with a cell per
  * column. */
-static int collect(fleet *f, const gb_results *const *docs, size_t ndocs, const char *timing) {
+static int collect(fleet *f, const gb_results *const *docs, size_t ndocs, const char *timing, const char *ops) {
     for (int pass = 0; pass < 3; pass++)
         for (size_t d = 0; d < ndocs; d++)
             for (size_t i = 0; i < docs[d]->ncases; i++) {
                 const gb_case_result *c = &docs[d]->cases[i];
+                if (!op_wanted(ops, c->op)) continue;
                 for (size_t j = 0; j < c->nresults; j++) {
                     const gb_result *r = &c->results[j];
                     if (strcmp(r->timing, timing) != 0) continue;
@@ -395,15 +409,15 @@ cJSON *gb_fleet_build(const gb_results *const *docs, const char *const *names, s
     if (!o) o = &def;
     const char *timing = pick_timing(docs, ndocs, o);
     fleet f = {0};
-    if (collect(&f, docs, ndocs, timing) != 0) {
+    if (collect(&f, docs, ndocs, timing, o->ops) != 0) {
         fleet_free(&f);
         gb_errf(e, GB_FAIL, "out of memory");
         return NULL;
     }
     if (f.ncol == 0) {
         fleet_free(&f);
-        gb_errf(e, GB_FAIL, "%s%s: no result has the timing \"%s\"", names[0], ndocs > 1 ? " and the others" : "",
-                timing);
+        gb_errf(e, GB_FAIL, "%s%s: no result%s%s has the timing \"%s\"", names[0], ndocs > 1 ? " and the others" : "",
+                o->ops ? " of the ops " : "", o->ops ? o->ops : "", timing);
         return NULL;
     }
     label_columns(&f, docs);

@@ -31,9 +31,10 @@ typedef struct {
     const char *timing;   /* which timing the rows show; NULL: "device" (the
                            * accelerator's time with data resident) when any
                            * result has it, else the host's timing */
+    const char *ops;      /* comma-separated ops to show; NULL: all */
 } gb_fleet_options;
 
-#define GB_FLEET_DEFAULT_OPTIONS {GB_DEFAULT_RULE, NULL}
+#define GB_FLEET_DEFAULT_OPTIONS {GB_DEFAULT_RULE, NULL, NULL}
 
 /* The fleet document (schema "gpubench-fleet", the `--format json`
  * output; docs/reports.md) over ndocs loaded documents, named by names[i]
