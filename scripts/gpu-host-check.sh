@@ -2,7 +2,7 @@
 # gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
 # from an unpacked bundle (make bundle) or a build tree:
 #
-#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead]...
+#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|fleet]...
 #
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
@@ -15,6 +15,10 @@
 #             and its breakdown; then a `timeout -s TERM` run (is the results
 #             file marked interrupted?); then scripts/cpu-peer-check.py on the
 #             default run (the CPU side against NumPy/SciPy on this host)
+#   fleet     the fleet report on real GPU results: suites/quick.json run twice
+#             (two "nodes" of one GPU), merged as the SLURM merge job does, then
+#             `report --fleet` (columns a and b; SLOW flags between two runs of
+#             the same GPU would be false alarms) and its heatmap
 #
 # OpenBLAS may detect a modern CPU as an old core (seen: Prescott on an
 # AVX-512 host); gpubench then runs the best core by default, and info prints
@@ -89,6 +93,18 @@ for what in "$@"; do
             timeout 180 python3 scripts/cpu-peer-check.py "$OUTDIR/newcomer.json" --budget 3 --max-size 4096 \
                 --json "$OUTDIR/peers.json" 2>&1 | tail -80
         fi
+        ;;
+    fleet)
+        for n in a b; do
+            step "quick run as node $n"
+            "$B" run suites/quick.json --quiet --no-peak --out "$OUTDIR/fleet-$n.json" > /dev/null
+            echo "exit $?"
+        done
+        step "merge --allow-missing (one input missing on purpose) and report --fleet"
+        "$B" merge --allow-missing --name a --name b --name c --note "task 2 (c): no results file (test)" \
+            -o "$OUTDIR/fleet-merged.json" "$OUTDIR/fleet-a.json" "$OUTDIR/fleet-b.json" "$OUTDIR/fleet-c.json"
+        "$B" report --fleet "$OUTDIR/fleet-merged.json" --plot "$OUTDIR/fleet-plot" | tee "$OUTDIR/fleet.txt"
+        "$B" report --fleet "$OUTDIR/fleet-merged.json" --timing end_to_end | grep -A3 '^Columns:'
         ;;
     *) echo "gpu-host-check: unknown step '$what'" >&2; exit 2 ;;
     esac

@@ -22,7 +22,8 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: gpubench merge A.json B.json ... -o all.json [--name NAME ...]\n"
+            "usage: gpubench merge A.json B.json ... -o all.json [--name NAME ...] [--allow-missing]\n"
+            "                      [--note TEXT ...]\n"
             "\n"
             "  -o, --output FILE   merged results file (written atomically; '-' = stdout)\n"
             "  -n, --name NAME     name of the next input's run (default: its hostname);\n"
