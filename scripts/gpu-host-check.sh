@@ -2,7 +2,7 @@
 # gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
 # from an unpacked bundle (make bundle) or a build tree:
 #
-#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|measure|overhead|seed|svd|newcomer|again]...
+#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|svd|newcomer|again]...
 #
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
@@ -32,13 +32,17 @@
 #   again     suites/default.json a second time, as a user who runs it again:
 #             FFTW's plans now come from the wisdom the first run saved, so
 #             the set-up it paid once is gone (wall time and breakdown)
+#   fleet     the fleet report on real GPU results: suites/quick.json run twice
+#             (two "nodes" of one GPU), merged as the SLURM merge job does, then
+#             `report --fleet` (columns a and b; SLOW flags between two runs of
+#             the same GPU would be false alarms) and its heatmap
 #
 # OpenBLAS may detect a modern CPU as an old core (seen: Prescott on an
 # AVX-512 host); gpubench then runs the best core by default, and info prints
 # what OpenBLAS detected and what runs, so a reader can check. Every command
 # here is as a user types it: no flag is needed for honest numbers.
 set -u
-OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|again|seed|svd|multigpu]...}
+OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|again|seed|svd|multigpu|fleet]...}
 shift
 cd "$(dirname "$0")/.."
 if [ -x bin/gpubench ]; then B=bin/gpubench; else B=./gpubench; fi
@@ -174,6 +178,18 @@ for what in "$@"; do
         else
             echo "SKIP: compute-sanitizer not found; memcheck NOT run"
         fi
+        ;;
+    fleet)
+        for n in a b; do
+            step "quick run as node $n"
+            "$B" run suites/quick.json --quiet --no-peak --out "$OUTDIR/fleet-$n.json" > /dev/null
+            echo "exit $?"
+        done
+        step "merge --allow-missing (one input missing on purpose) and report --fleet"
+        "$B" merge --allow-missing --name a --name b --name c --note "task 2 (c): no results file (test)" \
+            -o "$OUTDIR/fleet-merged.json" "$OUTDIR/fleet-a.json" "$OUTDIR/fleet-b.json" "$OUTDIR/fleet-c.json"
+        "$B" report --fleet "$OUTDIR/fleet-merged.json" --plot "$OUTDIR/fleet-plot" | tee "$OUTDIR/fleet.txt"
+        "$B" report --fleet "$OUTDIR/fleet-merged.json" --timing end_to_end | grep -A3 '^Columns:'
         ;;
     *) echo "gpu-host-check: unknown step '$what'" >&2; exit 2 ;;
     esac

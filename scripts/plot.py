@@ -964,11 +964,29 @@ def parse_list(text):
     return [x.strip() for x in (text or "").split(",") if x.strip()]
 
 
+def plot_fleet_doc(doc, args):
+    """A fleet document (`gpubench report --fleet --format json`): the heatmap."""
+    why = load_matplotlib()
+    if why:
+        print(why, file=sys.stderr)
+        return 2
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import plot_fleet
+    try:
+        os.makedirs(args.out, exist_ok=True)
+        print("wrote %s" % plot_fleet.draw(doc, args.out, args.format, plt))
+    except OSError as e:
+        print("plot.py: writing into %s: %s" % (args.out, e), file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description="Plot a gpubench results file: per op and dtype time / speedup / rate, "
                     "and an overview of every op. Needs matplotlib (Debian: python3-matplotlib).")
-    ap.add_argument("results", help="results JSON written by `gpubench run` (or `gpubench merge`)")
+    ap.add_argument("results", help="results JSON written by `gpubench run` (or `gpubench merge`), or a fleet "
+                                    "document (`gpubench report --fleet --format json`): its heatmap")
     ap.add_argument("--out", default="plots", help="output directory (default: plots)")
     ap.add_argument("--format", choices=("png", "svg"), default="png")
     ap.add_argument("--op", metavar="LIST", help="only these ops, comma-separated (matmul,fft)")
@@ -980,6 +998,8 @@ def main(argv=None):
     except (OSError, ValueError) as e:
         print("plot.py: %s: %s" % (args.results, e), file=sys.stderr)
         return 2
+    if isinstance(doc, dict) and doc.get("schema") == "gpubench-fleet":
+        return plot_fleet_doc(doc, args)
     if not isinstance(doc, dict) or doc.get("schema") != "gpubench-results":
         print("plot.py: %s: not a gpubench results file" % args.results, file=sys.stderr)
         return 2

@@ -8,7 +8,9 @@
  * case appears twice for the same machine (a partial run repeated), the later
  * file wins and a warning says so. Inputs are read, and the output written,
  * through the results model: a broken input is refused with its file and the
- * JSON path of what is wrong. */
+ * JSON path of what is wrong — or, with --allow-missing (the SLURM merge
+ * job: a failed node is normal on a cluster), left out with the reason in
+ * the merged file's warnings. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +22,18 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: gpubench merge A.json B.json ... -o all.json [--name NAME ...]\n"
+            "usage: gpubench merge A.json B.json ... -o all.json [--name NAME ...] [--allow-missing]\n"
+            "                      [--note TEXT ...]\n"
             "\n"
             "  -o, --output FILE   merged results file (written atomically; '-' = stdout)\n"
             "  -n, --name NAME     name of the next input's run (default: its hostname);\n"
             "                      repeat once per input, in order\n"
+            "      --allow-missing an input that is missing or not a valid results file is\n"
+            "                      left out with a warning (kept in the merged file's warnings)\n"
+            "                      instead of failing the merge: a cluster job where some nodes\n"
+            "                      failed still merges the others; exit 2 only when none is left\n"
+            "      --note TEXT     add TEXT to the merged file's warnings (repeatable): what the\n"
+            "                      SLURM merge job knows about a failed task (gpubench slurm)\n"
             "  -h, --help\n");
 }
 
@@ -44,6 +53,16 @@ static int same_case(const gb_case_result *a, const gb_case_result *b) {
 
 /* Grow an array of n elements of size sz by one; NULL on out of memory. */
 static void *grow(void *arr, size_t n, size_t sz) { return realloc(arr, (n + 1) * sz); }
+
+/* Append a line to the merged file's warnings. GB_OK or GB_FAIL. */
+static int add_warning(gb_results *out, const char *line, gb_err *e) {
+    char **w = grow(out->warnings.item, out->warnings.n, sizeof *w);
+    if (!w) return gb_errf(e, GB_FAIL, "out of memory");
+    out->warnings.item = w;
+    if (!(w[out->warnings.n] = strdup(line))) return gb_errf(e, GB_FAIL, "out of memory");
+    out->warnings.n++;
+    return GB_OK;
+}
 
 /* Add one input file's runs, cases and crossover to out. GB_OK or GB_FAIL
  * (message in e). name: the --name for a single-run input, or NULL. */
@@ -91,11 +110,7 @@ static int add_input(gb_results *out, const gb_results *doc, const char *path, c
             snprintf(line, sizeof line, "%s %s %s on %s appears in %s and %s; kept the later (%s)", cs->op, cs->dtype,
                      cs->label, rname, orun->source, path, path);
             fprintf(stderr, "gpubench merge: warning: %s\n", line);
-            char **w = grow(out->warnings.item, out->warnings.n, sizeof *w);
-            if (!w) return gb_errf(e, GB_FAIL, "out of memory");
-            out->warnings.item = w;
-            if (!(w[out->warnings.n] = strdup(line))) return gb_errf(e, GB_FAIL, "out of memory");
-            out->warnings.n++;
+            if (add_warning(out, line, e) != GB_OK) return GB_FAIL;
             gb_case_result_free(&out->cases[j]);
             memmove(&out->cases[j], &out->cases[j + 1], (out->ncases - j - 1) * sizeof *out->cases);
             out->ncases--;
@@ -121,11 +136,13 @@ static int add_input(gb_results *out, const gb_results *doc, const char *path, c
 int gb_cmd_merge(int argc, char **argv) {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"name", required_argument, 0, 'n'},
+                                         {"allow-missing", no_argument, 0, 'A'},
+                                         {"note", required_argument, 0, 'N'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *output = NULL;
-    const char *names[256];
-    int nnames = 0;
+    const char *names[256], *notes[256];
+    int nnames = 0, nnotes = 0, allow_missing = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "o:n:h", opts, NULL)) != -1) {
@@ -133,6 +150,14 @@ int gb_cmd_merge(int argc, char **argv) {
         case 'o': output = optarg; break;
         case 'n':
             if (nnames < 256) names[nnames++] = optarg;
+            break;
+        case 'A': allow_missing = 1; break;
+        case 'N':
+            if (nnotes == 256) {
+                fprintf(stderr, "gpubench merge: more than 256 --note\n");
+                return GB_EXIT_USAGE;
+            }
+            notes[nnotes++] = optarg;
             break;
         case 'h': usage(stdout); return GB_EXIT_OK;
         default: usage(stderr); return GB_EXIT_USAGE;
@@ -160,13 +185,38 @@ int gb_cmd_merge(int argc, char **argv) {
     out.interrupted = 0;
     out.warnings.present = 1;
     out.has_crossover = 1;
+    int left_out = 0;
     for (int in = 0; in < ninputs; in++) {
         const char *path = argv[optind + in];
         gb_results doc;
         int st = gb_results_load(path, &doc, &e);
+        if (st != GB_OK && allow_missing) {
+            /* the load message starts with the path and says why */
+            char line[GB_MSG_LEN + 32];
+            snprintf(line, sizeof line, "not merged: %s", e.msg);
+            fprintf(stderr, "gpubench merge: warning: %s\n", line);
+            left_out++;
+            if (add_warning(&out, line, &e) != GB_OK) {
+                fprintf(stderr, "gpubench merge: %s\n", e.msg);
+                goto out;
+            }
+            continue;
+        }
         if (st == GB_OK) st = add_input(&out, &doc, path, in < nnames ? names[in] : NULL, &e);
         gb_results_free(&doc);
         if (st != GB_OK) {
+            fprintf(stderr, "gpubench merge: %s\n", e.msg);
+            goto out;
+        }
+    }
+    if (left_out == ninputs) {
+        fprintf(stderr, "gpubench merge: none of the %d input%s could be merged; nothing written\n", ninputs,
+                ninputs == 1 ? "" : "s");
+        goto out;
+    }
+    for (int i = 0; i < nnotes; i++) {
+        fprintf(stderr, "gpubench merge: note: %s\n", notes[i]);
+        if (add_warning(&out, notes[i], &e) != GB_OK) {
             fprintf(stderr, "gpubench merge: %s\n", e.msg);
             goto out;
         }

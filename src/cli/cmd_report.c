@@ -1,10 +1,13 @@
 /* cmd_report.c — `gpubench report RESULTS.json`: re-render a saved run. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
+#include "fleet.h"
 #include "plot.h"
 #include "report.h"
 #include "results_model.h"
@@ -12,13 +15,21 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: gpubench report RESULTS.json [--format table|md|csv|html] [--op NAME,...]\n"
-            "                       [--plot DIR [--plot-format png|svg]]\n\n"
+            "                       [--plot DIR [--plot-format png|svg]]\n"
+            "       gpubench report --fleet RESULTS.json... [--format table|md|csv|json] [--op LIST]\n"
+            "                       [--timing NAME] [--threshold PCT] [--plot DIR [--plot-format png|svg]]\n\n"
             "Re-render a saved run (the results JSON written by `gpubench run`).\n\n"
             "  -f, --format FMT    table (terminal, default), md (GitHub Markdown), csv (one row per\n"
             "                      case, then one per crossover), html (a self-contained page)\n"
             "  -o, --op LIST       only these ops (comma-separated: matmul,fft)\n"
             "  -p, --plot DIR      also draw the plots into DIR (scripts/plot.py: Python 3 + matplotlib)\n"
             "      --plot-format F png (default) or svg\n"
+            "      --fleet         the fleet report: one row per case, one column per node or GPU\n"
+            "                      (each run and device of a merged file, or of several files), each\n"
+            "                      cell relative to the case's median column, slow ones flagged with\n"
+            "                      compare's statistics; --plot draws the heatmap (fleet.png)\n"
+            "      --timing NAME   fleet: which timing (default: device where measured, else host)\n"
+            "      --threshold P   fleet: smallest difference called slow (default 5%%)\n"
             "  -h, --help          this help\n\n"
             "Tables: one per op; medians in ms with ± half the 95%% confidence interval of the\n"
             "median; speedup = CPU median / GPU median; rates with %% of the measured peak; then the\n"
@@ -55,27 +66,90 @@ static int check_ops(const gb_results *doc, const char *ops, const char *path) {
     return bad ? -1 : 0;
 }
 
+/* `report --fleet FILE...`: every file loaded, the fleet document built,
+ * rendered, and with --plot written next to the heatmap it feeds. */
+static int fleet_report(char **paths, int n, const char *format, const gb_fleet_options *fo, const char *plot_dir,
+                        const char *plot_format) {
+    int f = gb_fleet_format_parse(format ? format : "table");
+    if (f < 0) {
+        fprintf(stderr, "gpubench report: --format: \"%s\" is not a fleet format (table, md, csv or json)\n", format);
+        return GB_EXIT_USAGE;
+    }
+    gb_results *docs = calloc((size_t)n, sizeof *docs);
+    const gb_results **dp = calloc((size_t)n, sizeof *dp);
+    int rc = GB_EXIT_USAGE, loaded = 0;
+    gb_err e = {{0}};
+    cJSON *fleet = NULL;
+    if (!docs || !dp) {
+        fprintf(stderr, "gpubench report: out of memory\n");
+        goto out;
+    }
+    for (; loaded < n; loaded++) {
+        if (gb_results_load(paths[loaded], &docs[loaded], &e) != GB_OK) {
+            fprintf(stderr, "gpubench report: %s\n", e.msg);
+            goto out;
+        }
+        dp[loaded] = &docs[loaded];
+    }
+    if (!(fleet = gb_fleet_build(dp, (const char *const *)paths, (size_t)n, fo, &e))) {
+        fprintf(stderr, "gpubench report: --fleet: %s\n", e.msg);
+        goto out;
+    }
+    gb_fleet_render_doc(fleet, (gb_fleet_format)f, stdout);
+    fflush(stdout);
+    rc = GB_EXIT_OK;
+    if (plot_dir) {
+        /* plot.py draws the heatmap from the fleet document itself, so the
+         * picture shows exactly the numbers and flags of the table. */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/fleet.json", plot_dir);
+        char *text = cJSON_Print(fleet);
+        FILE *fp = NULL;
+        if ((mkdir(plot_dir, 0777) != 0 && errno != EEXIST) || !text || !(fp = fopen(path, "w")) || fputs(text, fp) < 0 ||
+            fclose(fp) != 0) {
+            fprintf(stderr, "gpubench report: --plot: cannot write %s\n", path);
+            rc = GB_EXIT_USAGE;
+        } else if (gb_plot_run(path, plot_dir, plot_format, NULL, &e) != GB_OK) {
+            fprintf(stderr, "gpubench report: --plot: %s\n", e.msg);
+            rc = GB_EXIT_USAGE;
+        } else {
+            fprintf(stderr, "plots: %s/fleet.%s\n", plot_dir, plot_format);
+        }
+        free(text);
+    }
+out:
+    cJSON_Delete(fleet);
+    for (int i = 0; i < loaded; i++) gb_results_free(&docs[i]);
+    free(docs);
+    free(dp);
+    return rc;
+}
+
 int gb_cmd_report(int argc, char **argv) {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"op", required_argument, NULL, 'o'},
         {"plot", required_argument, NULL, 'p'},   {"plot-format", required_argument, NULL, 'P'},
+        {"fleet", no_argument, NULL, 'F'},        {"timing", required_argument, NULL, 'T'},
+        {"threshold", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    int fleet = 0;
+    const char *format = NULL;
+    gb_fleet_options fo = GB_FLEET_DEFAULT_OPTIONS;
     gb_report_options o = {.format = GB_FMT_TABLE, .ops = NULL, .color = 0};
     const char *plot_dir = NULL, *plot_format = "png";
     optind = 0; /* glibc: full re-initialisation, so the command can run twice in one process */
     int ch;
     while ((ch = getopt_long(argc, argv, "f:o:p:h", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'f': {
-            int f = gb_format_parse(optarg);
-            if (f < 0) {
-                fprintf(stderr, "gpubench report: --format: unknown format \"%s\" (table, md, csv or html)\n",
-                        optarg);
+        case 'F': fleet = 1; break;
+        case 'T': fo.timing = optarg; break;
+        case 'R':
+            if (gb_parse_percent(optarg, &fo.rule.threshold) != 0) {
+                fprintf(stderr, "gpubench report: --threshold: \"%s\" is not a percentage (5%%)\n", optarg);
                 return GB_EXIT_USAGE;
             }
-            o.format = (gb_format)f;
             break;
-        }
+        case 'f': format = optarg; break; /* checked once --fleet is known */
         case 'o': o.ops = optarg; break;
         case 'p': plot_dir = optarg; break;
         case 'P':
@@ -88,6 +162,23 @@ int gb_cmd_report(int argc, char **argv) {
         case 'h': usage(stdout); return GB_EXIT_OK;
         default: usage(stderr); return GB_EXIT_USAGE;
         }
+    }
+    if (fleet) {
+        fo.ops = o.ops;
+        if (optind >= argc) {
+            fprintf(stderr, "gpubench report: --fleet: expected one or more results files\n");
+            return GB_EXIT_USAGE;
+        }
+        return fleet_report(argv + optind, argc - optind, format, &fo, plot_dir, plot_format);
+    }
+    if (format) {
+        int f = gb_format_parse(format);
+        if (f < 0) {
+            fprintf(stderr, "gpubench report: --format: unknown format \"%s\" (table, md, csv or html; json with --fleet)\n",
+                    format);
+            return GB_EXIT_USAGE;
+        }
+        o.format = (gb_format)f;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "gpubench report: expected one results file, got %d\n\n", argc - optind);

@@ -12,6 +12,7 @@
 #include "backends.h"
 #include "devices.h"
 #include "commands.h"
+#include "fleet.h"
 #include "export.h"
 #include "op.h"
 #include "plot.h"
@@ -426,12 +427,16 @@ int gb_cmd_run(int argc, char **argv) {
                             .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
     if (format == GB_FMT_TABLE) printf("\n");
     gb_report_render(&results, &ro, stdout);
-    /* THE PER-DEVICE TABLE GOES HERE (issue 16, part 1): with more than one
-     * device (gb_backends_device_count(&set) > 1) the run prints each case's
-     * median on each device against the host's median device, slow devices
-     * flagged with compare's statistics. That table is the fleet report's
-     * (`report --fleet`, one column per (run, device)), on another branch:
-     * the lead wires its render call here, reading `results`. */
+    /* With several devices, each case's median on each device against the
+     * host's median device, slow devices flagged on compare's evidence: the
+     * fleet report's table over this run's (device) columns. */
+    if (gb_backends_device_count(&set) > 1 && (format == GB_FMT_TABLE || format == GB_FMT_MD)) {
+        gb_err fe = {{0}};
+        if (format == GB_FMT_TABLE) printf("\nPer device (gpubench report --fleet on this run):\n\n");
+        else printf("\n## Per device (`gpubench report --fleet`)\n\n");
+        if (gb_fleet_render(&results, stdout, format == GB_FMT_TABLE ? GB_FLEET_TABLE : GB_FLEET_MD, &fe) != GB_OK)
+            fprintf(stderr, "gpubench run: per-device table: %s\n", fe.msg);
+    }
     fflush(stdout);
     if (gb_interrupted)
         fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, signal_name(gb_interrupted));

@@ -34,4 +34,5 @@ int gb_cmd_compare(int argc, char **argv);
 int gb_cmd_merge(int argc, char **argv);
 int gb_cmd_peak(int argc, char **argv);
 int gb_cmd_export(int argc, char **argv);
+int gb_cmd_slurm(int argc, char **argv);
 #endif

@@ -21,6 +21,7 @@ static const struct {
     {"compare", gb_cmd_compare, "compare two results files and flag regressions (for CI)"},
     {"merge", gb_cmd_merge, "merge several results files into one"},
     {"export", gb_cmd_export, "export results to Google Benchmark or benchmark-action JSON"},
+    {"slurm", gb_cmd_slurm, "write (and submit) a SLURM job array running a suite on many nodes"},
 };
 
 static void usage(FILE *out) {

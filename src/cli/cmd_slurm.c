@@ -1,0 +1,230 @@
+/* cmd_slurm.c — `gpubench slurm SUITE [options] [-- RUN OPTIONS]`: write (and
+ * with --submit, submit) a SLURM job array running the suite on many nodes,
+ * and the merge job that waits for it (src/system/slurm_job.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "slurm_job.h"
+#include "suite.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: gpubench slurm SUITE.json [--nodes N | --nodelist LIST] [--partition P]\n"
+            "                      [--gpus-per-node G [--per-gpu]] [--time T] [--account A]\n"
+            "                      [--dir SHARED] [--gpubench PATH] [--submit] [-- RUN OPTIONS...]\n\n"
+            "Write a SLURM job array that runs the suite on many nodes (one task per node, each\n"
+            "owning its node: --exclusive) and a merge job that runs after every task has ended,\n"
+            "merges the results files that exist and names the tasks that failed, with why.\n\n"
+            "  --nodes N           N array tasks on nodes SLURM picks (default 1)\n"
+            "  --nodelist LIST     one task on each node of a SLURM hostlist (node[01-04],gpu7)\n"
+            "  --partition P       #SBATCH --partition\n"
+            "  --account A         #SBATCH --account\n"
+            "  --time T            #SBATCH --time, each task's limit (e.g. 01:00:00); the task's run\n"
+            "                      stops on SLURM's SIGTERM and keeps what it measured\n"
+            "  --gpus-per-node G   --gres=gpu:G per task, and `run --devices all` on each node\n"
+            "  --per-gpu           one task per GPU instead (G tasks per node, --gres=gpu:1 each)\n"
+            "  --dir SHARED        directory on a file system every node sees (default\n"
+            "                      ./gpubench-slurm-<suite>-<UTC time>); gets the scripts, the\n"
+            "                      suite's copy, results/, logs/, merged.json and fleet.txt\n"
+            "  --gpubench PATH     the gpubench the nodes run (default: this one), e.g. a bundle's\n"
+            "                      bin/gpubench on the shared file system\n"
+            "  --submit            also submit (sbatch) and print the job ids\n"
+            "  -- RUN OPTIONS      passed to `gpubench run` on every node (-- --backend cpu --no-peak)\n"
+            "  -h, --help          this help\n\n"
+            "Writes SHARED/array.sbatch, SHARED/merge.sbatch and SHARED/submit.sh (README \"A cluster\n"
+            "through SLURM\"). exit: 0 written (and submitted), 1 sbatch failed, 2 usage error\n");
+}
+
+static int copy_file(const char *from, const char *to, gb_err *e) {
+    FILE *in = fopen(from, "rb");
+    if (!in) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", from, strerror(errno));
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        fclose(in);
+        return gb_errf(e, GB_FAIL, "%s: cannot write: %s", to, strerror(errno));
+    }
+    char buf[65536];
+    size_t n;
+    int bad = 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) bad |= fwrite(buf, 1, n, out) != n;
+    bad |= ferror(in);
+    fclose(in);
+    if ((fclose(out) != 0) | bad) return gb_errf(e, GB_FAIL, "%s: copying %s failed", to, from);
+    return GB_OK;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path, gb_err *e) {
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = 0;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) return gb_errf(e, GB_FAIL, "%s: cannot create: %s", p, strerror(errno));
+        *s = '/';
+    }
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) return gb_errf(e, GB_FAIL, "%s: cannot create: %s", p, strerror(errno));
+    return GB_OK;
+}
+
+/* The command line as typed, for the scripts' header comment. */
+static void command_line(char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 0; i < gb_full_argc && n + 1 < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", gb_full_argv[i]);
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+}
+
+/* Run submit.sh (bash: it uses arrays), its output passing through. */
+static int submit(const char *dir) {
+    char script[PATH_MAX + 16];
+    snprintf(script, sizeof script, "%s/submit.sh", dir);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "gpubench slurm: --submit: fork: %s\n", strerror(errno));
+        return GB_EXIT_CHECK;
+    }
+    if (pid == 0) {
+        execlp("bash", "bash", script, (char *)NULL);
+        fprintf(stderr, "gpubench slurm: --submit: cannot run bash: %s\n", strerror(errno));
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return GB_EXIT_OK;
+    fprintf(stderr, "gpubench slurm: --submit: %s failed (exit %d); the files are written, run it again once sbatch "
+                    "works\n", script, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    return GB_EXIT_CHECK;
+}
+
+int gb_cmd_slurm(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"nodes", required_argument, 0, 'N'},     {"nodelist", required_argument, 0, 'w'},
+        {"partition", required_argument, 0, 'p'}, {"gpus-per-node", required_argument, 0, 'G'},
+        {"per-gpu", no_argument, 0, 'g'},         {"time", required_argument, 0, 't'},
+        {"account", required_argument, 0, 'A'},   {"dir", required_argument, 0, 'D'},
+        {"gpubench", required_argument, 0, 'B'},  {"submit", no_argument, 0, 's'},
+        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+    /* Everything after "--" is for `gpubench run`, not for getopt. */
+    int end = argc;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--")) {
+            end = i;
+            break;
+        }
+    gb_slurm_job j = {0};
+    j.nodes = -1;
+    j.run_args = argv + (end < argc ? end + 1 : argc);
+    j.nrun_args = end < argc ? argc - end - 1 : 0;
+    const char *dir = NULL, *gpubench = NULL;
+    int do_submit = 0;
+    long v;
+    optind = 0;
+    int c;
+    while ((c = getopt_long(end, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'N':
+        case 'G':
+            if (gb_cli_parse_int(optarg, 1, c == 'N' ? 100000 : 1024, &v) != 0) {
+                fprintf(stderr, "gpubench slurm: --%s: expected a whole number from 1, got \"%s\"\n",
+                        c == 'N' ? "nodes" : "gpus-per-node", optarg);
+                return GB_EXIT_USAGE;
+            }
+            *(c == 'N' ? &j.nodes : &j.gpus_per_node) = v;
+            break;
+        case 'w': j.nodelist = optarg; break;
+        case 'p': j.partition = optarg; break;
+        case 'g': j.per_gpu = 1; break;
+        case 't': j.time = optarg; break;
+        case 'A': j.account = optarg; break;
+        case 'D': dir = optarg; break;
+        case 'B': gpubench = optarg; break;
+        case 's': do_submit = 1; break;
+        case 'h': usage(stdout); return GB_EXIT_OK;
+        default: usage(stderr); return GB_EXIT_USAGE;
+        }
+    }
+    if (optind != end - 1) {
+        fprintf(stderr, "gpubench slurm: expected one suite file, got %d (options for `gpubench run` go after --)\n\n",
+                end - optind);
+        usage(stderr);
+        return GB_EXIT_USAGE;
+    }
+    if (j.nodelist && j.nodes >= 0) {
+        fprintf(stderr, "gpubench slurm: --nodes and --nodelist: give one (a list sets the number of nodes)\n");
+        return GB_EXIT_USAGE;
+    }
+    if (!j.nodelist && j.nodes < 0) j.nodes = 1;
+    const char *suite_path = argv[optind];
+
+    /* The suite is checked here, before a hundred nodes find it broken. */
+    gb_suite s;
+    gb_err e = {{0}};
+    if (gb_suite_load(suite_path, NULL, &s, &e) != GB_OK) {
+        fprintf(stderr, "gpubench slurm: %s\n", e.msg);
+        return GB_EXIT_USAGE;
+    }
+    char name[128];
+    snprintf(name, sizeof name, "%s", *s.name ? s.name : "suite");
+    gb_suite_free(&s);
+    for (char *p = name; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p)) *p = '_';
+    j.suite_name = name;
+
+    char exe[PATH_MAX], absdir[PATH_MAX], suite_copy[PATH_MAX + 16], defdir[256], cmdline[4096];
+    if (gpubench) {
+        if (!realpath(gpubench, exe) || access(exe, X_OK) != 0) {
+            fprintf(stderr, "gpubench slurm: --gpubench: %s: not an executable file here: %s\n", gpubench,
+                    strerror(errno ? errno : EACCES));
+            return GB_EXIT_USAGE;
+        }
+    } else if (!realpath("/proc/self/exe", exe)) {
+        fprintf(stderr, "gpubench slurm: cannot find this executable's path (/proc/self/exe): %s\n", strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    j.gpubench = exe;
+    if (!dir) {
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        snprintf(defdir, sizeof defdir, "gpubench-slurm-%s-%04d%02d%02dT%02d%02d%02dZ", name, tm.tm_year + 1900,
+                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        dir = defdir;
+    }
+    if (make_dirs(dir, &e) != GB_OK || !realpath(dir, absdir)) {
+        fprintf(stderr, "gpubench slurm: --dir: %s\n", *e.msg ? e.msg : strerror(errno));
+        return GB_EXIT_USAGE;
+    }
+    j.dir = absdir;
+    snprintf(suite_copy, sizeof suite_copy, "%s/suite.json", absdir);
+    j.suite = suite_copy;
+    command_line(cmdline, sizeof cmdline);
+    j.command_line = cmdline;
+    if (gb_slurm_check(&j, &e) != GB_OK) {
+        fprintf(stderr, "gpubench slurm: %s\n", e.msg);
+        return GB_EXIT_USAGE;
+    }
+    /* Every node runs the copy, so the suite cannot change under a queued job. */
+    if (copy_file(suite_path, suite_copy, &e) != GB_OK || gb_slurm_write(&j, &e) != GB_OK) {
+        fprintf(stderr, "gpubench slurm: %s\n", e.msg);
+        return GB_EXIT_USAGE;
+    }
+    printf("wrote %s/array.sbatch, %s/merge.sbatch, %s/submit.sh\n", absdir, absdir, absdir);
+    if (!do_submit) {
+        printf("submit with: bash %s/submit.sh\n", absdir);
+        return GB_EXIT_OK;
+    }
+    return submit(absdir);
+}

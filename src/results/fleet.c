@@ -1,0 +1,441 @@
+/* fleet.c — columns (run, device), rows (cases), and each cell judged
+ * against the row's reference column with compare's statistics. */
+#include "fleet.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    size_t doc;
+    int run;
+    long device;                /* -1: the result names no device */
+    const gb_device_id *dev;    /* NULL when none */
+    char label[160];
+} column;
+
+typedef struct {
+    const gb_case_result *c;    /* the first case seen with this key */
+    const gb_result *r;
+    const gb_result **cell;     /* one per column; NULL: not measured there */
+} row;
+
+typedef struct {
+    column *col;
+    size_t ncol, capcol;
+    row *row;
+    size_t nrow, caprow;
+} fleet;
+
+static void fleet_free(fleet *f) {
+    for (size_t i = 0; i < f->nrow; i++) free(f->row[i].cell);
+    free(f->row);
+    free(f->col);
+}
+
+static long device_of(const gb_result *r) { return r->device.present ? r->device.index : -1; }
+
+/* The timing shown: the caller's, else "device" where any result has it
+ * (GPUs: the time with data resident), else the host's first timing. */
+static const char *pick_timing(const gb_results *const *docs, size_t ndocs, const gb_fleet_options *o) {
+    if (o && o->timing) return o->timing;
+    for (size_t d = 0; d < ndocs; d++)
+        for (size_t i = 0; i < docs[d]->ncases; i++)
+            for (size_t j = 0; j < docs[d]->cases[i].nresults; j++)
+                if (!strcmp(docs[d]->cases[i].results[j].timing, "device")) return "device";
+    const gb_backend_desc *h = gb_results_host(ndocs ? docs[0] : NULL, 0);
+    return h->ntimings ? h->timings[0].name : "host";
+}
+
+static long find_column(const fleet *f, size_t doc, int run, long device) {
+    for (size_t i = 0; i < f->ncol; i++)
+        if (f->col[i].doc == doc && f->col[i].run == run && f->col[i].device == device) return (long)i;
+    return -1;
+}
+
+/* Room for one more element in *arr (n used of *cap, each sz bytes). */
+static int reserve(void **arr, size_t n, size_t *cap, size_t sz) {
+    if (n < *cap) return 0;
+    size_t c = *cap ? 2 * *cap : 16;
+    void *p = realloc(*arr, c * sz);
+    if (!p) return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+static int add_column(fleet *f, size_t doc, int run, const gb_result *r) {
+    if (reserve((void **)&f->col, f->ncol, &f->capcol, sizeof *f->col) != 0) return -1;
+    f->col[f->ncol++] = (column){doc, run, device_of(r), r->device.present ? &r->device : NULL, ""};
+    return 0;
+}
+
+/* The same case: op, dtype, shape, params (absent = none), backend, timing. */
+static int same_row(const row *w, const gb_case_result *c, const gb_result *r) {
+    if (strcmp(w->c->op, c->op) || strcmp(w->c->dtype, c->dtype) || !gb_shape_equal(w->c, c)) return 0;
+    if (strcmp(w->r->backend, r->backend) || strcmp(w->r->timing, r->timing)) return 0;
+    if (w->c->params.n == 0 && c->params.n == 0) return 1;
+    return gb_kvlist_equal(&w->c->params, &c->params);
+}
+
+static int add_row(fleet *f, const gb_case_result *c, const gb_result *r) {
+    if (reserve((void **)&f->row, f->nrow, &f->caprow, sizeof *f->row) != 0) return -1;
+    f->row[f->nrow++] = (row){c, r, NULL};
+    return 0;
+}
+
+/* Whether op is in the comma-separated list (NULL: every op is). */
+static int op_wanted(const char *ops, const char *op) {
+    if (!ops) return 1;
+    size_t n = strlen(op);
+    for (const char *p = ops; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, op, n)) return 1;
+        p += len + (end != NULL);
+    }
+    return 0;
+}
+
+/* The column of a result: its (run, device); a result naming no device
+ * (a host timing, or a failure before the device was known) belongs to its
+ * run's only column when the run has one. -1 when there is none yet. */
+static long column_of(const fleet *f, size_t doc, int run, const gb_result *r) {
+    long col = find_column(f, doc, run, device_of(r));
+    if (col >= 0 || r->device.present) return col;
+    long only = -1;
+    for (size_t i = 0; i < f->ncol; i++)
+        if (f->col[i].doc == doc && f->col[i].run == run) {
+            if (only >= 0) return -1;
+            only = (long)i;
+        }
+    return only;
+}
+
+/* Three passes: the columns of results that name a device, then those of
+ * results that do not (see column_of), then the rows, each with a cell per
+ * column. */
+static int collect(fleet *f, const gb_results *const *docs, size_t ndocs, const char *timing, const char *ops) {
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t d = 0; d < ndocs; d++)
+            for (size_t i = 0; i < docs[d]->ncases; i++) {
+                const gb_case_result *c = &docs[d]->cases[i];
+                if (!op_wanted(ops, c->op)) continue;
+                for (size_t j = 0; j < c->nresults; j++) {
+                    const gb_result *r = &c->results[j];
+                    if (strcmp(r->timing, timing) != 0) continue;
+                    /* a --devices-concurrent result is the same device measured
+                     * while the others ran: not a column of its own */
+                    if (r->concurrent.present) continue;
+                    if (pass == 0 && !r->device.present) continue;
+                    long col = pass == 0 ? find_column(f, d, c->run, device_of(r)) : column_of(f, d, c->run, r);
+                    if (pass < 2) {
+                        if (col < 0 && add_column(f, d, c->run, r) != 0) return -1;
+                        continue;
+                    }
+                    size_t w = 0;
+                    while (w < f->nrow && !same_row(&f->row[w], c, r)) w++;
+                    if (w == f->nrow) {
+                        if (add_row(f, c, r) != 0) return -1;
+                        if (!(f->row[w].cell = calloc(f->ncol, sizeof *f->row[w].cell))) return -1;
+                    }
+                    f->row[w].cell[col] = r; /* a repeat (a partial run merged twice): the later one */
+                }
+            }
+    return 0;
+}
+
+/* Column labels: the run's name where the fleet has several runs, the
+ * device where a run has several; "#2" on a repeat. */
+static void label_columns(fleet *f, const gb_results *const *docs) {
+    int several_runs = 0;
+    for (size_t i = 1; i < f->ncol; i++)
+        if (f->col[i].doc != f->col[0].doc || f->col[i].run != f->col[0].run) several_runs = 1;
+    for (size_t i = 0; i < f->ncol; i++) {
+        column *c = &f->col[i];
+        int devices_in_run = 0;
+        for (size_t j = 0; j < f->ncol; j++)
+            devices_in_run += f->col[j].doc == c->doc && f->col[j].run == c->run;
+        char dev[32] = "";
+        if (c->device >= 0) snprintf(dev, sizeof dev, "gpu%ld", c->device);
+        const char *run = gb_results_run_name(docs[c->doc], c->run);
+        if (!several_runs) snprintf(c->label, sizeof c->label, "%s", *dev ? dev : run);
+        else if (devices_in_run > 1 && *dev) snprintf(c->label, sizeof c->label, "%s/%s", run, dev);
+        else snprintf(c->label, sizeof c->label, "%s", run);
+        int k = 1;
+        for (size_t j = 0; j < i; j++) k += !strcmp(f->col[j].label, c->label);
+        if (k > 1) {
+            char base[sizeof c->label - 16];
+            snprintf(base, sizeof base, "%s", c->label);
+            snprintf(c->label, sizeof c->label, "%s#%d", base, k);
+        }
+    }
+}
+
+static int usable(const gb_result *r) {
+    return r && r->status == GB_RS_OK && r->nsamples > 0 &&
+           !(r->verification.present && r->verification.status == GB_VS_FAILED);
+}
+
+static double median_of(const gb_result *r) {
+    if (isfinite(r->stats.median)) return r->stats.median;
+    double *s = malloc(r->nsamples * sizeof *s);
+    if (!s) return NAN;
+    memcpy(s, r->samples, r->nsamples * sizeof *s);
+    for (size_t i = 1; i < r->nsamples; i++) /* insertion sort: a fallback for files without stats */
+        for (size_t j = i; j > 0 && s[j - 1] > s[j]; j--) { double t = s[j]; s[j] = s[j - 1]; s[j - 1] = t; }
+    double m = r->nsamples % 2 ? s[r->nsamples / 2] : 0.5 * (s[r->nsamples / 2 - 1] + s[r->nsamples / 2]);
+    free(s);
+    return m;
+}
+
+typedef struct {
+    double median;
+    size_t column;
+} ranked;
+
+static int by_median(const void *a, const void *b) {
+    const ranked *x = a, *y = b;
+    if (x->median != y->median) return (x->median > y->median) - (x->median < y->median);
+    return (x->column > y->column) - (x->column < y->column);
+}
+
+/* The column whose median is the row's median (lower middle); -1 when none
+ * is usable. med[i] is NAN for unusable cells. */
+static long reference_column(const double *med, size_t n, ranked *order) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(med[i])) order[k++] = (ranked){med[i], i};
+    if (!k) return -1;
+    qsort(order, k, sizeof *order, by_median);
+    return (long)order[(k - 1) / 2].column;
+}
+
+static void num_or_null(cJSON *o, const char *k, double v) {
+    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
+    else cJSON_AddNullToObject(o, k);
+}
+
+static cJSON *device_json(const gb_device_id *d) {
+    if (!d) return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", (double)d->index);
+    cJSON_AddStringToObject(o, "name", d->name);
+    cJSON_AddStringToObject(o, "uuid", d->uuid);
+    cJSON_AddStringToObject(o, "pci_bus_id", d->pci_bus_id);
+    return o;
+}
+
+/* One cell: the judgement of column col's result against the reference's. */
+static cJSON *judge_cell(const gb_result *ref, const gb_result *r, int is_ref, double ref_median, gb_rule rule,
+                         const char *why_unusable, int *slow, int *fast) {
+    cJSON *cell = cJSON_CreateObject();
+    cJSON_AddStringToObject(cell, "status", gb_result_status_name(r->status));
+    if (!usable(r)) {
+        cJSON_AddNullToObject(cell, "median_s");
+        cJSON_AddNullToObject(cell, "relative");
+        cJSON_AddStringToObject(cell, "verdict", "not_compared");
+        cJSON_AddStringToObject(cell, "reason", why_unusable);
+        return cell;
+    }
+    double m = median_of(r);
+    num_or_null(cell, "median_s", m);
+    num_or_null(cell, "relative", m / ref_median);
+    if (is_ref) {
+        cJSON_AddStringToObject(cell, "verdict", "reference");
+        return cell;
+    }
+    gb_sample_verdict v;
+    if (gb_compare_samples(ref->samples, ref->nsamples, r->samples, r->nsamples, rule, &v) != 0) {
+        cJSON_AddStringToObject(cell, "verdict", "not_compared");
+        cJSON_AddStringToObject(cell, "reason", "out of memory");
+        return cell;
+    }
+    double sr = gb_round_spread(ref->samples, ref->nsamples, ref->round_sizes, (int)ref->nrounds);
+    double sc = gb_round_spread(r->samples, r->nsamples, r->round_sizes, (int)r->nrounds);
+    gb_apply_noise_floor(&v, sr > sc ? sr : sc);
+    gb_apply_time_floor(&v, rule.min_change_s);
+    const char *verdict = v.verdict == GB_V_REGRESSION    ? "slow"
+                          : v.verdict == GB_V_IMPROVEMENT ? "fast"
+                          : v.verdict == GB_V_SAME        ? "same"
+                          : v.verdict == GB_V_UNSURE      ? "unsure"
+                                                          : "not_compared";
+    *slow = v.verdict == GB_V_REGRESSION;
+    *fast = v.verdict == GB_V_IMPROVEMENT;
+    cJSON_AddStringToObject(cell, "verdict", verdict);
+    num_or_null(cell, "change", v.change);
+    num_or_null(cell, "ci_low", v.ci_low);
+    num_or_null(cell, "ci_high", v.ci_high);
+    num_or_null(cell, "p_value", v.p);
+    if (*v.reason) cJSON_AddStringToObject(cell, "reason", v.reason);
+    return cell;
+}
+
+typedef struct {
+    size_t compared, slow, fast, missing;
+    double *rel;        /* relative times of the column's usable cells */
+    size_t nrel;
+} col_tally;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static cJSON *build_doc(const fleet *f, const gb_results *const *docs, const char *const *names, size_t ndocs,
+                        const char *timing, gb_rule rule) {
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema", "gpubench-fleet");
+    cJSON_AddNumberToObject(doc, "schema_version", 1);
+    cJSON *src = cJSON_AddArrayToObject(doc, "sources");
+    for (size_t d = 0; d < ndocs; d++) cJSON_AddItemToArray(src, cJSON_CreateString(names[d]));
+    cJSON_AddStringToObject(doc, "timing", timing);
+    cJSON *method = cJSON_AddObjectToObject(doc, "method");
+    cJSON_AddStringToObject(method, "reference", "per case, the column whose median is the median of the medians");
+    cJSON_AddStringToObject(method, "test", "Mann-Whitney U, two-sided, column against the reference column");
+    cJSON_AddStringToObject(method, "change", "Hodges-Lehmann estimate of the time ratio column/reference, minus 1");
+    cJSON_AddNumberToObject(method, "threshold", rule.threshold);
+    cJSON_AddNumberToObject(method, "alpha", rule.alpha);
+    cJSON_AddNumberToObject(method, "min_change_s", rule.min_change_s);
+
+    col_tally *t = calloc(f->ncol, sizeof *t);
+    double *med = malloc((f->ncol + 1) * sizeof *med);
+    ranked *order = malloc((f->ncol + 1) * sizeof *order);
+    if (!t || !med || !order) goto oom;
+    for (size_t i = 0; i < f->ncol; i++)
+        if (!(t[i].rel = malloc((f->nrow + 1) * sizeof *t[i].rel))) goto oom;
+
+    cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
+    char name[400], desc[200];
+    for (size_t w = 0; w < f->nrow; w++) {
+        const row *rw = &f->row[w];
+        for (size_t i = 0; i < f->ncol; i++) med[i] = usable(rw->cell[i]) ? median_of(rw->cell[i]) : NAN;
+        long ref = reference_column(med, f->ncol, order);
+        cJSON *item = cJSON_CreateObject();
+        gb_result_name(rw->c, rw->r, NULL, name, sizeof name);
+        cJSON_AddStringToObject(item, "name", name);
+        cJSON_AddStringToObject(item, "op", rw->c->op);
+        cJSON_AddStringToObject(item, "dtype", rw->c->dtype);
+        cJSON_AddStringToObject(item, "label", rw->c->label);
+        cJSON_AddItemToObject(item, "shape", gb_case_shape_to_cjson(rw->c));
+        if (rw->c->params.present) cJSON_AddItemToObject(item, "params", gb_kvlist_to_cjson(&rw->c->params));
+        cJSON_AddStringToObject(item, "backend", rw->r->backend);
+        cJSON_AddStringToObject(item, "timing", rw->r->timing);
+        if (ref >= 0) cJSON_AddNumberToObject(item, "reference", (double)ref);
+        else cJSON_AddNullToObject(item, "reference");
+        double lo = INFINITY, hi = 0;
+        cJSON *cells = cJSON_AddArrayToObject(item, "cells");
+        for (size_t i = 0; i < f->ncol; i++) {
+            const gb_result *r = rw->cell[i];
+            if (!r) {
+                cJSON_AddItemToArray(cells, cJSON_CreateNull());
+                t[i].missing++;
+                continue;
+            }
+            if (r->status == GB_RS_OK) snprintf(desc, sizeof desc, "verification failed");
+            else snprintf(desc, sizeof desc, "%s%s%s", gb_result_status_name(r->status), *r->reason ? ": " : "",
+                          r->reason);
+            int slow = 0, fast = 0;
+            cJSON *cell = ref >= 0 ? judge_cell(rw->cell[ref], r, (long)i == ref, med[ref], rule, desc, &slow, &fast)
+                                   : judge_cell(NULL, r, 0, NAN, rule, desc, &slow, &fast);
+            cJSON_AddItemToArray(cells, cell);
+            if (!usable(r)) { t[i].missing++; continue; }
+            double rel = med[i] / med[ref];
+            if (rel < lo) lo = rel;
+            if (rel > hi) hi = rel;
+            t[i].rel[t[i].nrel++] = rel;
+            t[i].compared += (long)i != ref;
+            t[i].slow += slow;
+            t[i].fast += fast;
+        }
+        /* the row's spread: slowest over fastest column, minus 1 */
+        num_or_null(item, "spread", hi > 0 && isfinite(lo) ? hi / lo - 1.0 : NAN);
+        cJSON_AddItemToArray(rows, item);
+    }
+
+    cJSON *cols = cJSON_AddArrayToObject(doc, "columns");
+    for (size_t i = 0; i < f->ncol; i++) {
+        const column *c = &f->col[i];
+        const gb_results *d = docs[c->doc];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", c->label);
+        cJSON_AddStringToObject(o, "source", names[c->doc]);
+        cJSON_AddStringToObject(o, "run", gb_results_run_name(d, c->run));
+        cJSON_AddStringToObject(o, "hostname", d->runs[c->run].context.hostname);
+        cJSON_AddItemToObject(o, "device", device_json(c->dev));
+        cJSON_AddNumberToObject(o, "cases", (double)t[i].nrel);
+        cJSON_AddNumberToObject(o, "compared", (double)t[i].compared);
+        cJSON_AddNumberToObject(o, "slow", (double)t[i].slow);
+        cJSON_AddNumberToObject(o, "fast", (double)t[i].fast);
+        cJSON_AddNumberToObject(o, "not_measured", (double)t[i].missing);
+        qsort(t[i].rel, t[i].nrel, sizeof *t[i].rel, cmp_double);
+        double mrel = !t[i].nrel ? NAN
+                      : t[i].nrel % 2 ? t[i].rel[t[i].nrel / 2]
+                                      : 0.5 * (t[i].rel[t[i].nrel / 2 - 1] + t[i].rel[t[i].nrel / 2]);
+        num_or_null(o, "median_relative", mrel);
+        cJSON_AddBoolToObject(o, "flagged_slow", t[i].slow > 0);
+        cJSON_AddItemToArray(cols, o);
+    }
+    /* What the documents say about themselves: a merge's notes (the nodes
+     * that failed or timed out, with their reasons) and incomplete runs. */
+    cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
+    for (size_t d = 0; d < ndocs; d++) {
+        if (docs[d]->merged)
+            for (size_t k = 0; k < docs[d]->warnings.n; k++)
+                cJSON_AddItemToArray(notes, cJSON_CreateString(docs[d]->warnings.item[k]));
+        for (size_t r = 0; r < docs[d]->nruns; r++)
+            if (docs[d]->runs[r].complete == 0) {
+                char line[400];
+                snprintf(line, sizeof line, "%s: run %s is incomplete (%s)", names[d], gb_results_run_name(docs[d], (int)r),
+                         docs[d]->runs[r].interrupted == 1 ? "interrupted" : "not finished");
+                cJSON_AddItemToArray(notes, cJSON_CreateString(line));
+            }
+    }
+    for (size_t i = 0; i < f->ncol; i++) free(t[i].rel);
+    free(t);
+    free(med);
+    free(order);
+    return doc;
+oom:
+    if (t)
+        for (size_t i = 0; i < f->ncol; i++) free(t[i].rel);
+    free(t);
+    free(med);
+    free(order);
+    cJSON_Delete(doc);
+    return NULL;
+}
+
+cJSON *gb_fleet_build(const gb_results *const *docs, const char *const *names, size_t ndocs,
+                      const gb_fleet_options *o, gb_err *e) {
+    gb_fleet_options def = GB_FLEET_DEFAULT_OPTIONS;
+    if (!o) o = &def;
+    const char *timing = pick_timing(docs, ndocs, o);
+    fleet f = {0};
+    if (collect(&f, docs, ndocs, timing, o->ops) != 0) {
+        fleet_free(&f);
+        gb_errf(e, GB_FAIL, "out of memory");
+        return NULL;
+    }
+    if (f.ncol == 0) {
+        fleet_free(&f);
+        gb_errf(e, GB_FAIL, "%s%s: no result%s%s has the timing \"%s\"", names[0], ndocs > 1 ? " and the others" : "",
+                o->ops ? " of the ops " : "", o->ops ? o->ops : "", timing);
+        return NULL;
+    }
+    label_columns(&f, docs);
+    cJSON *doc = build_doc(&f, docs, names, ndocs, timing, o->rule);
+    fleet_free(&f);
+    if (!doc) gb_errf(e, GB_FAIL, "out of memory");
+    return doc;
+}
+
+int gb_fleet_render(const gb_results *r, FILE *out, gb_fleet_format fmt, gb_err *e) {
+    const gb_results *docs[1] = {r};
+    const char *names[1] = {r->name};
+    cJSON *doc = gb_fleet_build(docs, names, 1, NULL, e);
+    if (!doc) return GB_FAIL;
+    gb_fleet_render_doc(doc, fmt, out);
+    cJSON_Delete(doc);
+    return GB_OK;
+}
