@@ -21,7 +21,7 @@
 #define FIX_CPU "tests/data/results_cpu_only.json"
 
 /* Render a fixture into a malloc'd string (caller frees); NULL on failure. */
-static char *render(const char *path, gb_format f, const char *ops, int color) {
+static char *render_opts(const char *path, gb_format f, const char *ops, int color, int wide) {
     gb_err e = {{0}};
     gb_results doc;
     if (gb_results_load(path, &doc, &e) != GB_OK) {
@@ -32,7 +32,7 @@ static char *render(const char *path, gb_format f, const char *ops, int color) {
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    gb_report_options o = {.format = f, .ops = ops, .color = color};
+    gb_report_options o = {.format = f, .ops = ops, .color = color, .wide = wide};
     int rc = gb_report_render(&doc, &o, out);
     fclose(out);
     gb_results_free(&doc);
@@ -41,6 +41,9 @@ static char *render(const char *path, gb_format f, const char *ops, int color) {
         return NULL;
     }
     return buf;
+}
+static char *render(const char *path, gb_format f, const char *ops, int color) {
+    return render_opts(path, f, ops, color, 0);
 }
 
 /* Run gpubench report in this process with stdout+stderr captured. */
@@ -202,7 +205,7 @@ TEST(scalar_size_is_geometric_mean_for_shapes) {
 /* ---- formats --------------------------------------------------------------- */
 
 TEST(report_table_has_columns_speedups_and_notes) {
-    char *s = render(FIX_H100, GB_FMT_TABLE, NULL, 0);
+    char *s = render_opts(FIX_H100, GB_FMT_TABLE, NULL, 0, 1);
     CHECK(s != NULL);
     if (!s) return;
     CHECK(strstr(s, "CPU ms") && strstr(s, "GPU ms dev") && strstr(s, "GPU ms e2e"));
@@ -210,7 +213,7 @@ TEST(report_table_has_columns_speedups_and_notes) {
     CHECK(strstr(s, "GB/s"));                        /* elementwise is judged in GB/s */
     CHECK(strstr(s, "12.8×"));                       /* matmul 8192 float32: 286 ms / 22.4 ms */
     CHECK(strstr(s, "0.15×"));                       /* matmul 128 float32: the CPU wins */
-    CHECK(strstr(s, "95% confidence interval"));     /* the spread is named */
+    CHECK(strstr(s, "95% confidence"));              /* the spread is named (the paragraph wraps) */
     CHECK(strstr(s, "skipped¹") && strstr(s, "workspace of 12.9 GB"));
     CHECK(strstr(s, "✗ FAILED") && strstr(s, "max_rel_err"));
     CHECK(strstr(s, "Crossover") && strstr(s, "the CPU wins at every size tested, from 100 to 10000"));
@@ -248,7 +251,7 @@ TEST(report_single_repetition_says_so_instead_of_an_interval) {
 }
 
 TEST(report_table_columns_align) {
-    char *s = render(FIX_H100, GB_FMT_TABLE, "matmul", 0);
+    char *s = render_opts(FIX_H100, GB_FMT_TABLE, "matmul", 0, 1);
     CHECK(s != NULL);
     if (!s) return;
     /* Every row of the matmul table has the display width of the rule under its header. */
@@ -599,4 +602,39 @@ TEST(plot_says_what_is_missing) {
     CHECK(!strcmp(path, want));
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
     gb_test_sh(cmd, NULL, 0);
+}
+
+/* The default terminal report keeps every line to 100 columns (wide
+ * columns dropped and named, sentences wrapped) and prints the spread of a
+ * median as its interval, never as a symmetric ±. */
+static void check_fits(const char *s, size_t max) {
+    for (const char *line = s; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end) end = line + strlen(line);
+        size_t w = 0;
+        for (const char *p = line; p < end; p++) w += ((unsigned char)*p & 0xC0) != 0x80;
+        if (w > max) fprintf(stderr, "\n    %zu columns: %.*s", w, (int)(end - line), line);
+        CHECK(w <= max);
+        line = *end ? end + 1 : end;
+    }
+}
+
+TEST(report_table_fits_100_columns_unless_wide) {
+    const char *files[] = {FIX_H100, "results/reference/default-h100-newcomer.json", FIX_CPU};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *s = render(files[i], GB_FMT_TABLE, NULL, 0);
+        CHECK(s != NULL);
+        if (!s) continue;
+        check_fits(s, 100);
+        CHECK(strstr(s, "±") == NULL);
+        free(s);
+    }
+    char *s = render(FIX_H100, GB_FMT_TABLE, "matmul", 0);
+    CHECK(s && strstr(s, "+") && strstr(s, "%/−"));           /* "2.27  +15%/−7.0%" */
+    CHECK(s && strstr(s, "not shown, to fit 100 columns") && strstr(s, "--wide"));
+    free(s);
+    s = render_opts(FIX_H100, GB_FMT_TABLE, "matmul", 0, 1);
+    CHECK(s && strstr(s, "GPU %peak") && strstr(s, "GPU ms e2e"));
+    CHECK(s && strstr(s, "±") == NULL && strstr(s, " ["));   /* "2.27 [2.11, 2.61]" */
+    free(s);
 }

@@ -36,8 +36,11 @@ int gb_test_check_near(double a, double b, double tol, const char *ea, const cha
     return ok;
 }
 
+/* The reason is printed where the verdict goes ("skipped: no nvcc"), on the
+ * test's own line, not as a line of its own followed by a bare "skip". */
+static char skip_reason[512];
 void gb_test_skip(const char *reason) {
-    fprintf(stderr, "    skipped: %s\n", reason);
+    snprintf(skip_reason, sizeof skip_reason, "%s", reason);
     current_skipped = 1;
 }
 
@@ -78,7 +81,7 @@ int main(int argc, char **argv) {
         fflush(stderr);
         tests[i].fn();
         if (current_failed) { failed++; fprintf(stderr, "FAIL\n"); }
-        else if (current_skipped) { skipped++; fprintf(stderr, "skip\n"); }
+        else if (current_skipped) { skipped++; fprintf(stderr, "skipped: %s\n", skip_reason); }
         else { passed++; fprintf(stderr, "ok\n"); }
     }
     fflush(stderr);

@@ -1,4 +1,5 @@
 /* cmd_report.c — `gpubench report RESULTS.json`: re-render a saved run. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +12,21 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: gpubench report RESULTS.json [--format table|md|csv|html] [--op NAME,...]\n"
-            "                       [--plot DIR [--plot-format png|svg]]\n\n"
+            "usage: gpubench report RESULTS.json [--format table|md|csv|html] [--op NAME,...] [--wide]\n"
+            "                       [-o FILE] [--plot DIR [--plot-format png|svg]]\n\n"
             "Re-render a saved run (the results JSON written by `gpubench run`).\n\n"
             "  -f, --format FMT    table (terminal, default), md (GitHub Markdown), csv (one row per\n"
             "                      case, then one per crossover), html (a self-contained page)\n"
-            "  -o, --op LIST       only these ops (comma-separated: matmul,fft)\n"
+            "      --op LIST       only these ops (comma-separated: matmul,fft)\n"
+            "  -w, --wide          table: every column (by default a table keeps to 100 columns,\n"
+            "                      leaving out %% of peak, rates, then the end-to-end time)\n"
+            "  -o, --output FILE   write the report to FILE instead of standard output\n"
             "  -p, --plot DIR      also draw the plots into DIR (scripts/plot.py: Python 3 + matplotlib)\n"
             "      --plot-format F png (default) or svg\n"
             "  -h, --help          this help\n\n"
-            "Tables: one per op; medians in ms with ± half the 95%% confidence interval of the\n"
-            "median; speedup = CPU median / GPU median; rates with %% of the measured peak; then the\n"
+            "Tables: one per op; medians in ms with the 95%% confidence interval of the median\n"
+            "([low, high], or +a%%/-b%% of the median in a 100-column table); speedup = CPU median /\n"
+            "GPU median; rates with %% of the measured peak; then the\n"
             "crossover: where along each size sweep the GPU wins and where the CPU does, every\n"
             "change of winner named. Colour only on a terminal without NO_COLOR.\n"
             "See docs/reports.md.\n\n"
@@ -56,15 +61,17 @@ static int check_ops(const gb_results *doc, const char *ops, const char *path) {
 }
 
 int gb_cmd_report(int argc, char **argv) {
+    enum { OPT_OP = 256, OPT_PLOT_FORMAT };
     static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'}, {"op", required_argument, NULL, 'o'},
-        {"plot", required_argument, NULL, 'p'},   {"plot-format", required_argument, NULL, 'P'},
+        {"format", required_argument, NULL, 'f'}, {"op", required_argument, NULL, OPT_OP},
+        {"plot", required_argument, NULL, 'p'},   {"plot-format", required_argument, NULL, OPT_PLOT_FORMAT},
+        {"wide", no_argument, NULL, 'w'},         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     gb_report_options o = {.format = GB_FMT_TABLE, .ops = NULL, .color = 0};
-    const char *plot_dir = NULL, *plot_format = "png";
+    const char *plot_dir = NULL, *plot_format = "png", *output = NULL;
     optind = 0; /* glibc: full re-initialisation, so the command can run twice in one process */
     int ch;
-    while ((ch = getopt_long(argc, argv, "f:o:p:h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "f:o:p:wh", longopts, NULL)) != -1) {
         switch (ch) {
         case 'f': {
             int f = gb_format_parse(optarg);
@@ -76,9 +83,11 @@ int gb_cmd_report(int argc, char **argv) {
             o.format = (gb_format)f;
             break;
         }
-        case 'o': o.ops = optarg; break;
+        case OPT_OP: o.ops = optarg; break;
+        case 'o': output = optarg; break;
+        case 'w': o.wide = 1; break;
         case 'p': plot_dir = optarg; break;
-        case 'P':
+        case OPT_PLOT_FORMAT:
             if (strcmp(optarg, "png") && strcmp(optarg, "svg")) {
                 fprintf(stderr, "gpubench report: --plot-format: \"%s\" is not png or svg\n", optarg);
                 return GB_EXIT_USAGE;
@@ -112,10 +121,18 @@ int gb_cmd_report(int argc, char **argv) {
         gb_results_free(&doc);
         return GB_EXIT_USAGE;
     }
-    o.color = o.format == GB_FMT_TABLE && gb_report_want_color(stdout);
-    int rc = gb_report_render(&doc, &o, stdout) == 0 ? GB_EXIT_OK : GB_EXIT_USAGE;
-    fflush(stdout);
-    if (rc != GB_EXIT_OK) fprintf(stderr, "gpubench report: writing the report failed\n");
+    FILE *out = output ? fopen(output, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "gpubench report: %s: cannot write: %s\n", output, strerror(errno));
+        gb_results_free(&doc);
+        return GB_EXIT_USAGE;
+    }
+    o.color = o.format == GB_FMT_TABLE && gb_report_want_color(out);
+    int rc = gb_report_render(&doc, &o, out) == 0 ? GB_EXIT_OK : GB_EXIT_USAGE;
+    if (fflush(out) != 0) rc = GB_EXIT_USAGE;
+    if (output && fclose(out) != 0) rc = GB_EXIT_USAGE;
+    if (rc != GB_EXIT_OK)
+        fprintf(stderr, "gpubench report: writing the report to %s failed\n", output ? output : "standard output");
     gb_results_free(&doc);
     if (rc == GB_EXIT_OK && plot_dir) {
         int st = gb_plot_run(path, plot_dir, plot_format, o.ops, &e);

@@ -29,8 +29,9 @@ static void run_usage(FILE *out) {
         "  --backend LIST      backends to run: cpu,cuda (default: every available one)\n"
         "  --op LIST           only these ops (e.g. matmul,fft)\n"
         "  --dtype LIST        only these dtypes: float32,float64\n"
-        "  --out PATH          results file (default results/<suite>-<host>-<UTC time>.json)\n"
+        "  -o, --out PATH      results file (default results/<suite>-<host>-<UTC time>.json)\n"
         "  --format FMT        stdout table format: table (default), md, csv\n"
+        "  --wide              table: every column (by default the summary keeps to 100 columns)\n"
         "  --threads N         CPU threads (default: all %d logical CPUs)\n"
         "  --device N          CUDA device ordinal (default 0)\n"
         "  --seed N            input seed (default: the suite's, else 42)\n"
@@ -213,8 +214,9 @@ static void record_health(gb_backend_set *set, cJSON *doc, const char *when) {
 
 int gb_cmd_run(int argc, char **argv) {
     static const struct option opts[] = {
-        {"backend", required_argument, 0, 'b'}, {"op", required_argument, 0, 'o'},
+        {"backend", required_argument, 0, 'b'}, {"op", required_argument, 0, 'x'},
         {"dtype", required_argument, 0, 'd'},   {"out", required_argument, 0, 'O'},
+        {"wide", no_argument, 0, 'w'},
         {"format", required_argument, 0, 'f'},  {"threads", required_argument, 0, 't'},
         {"device", required_argument, 0, 'D'},  {"seed", required_argument, 0, 's'},
         {"rounds", required_argument, 0, 'R'},
@@ -225,15 +227,17 @@ int gb_cmd_run(int argc, char **argv) {
     const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL, *core = NULL;
     gb_suite_filter filter = {0};
     gb_backend_options bopt = {.threads = 0, .device = 0, .cache_cold = 0};
-    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, ch;
+    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, wide = 0, ch;
     long v;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (ch) {
         case 'b': backends = optarg; break;
-        case 'o': filter.ops = optarg; break;
+        case 'x': filter.ops = optarg; break;
         case 'd': filter.dtypes = optarg; break;
+        case 'o': /* fall through: -o is --out, as in every other command */
         case 'O': out_path = optarg; break;
+        case 'w': wide = 1; break;
         case 'f':
             format = gb_format_parse(optarg);
             if (format < 0 || format == GB_FMT_HTML) {
@@ -397,7 +401,7 @@ int gb_cmd_run(int argc, char **argv) {
         exit_code = GB_EXIT_USAGE;
     }
 
-    gb_report_options ro = {.format = (gb_format)format, .ops = NULL,
+    gb_report_options ro = {.format = (gb_format)format, .ops = NULL, .wide = wide,
                             .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
     if (format == GB_FMT_TABLE) printf("\n");
     gb_report_render(&results, &ro, stdout);

@@ -159,6 +159,7 @@ typedef struct {
     int threads;
     int gpu_cols;      /* some GPU result was measured: show the GPU columns */
     int merged;        /* a `gpubench merge` file: a run column, one machine line per run */
+    int narrow;        /* a terminal table without --wide: fit GB_REPORT_COLUMNS */
     side_names sn;     /* run 0's */
 } rdoc;
 
@@ -213,21 +214,46 @@ static void fmt_sig(char *buf, size_t len, double v) {
     if (isnan(v)) snprintf(buf, len, "–");
     else snprintf(buf, len, "%.*f", decimals(v), v);
 }
-/* Median in ms with ± half the 95% CI width, at the median's precision;
- * "(1 rep)" instead when a single repetition was all the budget allowed. */
-static void fmt_time(char *buf, size_t len, const side *s) {
+/* The median in ms and the 95% confidence interval of the median, which is
+ * not symmetric about it: as its bounds, "2.27 [2.02, 2.52]" (each to about
+ * three significant digits), or, where a terminal table must fit 100
+ * columns, relative to the median, "2.27 +11%/−4.0%". "(1 rep)" when a single
+ * repetition was all the budget allowed (no interval). */
+static void fmt_pct_dev(char *buf, size_t len, double v) {
+    if (v < 0) v = 0;
+    if (v >= 9.95) snprintf(buf, len, "%.0f%%", v);
+    else snprintf(buf, len, "%.1f%%", v);
+}
+/* spread: NULL, or where the relative interval goes (a column of its own,
+ * so the medians stay aligned); relative: as "+a%/−b%", else "[lo, hi]". */
+static void fmt_time(char *buf, size_t len, char *spread, size_t slen, const side *s, int relative) {
     double ms = s->median * 1e3;
-    int dec = decimals(ms);
-    double hw = 0.5 * (s->hi - s->lo) * 1e3;
-    /* A spread below the last printed digit reads "± <0.001", not a false "± 0.000". */
-    if (!isnan(hw) && hw < 0.5 * pow(10, -dec))
-        snprintf(buf, len, "%.*f ± <%.*f", dec, ms, dec, pow(10, -dec));
-    else if (!isnan(hw))
-        snprintf(buf, len, "%.*f ± %.*f", dec, ms, dec, hw);
-    else if (s->n == 1)
-        snprintf(buf, len, "%.*f (1 rep)", dec, ms);
-    else
-        snprintf(buf, len, "%.*f", dec, ms);
+    char m[24], a[24], b[24];
+    fmt_sig(m, sizeof m, ms);
+    if (spread) spread[0] = '\0';
+    if (!isnan(s->lo) && !isnan(s->hi) && ms > 0 && relative) {
+        fmt_pct_dev(a, sizeof a, (s->hi * 1e3 / ms - 1) * 100);
+        fmt_pct_dev(b, sizeof b, (1 - s->lo * 1e3 / ms) * 100);
+        if (spread) {
+            snprintf(buf, len, "%s", m);
+            snprintf(spread, slen, "+%s/−%s", a, b);
+        } else {
+            snprintf(buf, len, "%s +%s/−%s", m, a, b);
+        }
+    } else if (!isnan(s->lo) && !isnan(s->hi)) {
+        fmt_sig(a, sizeof a, s->lo * 1e3);
+        fmt_sig(b, sizeof b, s->hi * 1e3);
+        snprintf(buf, len, "%s [%s, %s]", m, a, b);
+    } else if (s->n == 1) {
+        if (spread) {
+            snprintf(buf, len, "%s", m);
+            snprintf(spread, slen, "(1 rep)");
+        } else {
+            snprintf(buf, len, "%s (1 rep)", m);
+        }
+    } else {
+        snprintf(buf, len, "%s", m);
+    }
 }
 static void fmt_speedup(char *buf, size_t len, double v) {
     if (!(v > 0)) snprintf(buf, len, "–");
@@ -306,7 +332,7 @@ static void side_note(notes *ns, const side_names *sn, const row *w, int k, char
 /* ---- the per-op table ------------------------------------------------------ */
 
 typedef struct {
-    int size, dtype, param0, nparams, t[NSIDES], sp[2], rate[2], pct[2], check;
+    int size, dtype, param0, nparams, t[NSIDES], ci[NSIDES], sp[2], rate[2], pct[2], check;
 } layout;
 
 /* Params whose value differs between the rows [a, b) get a column; the rest
@@ -323,14 +349,17 @@ static int param_differs(const row *rows, size_t a, size_t b, const char *key) {
     return 0;
 }
 
-static void add_side_cells(gb_table *t, long r, int col, int k, const rdoc *d, const row *w, notes *ns) {
+/* col: the time's column; spread_col: its interval's in a narrow table, else -1. */
+static void add_side_cells(gb_table *t, long r, int col, int spread_col, int k, const rdoc *d, const row *w,
+                           notes *ns) {
     const side *s = &w->s[k];
-    char buf[GB_CELL_LEN], mark[32];
+    char buf[GB_CELL_LEN], spread[GB_CELL_LEN], mark[32];
     if (!s->r) {
         gb_table_set(t, r, col, GB_CELL_PLAIN, "–");
     } else if (!strcmp(s->status, "ok")) {
-        fmt_time(buf, sizeof buf, s);
+        fmt_time(buf, sizeof buf, spread_col >= 0 ? spread : NULL, sizeof spread, s, d->narrow);
         gb_table_set(t, r, col, GB_CELL_PLAIN, "%s", buf);
+        if (spread_col >= 0) gb_table_set(t, r, spread_col, GB_CELL_PLAIN, "%s", spread);
     } else {
         side_note(ns, &d->sn, w, k, mark, sizeof mark);
         gb_table_set(t, r, col, strcmp(s->status, "skipped") ? GB_CELL_BAD : GB_CELL_PLAIN, "%s%s",
@@ -355,8 +384,23 @@ static void check_cell(gb_table *t, long r, int col, const row *w) {
     else gb_table_set(t, r, col, GB_CELL_PLAIN, "skipped");
 }
 
+/* A terminal table without --wide drops columns until it fits
+ * GB_REPORT_COLUMNS: first the % of peak, then the rates, then the
+ * end-to-end time (its speedup stays); the names of those dropped go into
+ * dropped for a line under the table. */
+static void fit_narrow(gb_table *t, const layout *L, char *dropped, size_t dlen) {
+    const int order[][2] = {{L->pct[1], -1}, {L->pct[0], -1}, {L->rate[1], -1}, {L->rate[0], -1},
+                            {L->t[SIDE_E2E], L->ci[SIDE_E2E]}};
+    size_t off = 0;
+    dropped[0] = '\0';
+    for (size_t i = 0; i < sizeof order / sizeof order[0] && gb_table_term_width(t) > GB_REPORT_COLUMNS; i++) {
+        if (gb_table_fit(t, 0, order[i], 2) && off < dlen)
+            off += (size_t)snprintf(dropped + off, dlen - off, "%s%s", off ? ", " : "", t->head[order[i][0]]);
+    }
+}
+
 static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *ns, char *constant,
-                        size_t clen) {
+                        size_t clen, char *dropped, size_t dlen) {
     layout L;
     memset(&L, -1, sizeof L);
     gb_table_init(t);
@@ -387,15 +431,21 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
             off += (size_t)snprintf(constant + off, clen - off, "%s%s=%s", off ? ", " : "", p->key, v);
         }
     }
+    /* In a narrow table each time's interval has a column of its own (no
+     * head), so that the medians stay aligned. */
     L.t[SIDE_CPU] = gb_table_col(t, "CPU ms", GB_ALIGN_RIGHT);
+    if (d->narrow) L.ci[SIDE_CPU] = gb_table_col(t, "", GB_ALIGN_LEFT);
     if (d->gpu_cols) {
         snprintf(h, sizeof h, "GPU ms %s", d->sn.brief[0]);
         L.t[SIDE_DEV] = gb_table_col(t, h, GB_ALIGN_RIGHT);
+        if (d->narrow) L.ci[SIDE_DEV] = gb_table_col(t, "", GB_ALIGN_LEFT);
         snprintf(h, sizeof h, "GPU ms %s", d->sn.brief[1]);
         L.t[SIDE_E2E] = gb_table_col(t, h, GB_ALIGN_RIGHT);
-        snprintf(h, sizeof h, "speedup %s", d->sn.brief[0]);
+        if (d->narrow) L.ci[SIDE_E2E] = gb_table_col(t, "", GB_ALIGN_LEFT);
+        /* "×dev": the speedup over the device time (narrow tables have no room for the word) */
+        snprintf(h, sizeof h, d->narrow ? "×%s" : "speedup %s", d->sn.brief[0]);
         L.sp[0] = gb_table_col(t, h, GB_ALIGN_RIGHT);
-        snprintf(h, sizeof h, "speedup %s", d->sn.brief[1]);
+        snprintf(h, sizeof h, d->narrow ? "×%s" : "speedup %s", d->sn.brief[1]);
         L.sp[1] = gb_table_col(t, h, GB_ALIGN_RIGHT);
     }
     snprintf(h, sizeof h, "CPU %s", unit);
@@ -422,7 +472,7 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
             gb_table_set(t, r, L.dtype + 1 + k, GB_CELL_PLAIN, "%s", v ? buf : "–");
         }
         for (int k = 0; k < NSIDES; k++)
-            if (L.t[k] >= 0) add_side_cells(t, r, L.t[k], k, d, w, ns);
+            if (L.t[k] >= 0) add_side_cells(t, r, L.t[k], L.ci[k], k, d, w, ns);
         for (int j = 0; j < 2; j++) {
             if (L.sp[j] < 0) continue;
             fmt_speedup(buf, sizeof buf, w->speedup[j]);
@@ -443,6 +493,8 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
         }
         check_cell(t, r, L.check, w);
     }
+    dropped[0] = '\0';
+    if (d->narrow) fit_narrow(t, &L, dropped, dlen);
 }
 
 /* ---- document pieces per format ------------------------------------------- */
@@ -461,6 +513,32 @@ static void heading(gb_format f, FILE *out, int level, const char *s, int color)
     }
 }
 
+/* Running text for a terminal: broken at blanks so no line is wider than
+ * width columns (a word longer than that gets a line of its own); lines
+ * after the first start with indent. */
+static void wrap_text(const char *s, const char *indent, size_t width, FILE *out) {
+    size_t col = 0, ind = gb_utf8_width(indent);
+    while (*s) {
+        while (*s == ' ') s++;
+        size_t n = strcspn(s, " ");
+        if (!n) break;
+        char word[1024];
+        snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
+        size_t w = gb_utf8_width(word);
+        if (col > 0 && col + 1 + w > width) {
+            fprintf(out, "\n%s", indent);
+            col = ind;
+        } else if (col > 0) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(s, 1, n, out);
+        col += w;
+        s += n;
+    }
+    fputc('\n', out);
+}
+
 /* A paragraph; in Markdown, italic when `em` (captions). */
 static void para(gb_format f, FILE *out, const char *s, int em) {
     if (f == GB_FMT_MD) {
@@ -472,7 +550,7 @@ static void para(gb_format f, FILE *out, const char *s, int em) {
         gb_html_text(s, out);
         fputs("</p>\n", out);
     } else {
-        fprintf(out, "%s\n", s);
+        wrap_text(s, "", GB_REPORT_COLUMNS, out);
     }
 }
 
@@ -494,7 +572,9 @@ static void list(gb_format f, FILE *out, const char *const *items, int n, const 
             gb_md_text(items[i], out);
             fputs(*prefix && i + 1 < n ? "\\\n" : "\n", out);
         } else {
-            fprintf(out, "  %s%s%s\n", *prefix ? prefix : "-", " ", items[i]);
+            char first[2048];
+            snprintf(first, sizeof first, "  %s %s", *prefix ? prefix : "-", items[i]);
+            wrap_text(first, "    ", GB_REPORT_COLUMNS, out);
         }
     }
     if (f == GB_FMT_HTML) fputs("</ul>\n", out);
@@ -542,7 +622,7 @@ static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, i
         const char *reason = gb_results_accelerator(r, (int)i)->reason;
         double th = c->cpu_threads_used;
         char threads[32] = "";
-        if (th > 0) snprintf(threads, sizeof threads, ", %d threads", (int)th);
+        if (th > 0) snprintf(threads, sizeof threads, ", %d thread%s", (int)th, (int)th == 1 ? "" : "s");
         char who[160] = "";
         if (d->merged) snprintf(who, sizeof who, "Run %s (%s): ", gb_results_run_name(r, (int)i), c->date);
         snprintf(buf, sizeof buf, "%sCPU: %s%s. GPU: %s.", who, *cpu ? cpu : "unknown", threads,
@@ -554,14 +634,19 @@ static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, i
                  r->interrupted == 1 ? "was interrupted" : "stopped");
         para(f, out, buf, 0);
     }
-    para(f, out,
-         "How to read: times are medians over the timed repetitions in ms; ± is half the width of the "
-         "95% confidence interval of the median, which covers every round's median (\"1 rep\": a single "
-         "repetition, no interval). Speedup = CPU median / GPU median: above 1× the GPU is "
-         "faster, below 1× the CPU is. \"dev\" (device-resident): inputs already in GPU memory; "
-         "\"e2e\" (end-to-end): including the copies between host and GPU. Rates (GFLOP/s or GB/s) come from the median time; "
-         "% peak is against this machine's measured ceilings (the GPU's from the device time).",
-         0);
+    {
+        char how[1024];
+        snprintf(how, sizeof how,
+                 "How to read: times are medians over the timed repetitions in ms; %s is the 95%% confidence "
+                 "interval of the median, which covers every round's median%s (\"1 rep\": a single repetition, no "
+                 "interval). Speedup%s = CPU median / GPU median: above 1× the GPU is faster, below 1× the CPU is. "
+                 "\"dev\" (device-resident): inputs already in GPU memory; \"e2e\" (end-to-end): including the "
+                 "copies between host and GPU. Rates (GFLOP/s or GB/s) come from the median time; %% peak is "
+                 "against this machine's measured ceilings (the GPU's from the device time).",
+                 d->narrow ? "+a%/−b%" : "[low, high]", d->narrow ? ", relative to the median" : "",
+                 d->narrow && d->gpu_cols ? " (×dev, ×e2e)" : "");
+        para(f, out, how, 0);
+    }
     if (!d->gpu_cols) {
         snprintf(buf, sizeof buf, "No GPU results in this run%s%s: GPU columns are omitted.",
                  *d->gpu_reason ? " — " : "", d->gpu_reason);
@@ -592,7 +677,8 @@ static void caption(const rdoc *d, size_t a, size_t b, const char *constant, cha
         return;
     }
     off = (size_t)snprintf(buf, len, "CPU: %s", *d->cpu_model ? d->cpu_model : "unknown");
-    if (d->threads && off < len) off += (size_t)snprintf(buf + off, len - off, " (%d threads)", d->threads);
+    if (d->threads && off < len) off += (size_t)snprintf(buf + off, len - off, " (%d thread%s)", d->threads,
+                                                  d->threads == 1 ? "" : "s");
     if (off < len)
         off += (size_t)snprintf(buf + off, len - off, " · GPU: %s · dtype: %s",
                                 d->gpu_cols && *d->gpu_name ? d->gpu_name : "none", dtypes);
@@ -600,9 +686,10 @@ static void caption(const rdoc *d, size_t a, size_t b, const char *constant, cha
 }
 
 static void crossover_section(gb_format f, FILE *out, const gb_results *results, const gb_crossover_entry *xs,
-                              size_t nx, const char *ops, int color) {
+                              size_t nx, const char *ops, int color, int narrow) {
     gb_table t;
     gb_table_init(&t);
+    if (narrow) t.wrap = GB_REPORT_COLUMNS; /* the sentences break onto lines of their own */
     int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT),
         c_p = gb_table_col(&t, "params", GB_ALIGN_LEFT), c_t = gb_table_col(&t, "timing", GB_ALIGN_LEFT),
         c_s = gb_table_col(&t, "GPU wins at", GB_ALIGN_RIGHT),
@@ -789,6 +876,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         free(d.rows);
         return -1;
     }
+    d.narrow = f == GB_FMT_TABLE && !(o && o->wide);
     /* The document's crossover when the runner stored one, else computed;
      * also computed when an entry predates "changes", since the sentence
      * needs every change of winner. */
@@ -816,13 +904,19 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             while (b < d.n && !strcmp(d.rows[b].op, d.rows[a].op)) b++;
             gb_table t;
             static notes ns;
-            char constant[256], cap[768];
+            char constant[256], cap[768], dropped[256];
             ns.n = 0;
-            build_table(&d, a, b, &t, &ns, constant, sizeof constant);
+            build_table(&d, a, b, &t, &ns, constant, sizeof constant, dropped, sizeof dropped);
             heading(f, out, f == GB_FMT_MD ? 3 : 2, d.rows[a].op, color);
             caption(&d, a, b, constant, cap, sizeof cap);
             para(f, out, cap, 1);
             print_table(f, &t, color, out);
+            if (*dropped) {
+                char line[512];
+                snprintf(line, sizeof line, "(not shown, to fit %d columns: %s; --wide shows them)",
+                         GB_REPORT_COLUMNS, dropped);
+                para(f, out, line, 0);
+            }
             const char *items[MAX_NOTES];
             for (int i = 0; i < ns.n; i++) items[i] = ns.text[i];
             list(f, out, items, ns.n, "sup");
@@ -831,7 +925,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             a = b;
         }
         if (d.n == 0) para(f, out, "No cases.", 0);
-        crossover_section(f, out, results, xs, nx, ops, color);
+        crossover_section(f, out, results, xs, nx, ops, color, d.narrow);
         int ok = 0, skipped = 0, failed = 0, total = 0;
         for (size_t i = 0; i < d.n; i++)
             for (int k = 0; k < NSIDES; k++) {

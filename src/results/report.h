@@ -13,12 +13,16 @@
 
 struct cJSON;
 
+/* The width a terminal table keeps to unless asked for every column. */
+#define GB_REPORT_COLUMNS 100
+
 typedef enum { GB_FMT_TABLE = 0, GB_FMT_MD, GB_FMT_CSV, GB_FMT_HTML } gb_format;
 
 typedef struct {
     gb_format format;
     const char *ops;   /* comma-separated op filter, or NULL for all */
     int color;         /* terminal colour (table format only) */
+    int wide;          /* table format: every column, not only those that fit GB_REPORT_COLUMNS */
 } gb_report_options;
 
 /* Parse "table" | "md" | "csv" | "html"; -1 if unknown. */

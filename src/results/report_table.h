@@ -26,6 +26,9 @@ typedef struct {
     int ncols;
     char head[GB_TABLE_MAX_COLS][GB_CELL_LEN];
     gb_align align[GB_TABLE_MAX_COLS];
+    unsigned char hidden[GB_TABLE_MAX_COLS]; /* left out by the terminal renderer (gb_table_fit) */
+    size_t wrap;     /* terminal: when > 0, a left-aligned last column is broken at blanks onto
+                        continuation lines so that no line is wider than this */
     size_t nrows, cap;
     gb_cell *cells;  /* nrows × ncols */
 } gb_table;
@@ -43,6 +46,11 @@ void gb_table_set(gb_table *t, long row, int col, gb_cell_class cls, const char 
  * — ±, ×, –, ✓, ✗, superscript digits — is one column wide). */
 size_t gb_utf8_width(const char *s);
 
+/* Width in terminal columns of the shown columns (two blanks between). */
+size_t gb_table_term_width(const gb_table *t);
+/* Hide the columns of drop[] (in that order, -1 entries skipped) until the
+ * terminal table is at most max columns wide; returns how many it hid. */
+int gb_table_fit(gb_table *t, size_t max, const int *drop, int ndrop);
 /* Terminal: columns padded to their widest cell, ANSI colour when color. */
 void gb_table_print_term(const gb_table *t, int color, FILE *out);
 /* GitHub-flavoured Markdown: every row has ncols+1 pipes; '|' is escaped. */
