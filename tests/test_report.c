@@ -379,6 +379,20 @@ TEST(report_html_is_a_page_with_the_tables) {
     CHECK(strstr(s, ">12.8×</td>"));
     CHECK(strstr(s, "class=\"num bad\">failed"));
     CHECK(!strstr(s, "http"));  /* self-contained: nothing fetched */
+    /* the title names the suite, the host and the GPU; tables scroll in their box */
+    CHECK(strstr(s, "<title>gpubench: ") && strstr(s, "NVIDIA H100 80GB HBM3)</title>"));
+    CHECK(strstr(s, "<div class=\"scroll\"><table>") && strstr(s, ".scroll{overflow-x:auto"));
+    /* a time and a speedup chart per op, inline SVG with the 1× line */
+    int charts = 0;
+    for (const char *p = s; (p = strstr(p, "<svg class=\"chart\"")); p++) charts++;
+    CHECK(charts == 12); /* 6 ops */
+    CHECK(strstr(s, "matmul: median time") && strstr(s, "matmul: speedup") && strstr(s, "1× (same speed)"));
+    CHECK(strstr(s, "<polyline") && strstr(s, "Crossover"));
+    free(s);
+    /* a CPU-only run: its time charts, no speedup chart, and its warnings */
+    s = render(FIX_CPU, GB_FMT_HTML, NULL, 0);
+    CHECK(s && strstr(s, "CPU only)</title>") && strstr(s, ": median time") && !strstr(s, ": speedup (CPU"));
+    CHECK(s && strstr(s, "class=\"warnings\"") && strstr(s, "powersave"));
     free(s);
 }
 
@@ -488,7 +502,7 @@ TEST(report_case_line_is_compact) {
     gb_err e = {{0}};
     gb_results model;
     CHECK(gb_results_load(FIX_H100, &model, &e) == GB_OK);
-    if (model.ncases < 23) {
+    if (model.ncases < 26) {
         gb_results_free(&model);
         return;
     }
@@ -504,7 +518,33 @@ TEST(report_case_line_is_compact) {
     CHECK(strstr(buf, "solve") && strstr(buf, "gpu dev failed") && strstr(buf, "✗ FAILED"));
     int lines = 0;
     for (char *p = buf; *p; p++) lines += *p == '\n';
-    CHECK(lines == 2);
+    CHECK(lines == 3); /* the two cases, and why solve's GPU side failed, once for both timings */
+    CHECK(strstr(buf, "\n    cuda failed: "));
+    free(buf);
+}
+
+/* Two variants of one shape read apart: the line names the params; a
+ * skipped side says why on a line of its own, not "skipped  skipped". */
+TEST(report_case_line_names_params_and_why_skipped) {
+    gb_err e = {{0}};
+    gb_results model;
+    CHECK(gb_results_load(FIX_H100, &model, &e) == GB_OK);
+    if (model.ncases < 26) {
+        gb_results_free(&model);
+        return;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    gb_report_case(&model, &model.cases[2], out);   /* matmul 2048 float32 math=default */
+    gb_report_case(&model, &model.cases[6], out);   /* matmul 2048 float32 math=tf32 */
+    gb_report_case(&model, &model.cases[25], out);  /* svd 10000x1000: the GPU skipped */
+    fclose(out);
+    gb_results_free(&model);
+    CHECK(strstr(buf, "math=default") && strstr(buf, "math=tf32") && strstr(buf, "method=auto"));
+    const char *svd = strstr(buf, "svd");
+    CHECK(svd && strstr(svd, "gpu dev skipped") && strstr(svd, "\n    cuda skipped: "));
+    CHECK(strstr(buf, "skipped  skipped") == NULL);
     free(buf);
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "report_svg.h"
 #include "report_table.h"
 #include "results_model.h"
 
@@ -592,25 +593,51 @@ static void print_table(gb_format f, const gb_table *t, int color, FILE *out) {
     }
 }
 
-static const char html_head[] =
-    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-    "<title>gpubench results</title>\n<style>\n"
-    "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:80em;"
-    "padding:0 1em;color:#222}\n"
-    "table{border-collapse:collapse;margin:.5em 0 1em;font-size:.9em}\n"
-    "th,td{border:1px solid #ccc;padding:.25em .6em;white-space:nowrap}\n"
-    "th{background:#f3f3f3}\ntd.num,th.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-    "td.good{color:#17731f;font-weight:600}\ntd.warn{color:#9a6a00}\ntd.bad{color:#b00020;font-weight:700}\n"
-    ".caption{font-style:italic;color:#555}\n.notes{font-size:.85em;color:#444;list-style:none;padding-left:0}\n"
-    ".warning{color:#9a6a00}\n"
-    "</style>\n</head>\n<body>\n";
+/* The page's head: a title that names the suite, the host and the GPU (what
+ * a browser tab and a bookmark show), and a style in which a table wider
+ * than the window scrolls inside its own box and a chart shrinks to fit. */
+static void html_head(FILE *out, const gb_results *r, const rdoc *d) {
+    const gb_run *run0 = &r->runs[0];
+    const gb_context *ctx = &run0->context;
+    char title[512];
+    if (d->merged)
+        snprintf(title, sizeof title, "gpubench: %s — %zu runs merged", *run0->suite_name ? run0->suite_name : "results",
+                 r->nruns);
+    else
+        snprintf(title, sizeof title, "gpubench: %s on %s (%s)", *run0->suite_name ? run0->suite_name : "results",
+                 *ctx->hostname ? ctx->hostname : "an unnamed host",
+                 d->gpu_cols && *ctx->gpu_name ? ctx->gpu_name : "CPU only");
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
+    gb_html_text(title, out);
+    fputs("</title>\n<style>\n"
+          "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:96em;"
+          "padding:0 1em;color:#222;line-height:1.4}\n"
+          ".scroll{overflow-x:auto;max-width:100%}\n"
+          "table{border-collapse:collapse;margin:.5em 0 1em;font-size:.85em}\n"
+          "th,td{border:1px solid #ccc;padding:.25em .5em}\ntd{white-space:nowrap}\n"
+          "th{background:#f3f3f3;vertical-align:bottom}\ntd.num,th.num{text-align:right;"
+          "font-variant-numeric:tabular-nums}\n"
+          "td.good{color:#17731f;font-weight:600}\ntd.warn{color:#9a6a00}\ntd.bad{color:#b00020;font-weight:700}\n"
+          "td.text{white-space:normal;min-width:16em}\n"
+          ".caption{font-style:italic;color:#555}\n.notes{font-size:.85em;color:#444;list-style:none;padding-left:0}\n"
+          ".warnings{background:#fff8e1;border-left:4px solid #e0a800;padding:.5em 1em;margin:1em 0}\n"
+          ".charts{display:flex;flex-wrap:wrap;gap:.5em}\nsvg.chart{max-width:100%;height:auto;"
+          "border:1px solid #eee}\n"
+          "</style>\n</head>\n<body>\n", out);
+}
 
 static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, int color) {
     const gb_run *run0 = &r->runs[0];
     const gb_context *ctx = &run0->context;
     char buf[1024];
-    if (f == GB_FMT_HTML) fputs(html_head, out);
-    snprintf(buf, sizeof buf, "gpubench results: %s", *run0->suite_name ? run0->suite_name : "(unnamed suite)");
+    if (f == GB_FMT_HTML) html_head(out, r, d);
+    if (d->merged || !*ctx->hostname)
+        snprintf(buf, sizeof buf, "gpubench results: %s", *run0->suite_name ? run0->suite_name : "(unnamed suite)");
+    else
+        snprintf(buf, sizeof buf, "gpubench results: %s on %s (%s)",
+                 *run0->suite_name ? run0->suite_name : "(unnamed suite)", ctx->hostname,
+                 d->gpu_cols && *ctx->gpu_name ? ctx->gpu_name : "CPU only");
     heading(f, out, f == GB_FMT_MD ? 2 : 1, buf, color);
     snprintf(buf, sizeof buf, "%s%s%s · gpubench %s", ctx->date, *ctx->hostname ? " · " : "", ctx->hostname,
              r->gpubench_version ? r->gpubench_version : "");
@@ -657,8 +684,10 @@ static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, i
         const char *items[32];
         int n = 0;
         for (size_t i = 0; i < warnings->n && n < 32; i++) items[n++] = warnings->item[i];
+        if (f == GB_FMT_HTML) fputs("<div class=\"warnings\">\n", out);
         para(f, out, "Warnings recorded by the run:", 0);
         list(f, out, items, n, NULL);
+        if (f == GB_FMT_HTML) fputs("</div>\n", out);
     }
     if (f == GB_FMT_TABLE) fputc('\n', out);
 }
@@ -693,7 +722,7 @@ static void crossover_section(gb_format f, FILE *out, const gb_results *results,
     int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT),
         c_p = gb_table_col(&t, "params", GB_ALIGN_LEFT), c_t = gb_table_col(&t, "timing", GB_ALIGN_LEFT),
         c_s = gb_table_col(&t, "GPU wins at", GB_ALIGN_RIGHT),
-        c_h = gb_table_col(&t, "where each side wins", GB_ALIGN_LEFT);
+        c_h = gb_table_col(&t, "where each side wins", GB_ALIGN_TEXT);
     int geo = 0;
     for (size_t i = 0; i < nx; i++) {
         const gb_crossover_entry *x = &xs[i];
@@ -743,6 +772,97 @@ static void crossover_section(gb_format f, FILE *out, const gb_results *results,
                  0);
     }
     gb_table_free(&t);
+}
+
+/* ---- charts (HTML) ---------------------------------------------------------- */
+
+/* The series of one op's rows [a, b): one per variant (run, dtype, params;
+ * non-square shapes apart, unjoined) and side. which: 0 the times, 1 the
+ * speedups. Returns how many were made (each x, y malloc'd). */
+static size_t chart_series(const rdoc *d, size_t a, size_t b, int which, gb_svg_series *out, size_t cap) {
+    size_t ns = 0;
+    int nvariants = 0;
+    for (size_t i = a; i < b; i++) {
+        const row *w = &d->rows[i];
+        int square = 0;
+        gb_case_scalar_size(w->c, &square);
+        /* the first row of its variant opens the variant's series */
+        int first = 1;
+        for (size_t j = a; j < i && first; j++) {
+            int sq = 0;
+            gb_case_scalar_size(d->rows[j].c, &sq);
+            first = !(d->rows[j].run == w->run && !strcmp(d->rows[j].dtype, w->dtype) &&
+                      !strcmp(d->rows[j].params, w->params) && sq == square);
+        }
+        if (!first) continue;
+        int variant = nvariants++;
+        for (int k = which ? SIDE_DEV : SIDE_CPU; k < NSIDES; k++) {
+            if (ns == cap) return ns;
+            gb_svg_series *v = &out[ns];
+            memset(v, 0, sizeof *v);
+            v->x = malloc((b - a) * sizeof *v->x);
+            v->y = malloc((b - a) * sizeof *v->y);
+            if (!v->x || !v->y) {
+                free(v->x), free(v->y);
+                return ns;
+            }
+            v->side = k, v->variant = variant, v->joined = square;
+            for (size_t j = i; j < b; j++) {
+                const row *u = &d->rows[j];
+                int sq = 0;
+                double size = gb_case_scalar_size(u->c, &sq);
+                if (!(u->run == w->run && !strcmp(u->dtype, w->dtype) && !strcmp(u->params, w->params) && sq == square))
+                    continue;
+                const side *sd = &u->s[k];
+                double y = which ? u->speedup[k - SIDE_DEV]
+                                 : (sd->r && !strcmp(sd->status, "ok") ? sd->median * 1e3 : NAN);
+                v->x[v->n] = size, v->y[v->n] = y;
+                v->n++;
+            }
+            int any = 0;
+            for (size_t j = 0; j < v->n; j++) any |= v->y[j] > 0;
+            if (!any) {
+                free(v->x), free(v->y);
+                continue;
+            }
+            const char *who = k == SIDE_CPU ? "CPU" : k == SIDE_DEV ? "GPU device" : "GPU end-to-end";
+            snprintf(v->label, sizeof v->label, "%s%s%.40s · %s%s%.80s", who, d->merged ? " " : "",
+                     d->merged ? w->run_name : "", w->dtype, *w->params ? " " : "", w->params);
+            if (!square)
+                snprintf(v->label + strlen(v->label), sizeof v->label - strlen(v->label), " (%.40s%s)", w->label,
+                         v->n > 1 ? ", …" : "");
+            ns++;
+        }
+    }
+    return ns;
+}
+
+/* An op's charts: time and speedup against size, inline SVG. */
+static void html_charts(const rdoc *d, size_t a, size_t b, FILE *out) {
+    enum { CAP = 48 };
+    gb_svg_series *s = calloc(CAP, sizeof *s);
+    if (!s) return;
+    int geo = 0;
+    for (size_t i = a; i < b; i++) {
+        int sq = 1;
+        gb_case_scalar_size(d->rows[i].c, &sq);
+        geo |= !sq;
+    }
+    const char *xlabel = geo ? "size n (n×n, or the geometric mean of a non-square shape's dimensions)" : "size n";
+    fputs("<div class=\"charts\">\n", out);
+    for (int which = 0; which < (d->gpu_cols ? 2 : 1); which++) {
+        size_t ns = chart_series(d, a, b, which, s, CAP);
+        char title[160];
+        snprintf(title, sizeof title, "%s: %s", d->rows[a].op,
+                 which ? "speedup (CPU median / GPU median)" : "median time");
+        gb_svg_axes ax = {.title = title, .xlabel = xlabel,
+                          .ylabel = which ? "speedup (×), above 1×: the GPU is faster" : "time (ms)",
+                          .hline = which ? 1.0 : NAN, .hline_label = which ? "1× (same speed)" : NULL};
+        if (ns == 0 || gb_svg_chart(out, &ax, s, ns) != 0) para(GB_FMT_HTML, out, "No data to chart.", 0);
+        for (size_t i = 0; i < ns; i++) free(s[i].x), free(s[i].y);
+    }
+    fputs("</div>\n", out);
+    free(s);
 }
 
 /* ---- CSV -------------------------------------------------------------------- */
@@ -911,6 +1031,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             caption(&d, a, b, constant, cap, sizeof cap);
             para(f, out, cap, 1);
             print_table(f, &t, color, out);
+            if (f == GB_FMT_HTML) html_charts(&d, a, b, out);
             if (*dropped) {
                 char line[512];
                 snprintf(line, sizeof line, "(not shown, to fit %d columns: %s; --wide shows them)",
@@ -951,6 +1072,11 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
     return ferror(out) ? -1 : 0;
 }
 
+/* One line per case as it finishes: op, shape, dtype and params (so two
+ * variants of one shape, math=default and math=tf32, read apart), each
+ * side's median or what happened to it, the speedups and the check; then,
+ * each on a line of its own, why a side was skipped or failed (one line per
+ * distinct reason). */
 void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
     row w;
     read_row(r, c, &w);
@@ -958,11 +1084,14 @@ void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
     side_names_of(r, c->run, &sn);
     char line[1024], buf[GB_CELL_LEN];
     int off = snprintf(line, sizeof line, "%-11s %-16s %-7s", w.op, w.label, w.dtype);
+    if (*w.params && off < (int)sizeof line)
+        off += snprintf(line + off, sizeof line - (size_t)off, " %-14s", w.params);
     for (int k = 0; k < NSIDES; k++) {
         const side *s = &w.s[k];
         if (!s->r || off >= (int)sizeof line) continue;
         if (!strcmp(s->status, "ok")) {
-            snprintf(buf, sizeof buf, "%.*f ms", decimals(s->median * 1e3), s->median * 1e3);
+            fmt_sig(buf, sizeof buf, s->median * 1e3);
+            strncat(buf, " ms", sizeof buf - strlen(buf) - 1);
         } else {
             snprintf(buf, sizeof buf, "%s", s->status);
         }
@@ -974,20 +1103,32 @@ void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
         off += snprintf(line + off, sizeof line - (size_t)off, "  %s %s", buf, sn.brief[j]);
     }
     int ran = 0, bad = 0, passed = 0;
-    const char *why = "";
     for (int k = 0; k < NSIDES; k++) {
         const side *s = &w.s[k];
         if (!s->r || !strcmp(s->status, "skipped")) continue;
         ran++;
-        if (strcmp(s->status, "ok") || !strcmp(s->verif, "failed")) {
-            bad++;
-            if (!*why) why = *s->reason ? s->reason : "verification failed";
-        } else if (!strcmp(s->verif, "passed")) passed++;
+        if (strcmp(s->status, "ok") || !strcmp(s->verif, "failed")) bad++;
+        else if (!strcmp(s->verif, "passed")) passed++;
     }
     if (off < (int)sizeof line)
-        snprintf(line + off, sizeof line - (size_t)off, "  %s%s%s", bad ? "✗ FAILED" : ran && passed == ran ? "✓" : ran ? "not checked" : "skipped",
-                 bad ? ": " : "", bad ? why : "");
+        snprintf(line + off, sizeof line - (size_t)off, "  %s",
+                 bad ? "✗ FAILED" : ran && passed == ran ? "✓" : ran ? "not checked" : "skipped");
     fprintf(out, "%s\n", line);
+    /* why, under the line: both GPU timings skipped for one reason say it once */
+    char seen[NSIDES][GB_CELL_LEN * 3];
+    int nseen = 0;
+    for (int k = 0; k < NSIDES; k++) {
+        const side *s = &w.s[k];
+        if (!s->r || (!strcmp(s->status, "ok") && strcmp(s->verif, "failed"))) continue;
+        char why[GB_CELL_LEN * 3];
+        why_not_ok(s, why, sizeof why);
+        int dup = 0;
+        for (int i = 0; i < nseen && !dup; i++) dup = !strcmp(seen[i], why);
+        if (dup) continue;
+        snprintf(seen[nseen++], sizeof seen[0], "%s", why);
+        int twin = k != SIDE_CPU && w.s[k == SIDE_DEV ? SIDE_E2E : SIDE_DEV].r &&
+                   !strcmp(w.s[k == SIDE_DEV ? SIDE_E2E : SIDE_DEV].status, s->status);
+        fprintf(out, "    %s %s: %s\n", twin ? s->backend : sn.label[k], s->status, why);
+    }
     fflush(out);
 }
-

@@ -86,7 +86,7 @@ static void term_cell(FILE *out, const char *text, gb_cell_class cls, size_t wid
         fprintf(out, "%s%s\033[0m", ansi(cls), text);
     else
         fputs(text, out);
-    if (a == GB_ALIGN_LEFT) pad(out, fill);
+    if (a != GB_ALIGN_RIGHT) pad(out, fill);
 }
 
 /* The last shown column's start and the width left to it when the table
@@ -97,7 +97,7 @@ static size_t wrap_room(const gb_table *t, const size_t *width, int last, size_t
     for (int c = 0; c < last; c++)
         if (!t->hidden[c]) *start += width[c] + (shown++ ? 2 : 0);
     if (shown) *start += 2;
-    if (!t->wrap || last < 0 || t->align[last] != GB_ALIGN_LEFT || *start + 20 > t->wrap) return 0;
+    if (!t->wrap || last < 0 || t->align[last] == GB_ALIGN_RIGHT || *start + 20 > t->wrap) return 0;
     return t->wrap - *start;
 }
 
@@ -166,7 +166,7 @@ void gb_table_print_term(const gb_table *t, int color, FILE *out) {
     for (int c = 0; c < t->ncols; c++)
         if (!t->hidden[c]) last = c;
     /* The last column is not padded on the right when left-aligned: no trailing blanks. */
-    int last_left = last >= 0 && t->align[last] == GB_ALIGN_LEFT;
+    int last_left = last >= 0 && t->align[last] != GB_ALIGN_RIGHT;
     int first = 1;
     for (int c = 0; c < t->ncols; c++) {
         if (t->hidden[c]) continue;
@@ -249,7 +249,7 @@ static const char *html_class(gb_cell_class cls) {
 }
 
 void gb_table_print_html(const gb_table *t, FILE *out) {
-    fputs("<table>\n<thead><tr>", out);
+    fputs("<div class=\"scroll\"><table>\n<thead><tr>", out);
     for (int c = 0; c < t->ncols; c++) {
         fputs(t->align[c] == GB_ALIGN_RIGHT ? "<th class=\"num\">" : "<th>", out);
         gb_html_text(t->head[c], out);
@@ -262,7 +262,9 @@ void gb_table_print_html(const gb_table *t, FILE *out) {
             const gb_cell *x = cell(t, r, c);
             const char *k = html_class(x->cls);
             int num = t->align[c] == GB_ALIGN_RIGHT;
-            if (k || num)
+            if (t->align[c] == GB_ALIGN_TEXT)
+                fputs("<td class=\"text\">", out);
+            else if (k || num)
                 fprintf(out, "<td class=\"%s%s%s\">", num ? "num" : "", (k && num) ? " " : "", k ? k : "");
             else
                 fputs("<td>", out);
@@ -271,7 +273,7 @@ void gb_table_print_html(const gb_table *t, FILE *out) {
         }
         fputs("</tr>\n", out);
     }
-    fputs("</tbody>\n</table>\n", out);
+    fputs("</tbody>\n</table></div>\n", out);
 }
 
 void gb_csv_field(const char *s, FILE *out) {

@@ -10,7 +10,8 @@
 #include <stddef.h>
 
 typedef enum { GB_CELL_PLAIN = 0, GB_CELL_GOOD, GB_CELL_WARN, GB_CELL_BAD } gb_cell_class;
-typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT } gb_align;
+/* GB_ALIGN_TEXT: left-aligned running text, which HTML lets wrap. */
+typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT, GB_ALIGN_TEXT } gb_align;
 
 #define GB_CELL_LEN 96
 #define GB_TABLE_MAX_COLS 24
