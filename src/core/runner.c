@@ -296,7 +296,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         char why[GB_MSG_LEN];
         snprintf(why, sizeof why,
                  "projected %.3g s per repetition (from the rate at %s) exceeds max_time_s %g; "
-                 "raise max_time_s to run it",
+                 "raise max_time_s (or --max-time) to run it",
                  projected, from, item->budget.max_time_s);
         add_all_timings(cfg, ci, slot, GB_RS_SKIPPED, why);
         return;
