@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "testlib.h"
 
 #define MAX_TESTS 1024
@@ -71,20 +72,47 @@ const char *gb_test_binary(void) {
     return b && *b ? b : "./gpubench";
 }
 
+/* What a test writes to stderr (a command's warnings, a CHECK's message)
+ * goes to a temporary file, shown only when the test fails: a passing
+ * `make test` prints one line per test and the closing line, nothing else. */
 int main(int argc, char **argv) {
     const char *filter = argc > 1 ? argv[1] : NULL;
     int passed = 0, failed = 0, skipped = 0;
+    int real_fd = dup(2);
+    FILE *real = real_fd >= 0 ? fdopen(real_fd, "w") : NULL;
+    if (!real) real = stderr;
     for (int i = 0; i < ntests; i++) {
         if (filter && !strstr(tests[i].name, filter) && !strstr(tests[i].file, filter)) continue;
         current_failed = current_skipped = 0;
-        fprintf(stderr, "%-60s ", tests[i].name);
+        fprintf(real, "%-60s ", tests[i].name);
+        fflush(real);
+        FILE *cap = real != stderr ? tmpfile() : NULL;
         fflush(stderr);
+        if (cap) dup2(fileno(cap), 2);
         tests[i].fn();
-        if (current_failed) { failed++; fprintf(stderr, "FAIL\n"); }
-        else if (current_skipped) { skipped++; fprintf(stderr, "skipped: %s\n", skip_reason); }
-        else { passed++; fprintf(stderr, "ok\n"); }
+        fflush(stderr);
+        if (cap) dup2(real_fd, 2);
+        if (current_failed) {
+            failed++;
+            if (cap) { /* the test's messages, then the verdict */
+                char buf[4096];
+                size_t n;
+                rewind(cap);
+                fputc('\n', real);
+                while ((n = fread(buf, 1, sizeof buf, cap)) > 0) fwrite(buf, 1, n, real);
+            }
+            fprintf(real, "FAIL\n");
+        } else if (current_skipped) {
+            skipped++;
+            fprintf(real, "skipped: %s\n", skip_reason);
+        } else {
+            passed++;
+            fprintf(real, "ok\n");
+        }
+        fflush(real);
+        if (cap) fclose(cap);
     }
-    fflush(stderr);
+    fflush(real);
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }
