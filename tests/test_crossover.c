@@ -389,7 +389,7 @@ static char *render_table(const char *path, cJSON **doc_out) {
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    gb_report_options o = {.format = GB_FMT_TABLE};
+    gb_report_options o = {.format = GB_FMT_TABLE, .wide = 1}; /* one row per line: no wrapped sentences */
     int rc = gb_report_render(&r, &o, out);
     fclose(out);
     CHECK(rc == 0);
@@ -476,7 +476,7 @@ TEST(crossover_h100_sentence_in_every_format) {
         char *buf = NULL;
         size_t len = 0;
         FILE *out = open_memstream(&buf, &len);
-        gb_report_options o = {.format = formats[i]};
+        gb_report_options o = {.format = formats[i], .wide = 1}; /* the sentence unwrapped */
         CHECK(gb_report_render(&doc, &o, out) == 0);
         fclose(out);
         CHECK(buf && strstr(buf, text));
