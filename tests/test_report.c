@@ -678,3 +678,77 @@ TEST(report_table_fits_100_columns_unless_wide) {
     CHECK(s && strstr(s, "±") == NULL && strstr(s, " ["));   /* "2.27 [2.11, 2.61]" */
     free(s);
 }
+
+/* ---- across machines ---------------------------------------------------------- */
+
+/* One machine's CPU against another's GPU: the CPU-only fixture's CPU
+ * against the H100 fixture's GPU, case by case, with the speedup between
+ * the two files' medians. */
+TEST(report_pair_cpu_of_one_file_against_gpu_of_another) {
+    gb_err e = {{0}};
+    gb_results cpu, gpu;
+    CHECK(gb_results_load(FIX_CPU, &cpu, &e) == GB_OK);
+    CHECK(gb_results_load(FIX_H100, &gpu, &e) == GB_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    gb_report_options o = {.format = GB_FMT_MD};
+    CHECK(gb_report_pair(&cpu, FIX_CPU, &gpu, FIX_H100, &o, out) == 0);
+    fclose(out);
+    CHECK(buf && strstr(buf, "the CPU of") && strstr(buf, "against the GPU of"));
+    CHECK(buf && strstr(buf, "cases compared"));
+    /* every row's speedup is that CPU's median over this GPU's: find one case
+     * on both and check its figure */
+    const gb_case_result *g = NULL, *c = NULL;
+    for (size_t i = 0; i < gpu.ncases && !c; i++)
+        for (size_t j = 0; j < cpu.ncases && !c; j++)
+            if (!strcmp(gpu.cases[i].op, cpu.cases[j].op) && !strcmp(gpu.cases[i].dtype, cpu.cases[j].dtype) &&
+                gb_shape_equal(&gpu.cases[i], &cpu.cases[j]) &&
+                gb_kvlist_equal(&gpu.cases[i].params, &cpu.cases[j].params) &&
+                cpu.cases[j].results[0].status == GB_RS_OK && gpu.cases[i].nresults > 1 &&
+                gpu.cases[i].results[1].status == GB_RS_OK)
+                g = &gpu.cases[i], c = &cpu.cases[j];
+    CHECK(c != NULL);
+    if (c && buf) {
+        double sp = c->results[0].stats.median / g->results[1].stats.median;
+        char want[32];
+        if (sp >= 100) snprintf(want, sizeof want, "| %.0f× |", sp);
+        else if (sp >= 10) snprintf(want, sizeof want, "| %.1f× |", sp);
+        else snprintf(want, sizeof want, "| %.2f× |", sp);
+        CHECK(strstr(buf, want) != NULL);
+        CHECK(strstr(buf, g->label) != NULL);
+    }
+    free(buf);
+    gb_results_free(&cpu);
+    gb_results_free(&gpu);
+    /* the command: two files needed */
+    static char cap[1 << 16];
+    CHECK(run_report(cap, sizeof cap, 4, "report", FIX_CPU, FIX_H100, "--pair") == 0);
+    CHECK(strstr(cap, "cases compared") != NULL);
+    CHECK(run_report(cap, sizeof cap, 3, "report", FIX_CPU, "--pair") == 2);
+    CHECK(strstr(cap, "two results files with --pair") != NULL);
+}
+
+/* Several files drawn overlaid: every run a series of its own. */
+TEST(plot_several_files_overlaid) {
+    char cmd[512], out[8192];
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || exit 77; rm -rf build/overlay && "
+             "/usr/bin/python3 scripts/plot.py %s %s --op matmul --format svg --out build/overlay 2>&1",
+             FIX_CPU, FIX_H100);
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    if (rc == 77) {
+        SKIP("no matplotlib for /usr/bin/python3");
+        return;
+    }
+    CHECK(rc == 0);
+    FILE *f = fopen("build/overlay/matmul_float32.svg", "r");
+    CHECK(f != NULL);
+    if (!f) return;
+    static char svg[1 << 21];
+    size_t n = fread(svg, 1, sizeof svg - 1, f);
+    svg[n] = '\0';
+    fclose(f);
+    /* the legend names each file's run */
+    CHECK(strstr(svg, "results_cpu") && strstr(svg, "results_h100"));
+}
