@@ -335,19 +335,6 @@ TEST(cli_run_records_its_time_breakdown) {
 
 /* ---- --export-gbench ------------------------------------------------------- */
 
-static char *slurp_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (buf) buf[got] = 0;
-    *len = got;
-    return buf;
-}
 
 TEST(cli_run_export_gbench_equals_export_of_its_results_file) {
     /* A tiny CPU-only suite of our own: two ops, two sizes, few repetitions. */
@@ -371,7 +358,7 @@ TEST(cli_run_export_gbench_equals_export_of_its_results_file) {
     CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
 
     size_t la = 0, lb = 0;
-    char *a = slurp_file(run_gb, &la), *b = slurp_file(exp_gb, &lb);
+    char *a = gb_test_slurp(run_gb, &la), *b = gb_test_slurp(exp_gb, &lb);
     CHECK(a != NULL && b != NULL);
     /* byte-identical: the run exports what `gpubench export` does */
     CHECK(a && b && la == lb && memcmp(a, b, la) == 0);

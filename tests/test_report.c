@@ -498,21 +498,27 @@ TEST(report_command_rejects_bad_input_with_exit_2) {
     CHECK(rc == GB_EXIT_OK && strstr(out, "--format"));
 }
 
-TEST(report_case_line_is_compact) {
+/* The per-case lines of the H100 fixture's cases idx[0..n), as printed. */
+static char *case_lines(const int *idx, int n) {
     gb_err e = {{0}};
     gb_results model;
     CHECK(gb_results_load(FIX_H100, &model, &e) == GB_OK);
-    if (model.ncases < 26) {
-        gb_results_free(&model);
-        return;
-    }
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    gb_report_case(&model, &model.cases[3], out);   /* matmul 8192 float32 */
-    gb_report_case(&model, &model.cases[22], out);  /* solve 2048: GPU failed */
+    for (int i = 0; i < n; i++) {
+        CHECK((size_t)idx[i] < model.ncases);
+        if ((size_t)idx[i] < model.ncases) gb_report_case(&model, &model.cases[idx[i]], out);
+    }
     fclose(out);
     gb_results_free(&model);
+    return buf;
+}
+
+TEST(report_case_line_is_compact) {
+    const int idx[] = {3, 22}; /* matmul 8192 float32; solve 2048: GPU failed */
+    char *buf = case_lines(idx, 2);
+    if (!buf) return;
     CHECK(strstr(buf, "matmul") && strstr(buf, "8192x8192x8192") && strstr(buf, "float32"));
     CHECK(strstr(buf, "cpu 286 ms") && strstr(buf, "12.8× dev") && strstr(buf, "✓\n"));
     CHECK(strstr(buf, "solve") && strstr(buf, "gpu dev failed") && strstr(buf, "✗ FAILED"));
@@ -526,21 +532,9 @@ TEST(report_case_line_is_compact) {
 /* Two variants of one shape read apart: the line names the params; a
  * skipped side says why on a line of its own, not "skipped  skipped". */
 TEST(report_case_line_names_params_and_why_skipped) {
-    gb_err e = {{0}};
-    gb_results model;
-    CHECK(gb_results_load(FIX_H100, &model, &e) == GB_OK);
-    if (model.ncases < 26) {
-        gb_results_free(&model);
-        return;
-    }
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-    gb_report_case(&model, &model.cases[2], out);   /* matmul 2048 float32 math=default */
-    gb_report_case(&model, &model.cases[6], out);   /* matmul 2048 float32 math=tf32 */
-    gb_report_case(&model, &model.cases[25], out);  /* svd 10000x1000: the GPU skipped */
-    fclose(out);
-    gb_results_free(&model);
+    const int idx[] = {2, 6, 25}; /* matmul 2048 float32 default and tf32; svd 10000x1000: the GPU skipped */
+    char *buf = case_lines(idx, 3);
+    if (!buf) return;
     CHECK(strstr(buf, "math=default") && strstr(buf, "math=tf32") && strstr(buf, "method=auto"));
     const char *svd = strstr(buf, "svd");
     CHECK(svd && strstr(svd, "gpu dev skipped") && strstr(svd, "\n    cuda skipped: "));

@@ -32,18 +32,6 @@ static void saw_object(fields *fs, const char *path) {
     if (fs->nobjects < 4096) snprintf(fs->objects[fs->nobjects++], 256, "%s", path);
 }
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (buf) buf[got] = '\0';
-    return buf;
-}
 
 /* A table cell, trimmed, without its backticks. */
 static const char *cell(const char *p, char *out, size_t len) {
@@ -59,7 +47,7 @@ static const char *cell(const char *p, char *out, size_t len) {
 
 /* The rows "| `path` | type | presence | meaning |" of the section. */
 static int parse_doc(fields *fs) {
-    char *text = slurp(DOC);
+    char *text = gb_test_slurp(DOC, NULL);
     if (!text) return -1;
     const char *sec = strstr(text, "\n## Field by field");
     fs->n = fs->nobjects = 0;
@@ -168,7 +156,7 @@ static void check_file(const char *path, int fresh) {
     fields fs;
     CHECK(parse_doc(&fs) == 0);
     CHECK(fs.n > 100);
-    char *text = slurp(path);
+    char *text = gb_test_slurp(path, NULL);
     CHECK(text != NULL);
     cJSON *doc = text ? cJSON_Parse(text) : NULL;
     free(text);

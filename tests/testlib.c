@@ -45,6 +45,20 @@ void gb_test_skip(const char *reason) {
     current_skipped = 1;
 }
 
+char *gb_test_slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (buf) buf[got] = '\0';
+    if (len) *len = got;
+    return buf;
+}
+
 int gb_test_sh(const char *cmd, char *out, unsigned long cap) {
     char full[4096];
     snprintf(full, sizeof full, "(%s) 2>&1", cmd);

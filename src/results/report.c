@@ -514,32 +514,6 @@ static void heading(gb_format f, FILE *out, int level, const char *s, int color)
     }
 }
 
-/* Running text for a terminal: broken at blanks so no line is wider than
- * width columns (a word longer than that gets a line of its own); lines
- * after the first start with indent. */
-static void wrap_text(const char *s, const char *indent, size_t width, FILE *out) {
-    size_t col = 0, ind = gb_utf8_width(indent);
-    while (*s) {
-        while (*s == ' ') s++;
-        size_t n = strcspn(s, " ");
-        if (!n) break;
-        char word[1024];
-        snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
-        size_t w = gb_utf8_width(word);
-        if (col > 0 && col + 1 + w > width) {
-            fprintf(out, "\n%s", indent);
-            col = ind;
-        } else if (col > 0) {
-            fputc(' ', out);
-            col++;
-        }
-        fwrite(s, 1, n, out);
-        col += w;
-        s += n;
-    }
-    fputc('\n', out);
-}
-
 /* A paragraph; in Markdown, italic when `em` (captions). */
 static void para(gb_format f, FILE *out, const char *s, int em) {
     if (f == GB_FMT_MD) {
@@ -551,7 +525,8 @@ static void para(gb_format f, FILE *out, const char *s, int em) {
         gb_html_text(s, out);
         fputs("</p>\n", out);
     } else {
-        wrap_text(s, "", GB_REPORT_COLUMNS, out);
+        gb_wrap_text(out, s, GB_REPORT_COLUMNS, 0, 0);
+        fputc('\n', out);
     }
 }
 
@@ -575,7 +550,8 @@ static void list(gb_format f, FILE *out, const char *const *items, int n, const 
         } else {
             char first[2048];
             snprintf(first, sizeof first, "  %s %s", *prefix ? prefix : "-", items[i]);
-            wrap_text(first, "    ", GB_REPORT_COLUMNS, out);
+            gb_wrap_text(out, first, GB_REPORT_COLUMNS, 0, 4);
+            fputc('\n', out);
         }
     }
     if (f == GB_FMT_HTML) fputs("</ul>\n", out);
@@ -663,15 +639,21 @@ static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, i
     }
     {
         char how[1024];
+        /* the GPU's words only where there are GPU columns */
+        char gpu_words[512] = "";
+        if (d->gpu_cols)
+            snprintf(gpu_words, sizeof gpu_words,
+                     " Speedup%s = CPU median / GPU median: above 1× the GPU is faster, below 1× the CPU is. "
+                     "\"dev\" (device-resident): inputs already in GPU memory; \"e2e\" (end-to-end): including "
+                     "the copies between host and GPU.",
+                     d->narrow ? " (×dev, ×e2e)" : "");
         snprintf(how, sizeof how,
                  "How to read: times are medians over the timed repetitions in ms; %s is the 95%% confidence "
                  "interval of the median, which covers every round's median%s (\"1 rep\": a single repetition, no "
-                 "interval). Speedup%s = CPU median / GPU median: above 1× the GPU is faster, below 1× the CPU is. "
-                 "\"dev\" (device-resident): inputs already in GPU memory; \"e2e\" (end-to-end): including the "
-                 "copies between host and GPU. Rates (GFLOP/s or GB/s) come from the median time; %% peak is "
-                 "against this machine's measured ceilings (the GPU's from the device time).",
-                 d->narrow ? "+a%/−b%" : "[low, high]", d->narrow ? ", relative to the median" : "",
-                 d->narrow && d->gpu_cols ? " (×dev, ×e2e)" : "");
+                 "interval).%s Rates (GFLOP/s or GB/s) come from the median time; %% peak is against this "
+                 "machine's measured ceilings%s.",
+                 d->narrow ? "+a%/−b%" : "[low, high]", d->narrow ? ", relative to the median" : "", gpu_words,
+                 d->gpu_cols ? " (the GPU's from the device time)" : "");
         para(f, out, how, 0);
     }
     if (!d->gpu_cols) {

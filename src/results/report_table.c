@@ -115,22 +115,20 @@ static void term_widths(const gb_table *t, size_t *width) {
     if (room && width[last] > room) width[last] = room;
 }
 
-/* A cell broken at blanks into lines of at most room columns, the lines
- * after the first indented by start columns. */
-static void wrapped_cell(FILE *out, const char *s, size_t room, size_t start) {
-    size_t col = 0;
+void gb_wrap_text(FILE *out, const char *s, size_t width, size_t col, size_t indent) {
+    size_t start = col;
     while (*s) {
         while (*s == ' ') s++;
         size_t n = strcspn(s, " ");
         if (!n) break;
-        char word[512];
+        char word[1024];
         snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
         size_t w = gb_utf8_width(word);
-        if (col > 0 && col + 1 + w > room) {
+        if (col > start && col + 1 + w > width) {
             fputc('\n', out);
-            pad(out, start);
-            col = 0;
-        } else if (col > 0) {
+            pad(out, indent);
+            col = start = indent;
+        } else if (col > start) {
             fputc(' ', out);
             col++;
         }
@@ -186,7 +184,7 @@ void gb_table_print_term(const gb_table *t, int color, FILE *out) {
             const gb_cell *x = cell(t, r, c);
             size_t start, room = c == last ? wrap_room(t, width, last, &start) : 0;
             if (room && gb_utf8_width(cell_text(x)) > room && !(color && x->cls != GB_CELL_PLAIN))
-                wrapped_cell(out, cell_text(x), room, start);
+                gb_wrap_text(out, cell_text(x), start + room, start, start);
             else
                 term_cell(out, cell_text(x), x->cls, c == last && last_left ? 0 : width[c], t->align[c], color);
         }

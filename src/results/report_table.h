@@ -59,6 +59,12 @@ void gb_table_print_md(const gb_table *t, FILE *out);
 /* HTML <table> with classes good/warn/bad (styled by the page's CSS). */
 void gb_table_print_html(const gb_table *t, FILE *out);
 
+/* Running text broken at blanks so that no line goes past column width;
+ * the text starts at column col (already written), and each continuation
+ * line starts with indent blanks. A word wider than the room gets a line of
+ * its own. No newline at the end. */
+void gb_wrap_text(FILE *out, const char *s, size_t width, size_t col, size_t indent);
+
 /* Escapers for running text. */
 void gb_md_text(const char *s, FILE *out);
 void gb_html_text(const char *s, FILE *out);
