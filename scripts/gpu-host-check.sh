@@ -15,6 +15,12 @@
 #             and its breakdown; then a `timeout -s TERM` run (is the results
 #             file marked interrupted?); then scripts/cpu-peer-check.py on the
 #             default run (the CPU side against NumPy/SciPy on this host)
+#   see       what a person sees on a GPU run: a one-off run without a suite
+#             file (--op --sizes --max-time), its context's NVIDIA driver and
+#             library versions, the 100-column table, the HTML page with its
+#             charts (OUTDIR/see.html), the schema document walked against
+#             the file (with a build tree's tests), --pair against the
+#             committed H100 reference
 #
 # OpenBLAS may detect a modern CPU as an old core (seen: Prescott on an
 # AVX-512 host); gpubench then runs the best core by default, and info prints
@@ -89,6 +95,28 @@ for what in "$@"; do
             timeout 180 python3 scripts/cpu-peer-check.py "$OUTDIR/newcomer.json" --budget 3 --max-size 4096 \
                 --json "$OUTDIR/peers.json" 2>&1 | tail -80
         fi
+        ;;
+    see)
+        step "one-off run without a suite file"
+        "$B" run --op matmul,elementwise,svd --sizes 256,1024 --max-time 2s --out "$OUTDIR/see.json" \
+            > "$OUTDIR/see.txt" 2>&1
+        echo "exit $?"
+        head -12 "$OUTDIR/see.txt"
+        step "versions: the NVIDIA driver and every library as it reports itself"
+        grep -o '"nvidia_driver": *"[^"]*"\|"cuda_driver_api_version": *"[^"]*"\|"lapacke": *"[^"]*"\|"cublas": *"[^"]*"' \
+            "$OUTDIR/see.json"
+        step "the terminal table keeps to 100 columns"
+        "$B" report "$OUTDIR/see.json" > "$OUTDIR/see-report.txt"
+        awk '{ if (length($0) > m) m = length($0) } END { print "widest line:", m, "characters (bytes; UTF-8 counts more)" }' \
+            "$OUTDIR/see-report.txt"
+        "$B" report "$OUTDIR/see.json" --format html -o "$OUTDIR/see.html" && echo "wrote $OUTDIR/see.html"
+        grep -c '<svg class="chart"' "$OUTDIR/see.html"
+        if [ -x build/tests/run_tests ]; then
+            step "the schema document walked against this GPU run"
+            GB_SCHEMA_EXTRA="$OUTDIR/see.json" GPUBENCH="$B" build/tests/run_tests schema_doc
+        fi
+        step "this host's CPU against the reference H100's GPU"
+        "$B" report "$OUTDIR/see.json" results/reference/default-h100-newcomer.json --pair | head -20
         ;;
     *) echo "gpu-host-check: unknown step '$what'" >&2; exit 2 ;;
     esac
