@@ -86,7 +86,7 @@ static void set_stats(gb_result *r, const double *samples, size_t n, const size_
     s->present = 1;
     s->n = st.n;
     s->min = st.min;
-    s->max = NAN; /* the runner's files have no max */
+    s->max = st.max;
     s->median = st.median;
     s->mean = st.mean;
     s->stddev = st.stddev;
