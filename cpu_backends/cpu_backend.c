@@ -9,6 +9,7 @@
 #include <cblas.h>
 #include <fftw3.h>
 #include <GraphBLAS.h>
+#include <lapacke.h>
 #include <cjson/cJSON.h>
 
 #include "cpu_backend.h"
@@ -63,6 +64,14 @@ static void cpu_describe(cJSON *ctx) {
     snprintf(gbv, sizeof gbv, "%d.%d.%d", GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR,
              GxB_IMPLEMENTATION_SUB);
     cJSON_AddStringToObject(libs, "graphblas", gbv);
+    /* LAPACKE is released with LAPACK and has no version call of its own:
+     * ilaver is LAPACK's, answered by the LAPACK the process linked (here
+     * OpenBLAS's, which bundles it). */
+    lapack_int lma = 0, lmi = 0, lpa = 0;
+    LAPACK_ilaver(&lma, &lmi, &lpa);
+    char lv[64];
+    snprintf(lv, sizeof lv, "%d.%d.%d", (int)lma, (int)lmi, (int)lpa);
+    cJSON_AddStringToObject(libs, "lapacke", lv);
     cJSON_AddNumberToObject(ctx, "cpu_threads_used", cpu_threads);
 }
 

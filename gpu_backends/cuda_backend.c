@@ -37,6 +37,31 @@ static int initialized;
 static void cuda_shutdown(void);
 
 /* "13.0" from 13000. */
+/* The NVIDIA kernel driver's version as it prints it ("580.95.05"), from
+ * the first line of /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX
+ * x86_64 Kernel Module  580.95.05  Tue ..."). 0 when it is not there (not
+ * Linux, a container without /proc/driver/nvidia). */
+static int nvidia_driver_version(char *buf, size_t len) {
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (!f) return 0;
+    char line[512];
+    int ok = 0;
+    if (fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, "Kernel Module");
+        if (at) {
+            at += strlen("Kernel Module");
+            while (*at == ' ' || *at == '\t') at++;
+            size_t n = strcspn(at, " \t\n");
+            if (n > 0 && n < len) {
+                snprintf(buf, len, "%.*s", (int)n, at);
+                ok = 1;
+            }
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
 static void version_string(int v, char *out, size_t cap) {
     snprintf(out, cap, "%d.%d", v / 1000, (v % 1000) / 10);
 }
@@ -212,7 +237,12 @@ static void cuda_describe(cJSON *ctx) {
     (void)cudaRuntimeGetVersion(&rt);
     (void)cudaDriverGetVersion(&drv);
     version_string(drv, buf, sizeof buf);
-    cJSON_AddStringToObject(gpu, "driver_version", buf); /* the CUDA version the driver supports */
+    /* The CUDA driver API version ("13.0"): what CUDA the driver supports,
+     * not the NVIDIA driver's own version (nvidia_driver below). The old
+     * key stays for the readers that know it. */
+    cJSON_AddStringToObject(gpu, "driver_version", buf);
+    cJSON_AddStringToObject(gpu, "cuda_driver_api_version", buf);
+    if (nvidia_driver_version(buf, sizeof buf)) cJSON_AddStringToObject(gpu, "nvidia_driver", buf);
     version_string(rt, buf, sizeof buf);
     cJSON_AddStringToObject(gpu, "runtime_version", buf);
 

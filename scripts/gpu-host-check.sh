@@ -2,7 +2,7 @@
 # gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
 # from an unpacked bundle (make bundle) or a build tree:
 #
-#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|svd|newcomer|again]...
+#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|svd|newcomer|again|see]...
 #
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
@@ -36,13 +36,19 @@
 #             (two "nodes" of one GPU), merged as the SLURM merge job does, then
 #             `report --fleet` (columns a and b; SLOW flags between two runs of
 #             the same GPU would be false alarms) and its heatmap
+#   see       what a person sees on a GPU run: a one-off run without a suite
+#             file (--op --sizes --max-time), its context's NVIDIA driver and
+#             library versions, the 100-column table, the HTML page with its
+#             charts (OUTDIR/see.html), the schema document walked against
+#             the file (with a build tree's tests), --pair against the
+#             committed H100 reference
 #
 # OpenBLAS may detect a modern CPU as an old core (seen: Prescott on an
 # AVX-512 host); gpubench then runs the best core by default, and info prints
 # what OpenBLAS detected and what runs, so a reader can check. Every command
 # here is as a user types it: no flag is needed for honest numbers.
 set -u
-OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|again|seed|svd|multigpu|fleet]...}
+OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|again|seed|svd|multigpu|fleet|see]...}
 shift
 cd "$(dirname "$0")/.."
 if [ -x bin/gpubench ]; then B=bin/gpubench; else B=./gpubench; fi
@@ -190,6 +196,28 @@ for what in "$@"; do
             -o "$OUTDIR/fleet-merged.json" "$OUTDIR/fleet-a.json" "$OUTDIR/fleet-b.json" "$OUTDIR/fleet-c.json"
         "$B" report --fleet "$OUTDIR/fleet-merged.json" --plot "$OUTDIR/fleet-plot" | tee "$OUTDIR/fleet.txt"
         "$B" report --fleet "$OUTDIR/fleet-merged.json" --timing end_to_end | grep -A3 '^Columns:'
+        ;;
+    see)
+        step "one-off run without a suite file"
+        "$B" run --op matmul,elementwise,svd --sizes 256,1024 --max-time 2s --out "$OUTDIR/see.json" \
+            > "$OUTDIR/see.txt" 2>&1
+        echo "exit $?"
+        head -12 "$OUTDIR/see.txt"
+        step "versions: the NVIDIA driver and every library as it reports itself"
+        grep -o '"nvidia_driver": *"[^"]*"\|"cuda_driver_api_version": *"[^"]*"\|"lapacke": *"[^"]*"\|"cublas": *"[^"]*"' \
+            "$OUTDIR/see.json"
+        step "the terminal table keeps to 100 columns"
+        "$B" report "$OUTDIR/see.json" > "$OUTDIR/see-report.txt"
+        awk '{ if (length($0) > m) m = length($0) } END { print "widest line:", m, "characters (bytes; UTF-8 counts more)" }' \
+            "$OUTDIR/see-report.txt"
+        "$B" report "$OUTDIR/see.json" --format html -o "$OUTDIR/see.html" && echo "wrote $OUTDIR/see.html"
+        grep -c '<svg class="chart"' "$OUTDIR/see.html"
+        if [ -x build/tests/run_tests ]; then
+            step "the schema document walked against this GPU run"
+            GB_SCHEMA_EXTRA="$OUTDIR/see.json" GPUBENCH="$B" build/tests/run_tests schema_doc
+        fi
+        step "this host's CPU against the reference H100's GPU"
+        "$B" report "$OUTDIR/see.json" results/reference/default-h100-newcomer.json --pair | head -20
         ;;
     *) echo "gpu-host-check: unknown step '$what'" >&2; exit 2 ;;
     esac

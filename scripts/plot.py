@@ -1,7 +1,11 @@
 #!/usr/bin/python3
 """Plot a gpubench results file (docs/results-schema.md).
 
-usage: plot.py RESULTS.json [--out DIR] [--format png|svg] [--op LIST] [--dtype LIST]
+usage: plot.py RESULTS.json [MORE.json ...] [--out DIR] [--format png|svg] [--op LIST] [--dtype LIST]
+
+Several files (or a file of `gpubench merge`) are drawn overlaid: each run is
+its own series (shade and hollow markers), named by its file, e.g. a
+laptop's CPU and an H100 host's CPU and GPU in one figure.
 
 Writes, for each op and dtype, <op>_<dtype>.<fmt>:
   time vs n (log-log; CPU, GPU device-resident, GPU end-to-end; bars: the
@@ -105,6 +109,34 @@ def runs_of(doc):
 
 def is_merged(doc):
     return isinstance(doc.get("runs"), list)
+
+
+RUN_KEYS = ("context", "peaks", "warnings", "suite", "health", "complete", "interrupted", "summary",
+            "gpubench_version")
+
+
+def combine(docs, paths):
+    """Several results files as one merged document, the form `gpubench merge`
+    writes (runs, and cases naming their run), so that every run is a series
+    of its own: overlaid plots. A single-run file's run is named by its file
+    (two hosts are often both called "vm"); a merged file's runs keep theirs."""
+    runs, cases, crossover = [], [], []
+    for doc, path in zip(docs, paths):
+        base = len(runs)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        for r in runs_of(doc):
+            run = dict(r) if is_merged(doc) else {k: doc[k] for k in RUN_KEYS if k in doc}
+            run["name"] = run.get("name") or stem
+            run.setdefault("source", path)
+            runs.append(run)
+        for key, out in (("cases", cases), ("crossover", crossover)):
+            for c in doc.get(key) or []:
+                if isinstance(c, dict):
+                    c = dict(c)
+                    c["run"] = base + (c.get("run") or 0)
+                    out.append(c)
+    return {"schema": "gpubench-results", "schema_version": 1, "runs": runs, "cases": cases,
+            "crossover": crossover, "warnings": []}
 
 
 def dims(case):
@@ -804,10 +836,16 @@ def plot_group(doc, op, dtype, cases, out, fmt):
     for i, note in enumerate(reversed(notes)):
         fig.text(0.5, (0.08 + 0.2 * i) / H, note, ha="center", va="bottom", fontsize=8.5, color="#333")
     if entries:
+        ncol = len(sides) if len(sides) > 1 else min(3, len(entries))
+        # long labels (several runs, named by file) in fewer columns, so none runs off the figure
+        longest = max(len(e[1]) for e in entries)
+        while ncol > 1 and ncol * (longest * 6.3 + 70) > fig.get_figwidth() * DPI:
+            ncol -= 1
+        if ncol < len(sides):
+            entries = [e for e in entries if e[1]]  # the column padding no longer lines sides up
         fig.legend([e[0] for e in entries], [e[1] for e in entries], loc="lower center",
                    bbox_to_anchor=(0.5, (0.1 + 0.2 * len(notes) + (0.05 if notes else 0)) / H),
-                   ncol=len(sides) if len(sides) > 1 else min(3, len(entries)),
-                   frameon=False, handlelength=3.2, columnspacing=2.2)
+                   ncol=ncol, frameon=False, handlelength=3.2, columnspacing=2.2)
     return save(fig, out, "%s_%s" % (safe(op), safe(dtype)), fmt)
 
 
@@ -985,24 +1023,31 @@ def main(argv=None):
     ap = argparse.ArgumentParser(
         description="Plot a gpubench results file: per op and dtype time / speedup / rate, "
                     "and an overview of every op. Needs matplotlib (Debian: python3-matplotlib).")
-    ap.add_argument("results", help="results JSON written by `gpubench run` (or `gpubench merge`), or a fleet "
-                                    "document (`gpubench report --fleet --format json`): its heatmap")
+    ap.add_argument("results", nargs="+",
+                    help="results JSON written by `gpubench run` (or `gpubench merge`); several are overlaid; "
+                         "or one fleet document (`gpubench report --fleet --format json`): its heatmap")
     ap.add_argument("--out", default="plots", help="output directory (default: plots)")
     ap.add_argument("--format", choices=("png", "svg"), default="png")
     ap.add_argument("--op", metavar="LIST", help="only these ops, comma-separated (matmul,fft)")
     ap.add_argument("--dtype", metavar="LIST", help="only these dtypes, comma-separated (float32)")
     args = ap.parse_args(argv)
-    try:
-        with open(args.results, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        print("plot.py: %s: %s" % (args.results, e), file=sys.stderr)
-        return 2
-    if isinstance(doc, dict) and doc.get("schema") == "gpubench-fleet":
-        return plot_fleet_doc(doc, args)
-    if not isinstance(doc, dict) or doc.get("schema") != "gpubench-results":
-        print("plot.py: %s: not a gpubench results file" % args.results, file=sys.stderr)
-        return 2
+    docs = []
+    for path in args.results:
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            print("plot.py: %s: %s" % (path, e), file=sys.stderr)
+            return 2
+        if isinstance(doc, dict) and doc.get("schema") == "gpubench-fleet" and len(args.results) == 1:
+            args.results = path
+            return plot_fleet_doc(doc, args)
+        if not isinstance(doc, dict) or doc.get("schema") != "gpubench-results":
+            print("plot.py: %s: not a gpubench results file" % path, file=sys.stderr)
+            return 2
+        docs.append(doc)
+    doc = docs[0] if len(docs) == 1 else combine(docs, args.results)
+    args.results = " + ".join(args.results)
     cases = [c for c in doc.get("cases") or [] if isinstance(c, dict)]
     first_device_only(cases)
     for opt, field in (("op", "op"), ("dtype", "dtype")):

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
+#include "commands.h"
 #include "testlib.h"
 
 static char out[1 << 16];
@@ -335,19 +336,6 @@ TEST(cli_run_records_its_time_breakdown) {
 
 /* ---- --export-gbench ------------------------------------------------------- */
 
-static char *slurp_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (buf) buf[got] = 0;
-    *len = got;
-    return buf;
-}
 
 TEST(cli_run_export_gbench_equals_export_of_its_results_file) {
     /* A tiny CPU-only suite of our own: two ops, two sizes, few repetitions. */
@@ -371,7 +359,7 @@ TEST(cli_run_export_gbench_equals_export_of_its_results_file) {
     CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
 
     size_t la = 0, lb = 0;
-    char *a = slurp_file(run_gb, &la), *b = slurp_file(exp_gb, &lb);
+    char *a = gb_test_slurp(run_gb, &la), *b = gb_test_slurp(exp_gb, &lb);
     CHECK(a != NULL && b != NULL);
     /* byte-identical: the run exports what `gpubench export` does */
     CHECK(a && b && la == lb && memcmp(a, b, la) == 0);
@@ -428,4 +416,35 @@ TEST(cli_fftw_wisdom_is_kept_between_runs) {
     snprintf(cmd2, sizeof cmd2, cmd, gb_test_binary(), "3");
     CHECK(gb_test_sh(cmd2, out, sizeof out) == 0);
     CHECK(strcmp(first_wisdom("build/fft-tiny-3.json"), "off") == 0);
+}
+
+/* ---- overrides and a run without a suite file --------------------------- */
+
+TEST(cli_durations_need_a_unit) {
+    double s = 0;
+    CHECK(gb_cli_parse_duration("1s", &s) == 0 && s == 1);
+    CHECK(gb_cli_parse_duration("500ms", &s) == 0 && fabs(s - 0.5) < 1e-12);
+    CHECK(gb_cli_parse_duration("250us", &s) == 0 && fabs(s - 250e-6) < 1e-15);
+    CHECK(gb_cli_parse_duration("2min", &s) == 0 && s == 120);
+    CHECK(gb_cli_parse_duration("5", &s) == -1);      /* seconds or milliseconds? refused */
+    CHECK(gb_cli_parse_duration("-1s", &s) == -1);
+    CHECK(gb_cli_parse_duration("1h", &s) == -1);
+    CHECK(sh("%s run --op matmul --sizes 8 --max-time 5 2>&1", NULL) == 2);
+    CHECK(strstr(out, "--max-time") && strstr(out, "unit"));
+}
+
+TEST(cli_run_without_a_suite_file) {
+    int rc = sh("%s run --op matmul --sizes 32,48 --dtype float32 --max-time 200ms --min-time 5ms --warmup 1 "
+                "--rounds 1 --backend cpu --no-peak -o build/oneoff.json 2>&1", NULL);
+    CHECK(rc == 0);
+    CHECK(strstr(out, "matmul") && strstr(out, "32x32x32") && strstr(out, "48x48x48"));
+    cJSON *doc = load("build/oneoff.json");
+    const cJSON *suite = get(doc, "suite");
+    CHECK(cJSON_IsObject(suite) && !strcmp(get(suite, "path")->valuestring, "(command line)"));
+    CHECK(cJSON_GetArraySize(get(doc, "cases")) == 2);
+    cJSON_Delete(doc);
+    /* --list names the cases --filter keeps, measuring nothing */
+    CHECK(sh("%s run suites/quick.json --filter '^fft/float32' --list", NULL) == 0);
+    CHECK(strstr(out, "fft/float32/") && !strstr(out, "matmul") && !strstr(out, "float64"));
+    CHECK(sh("%s run --sizes 8 2>&1", NULL) == 2 && strstr(out, "--op and --sizes"));
 }

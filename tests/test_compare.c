@@ -656,3 +656,34 @@ TEST(export_gbench_has_one_repetition_per_sample_and_aggregates) {
     cJSON_Delete(a);
     gb_results_free(&doc);
 }
+
+/* Every median and change in compare's table has three significant figures,
+ * trailing zeros kept: "8.00 ms", not "8 ms"; "+0.83%" and "-32.0%". */
+static int sig_digits(const char *num, size_t n) {
+    int d = 0, lead = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (num[i] < '0' || num[i] > '9') continue;
+        if (lead && num[i] == '0') continue;
+        lead = 0;
+        d++;
+    }
+    return d;
+}
+
+TEST(compare_table_numbers_have_three_significant_figures) {
+    static char buf[1 << 17];
+    run_compare("results/reference/quick-h100-run1.json", "results/reference/quick-h100-run2.json", NULL, NULL,
+                "table", buf, sizeof buf);
+    int numbers = 0;
+    for (const char *line = strstr(buf, "\ncase "); line && *line; line = strchr(line + 1, '\n')) {
+        char name[256], base[32], bu[8], cur[32], cu[8], change[32];
+        if (sscanf(line + 1, "%255s %31s %7s %31s %7s %31s", name, base, bu, cur, cu, change) != 6) continue;
+        if (!strchr(name, '/') || !strchr(change, '%')) continue;
+        const char *nums[] = {base, cur};
+        for (int i = 0; i < 2; i++) CHECK(sig_digits(nums[i], strlen(nums[i])) == 3);
+        double pct = fabs(atof(change));
+        if (pct >= 1) CHECK(sig_digits(change, strlen(change)) == 3);
+        numbers++;
+    }
+    CHECK(numbers > 20);
+}

@@ -389,7 +389,7 @@ static char *render_table(const char *path, cJSON **doc_out) {
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    gb_report_options o = {.format = GB_FMT_TABLE};
+    gb_report_options o = {.format = GB_FMT_TABLE, .wide = 1}; /* one row per line: no wrapped sentences */
     int rc = gb_report_render(&r, &o, out);
     fclose(out);
     CHECK(rc == 0);
@@ -476,7 +476,7 @@ TEST(crossover_h100_sentence_in_every_format) {
         char *buf = NULL;
         size_t len = 0;
         FILE *out = open_memstream(&buf, &len);
-        gb_report_options o = {.format = formats[i]};
+        gb_report_options o = {.format = formats[i], .wide = 1}; /* the sentence unwrapped */
         CHECK(gb_report_render(&doc, &o, out) == 0);
         fclose(out);
         CHECK(buf && strstr(buf, text));
@@ -484,4 +484,23 @@ TEST(crossover_h100_sentence_in_every_format) {
     }
     free(text);
     gb_results_free(&doc);
+}
+
+/* A sweep's sizes written as numbers people read: the geometric mean of
+ * 16384x4096 is 8192, not 8191.9999999999945 (exp of a mean of logs). */
+TEST(crossover_sizes_are_whole_where_they_should_be) {
+    gb_err e = {{0}};
+    gb_results r;
+    CHECK(gb_results_load("results/reference/default-h100.json", &r, &e) == GB_OK);
+    CHECK(gb_crossover_update(&r, &e) == GB_OK);
+    int checked = 0;
+    for (size_t i = 0; i < r.ncrossover; i++) {
+        const double v[] = {r.crossover[i].tested_min, r.crossover[i].tested_max};
+        for (int k = 0; k < 2; k++) {
+            double w = nearbyint(v[k]);
+            if (fabs(v[k] - w) < 1e-6 * w) CHECK(v[k] == w), checked++;
+        }
+    }
+    CHECK(checked > 0);
+    gb_results_free(&r);
 }

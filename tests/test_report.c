@@ -21,7 +21,7 @@
 #define FIX_CPU "tests/data/results_cpu_only.json"
 
 /* Render a fixture into a malloc'd string (caller frees); NULL on failure. */
-static char *render(const char *path, gb_format f, const char *ops, int color) {
+static char *render_opts(const char *path, gb_format f, const char *ops, int color, int wide) {
     gb_err e = {{0}};
     gb_results doc;
     if (gb_results_load(path, &doc, &e) != GB_OK) {
@@ -32,7 +32,7 @@ static char *render(const char *path, gb_format f, const char *ops, int color) {
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    gb_report_options o = {.format = f, .ops = ops, .color = color};
+    gb_report_options o = {.format = f, .ops = ops, .color = color, .wide = wide};
     int rc = gb_report_render(&doc, &o, out);
     fclose(out);
     gb_results_free(&doc);
@@ -41,6 +41,9 @@ static char *render(const char *path, gb_format f, const char *ops, int color) {
         return NULL;
     }
     return buf;
+}
+static char *render(const char *path, gb_format f, const char *ops, int color) {
+    return render_opts(path, f, ops, color, 0);
 }
 
 /* Run gpubench report in this process with stdout+stderr captured. */
@@ -202,7 +205,7 @@ TEST(scalar_size_is_geometric_mean_for_shapes) {
 /* ---- formats --------------------------------------------------------------- */
 
 TEST(report_table_has_columns_speedups_and_notes) {
-    char *s = render(FIX_H100, GB_FMT_TABLE, NULL, 0);
+    char *s = render_opts(FIX_H100, GB_FMT_TABLE, NULL, 0, 1);
     CHECK(s != NULL);
     if (!s) return;
     CHECK(strstr(s, "CPU ms") && strstr(s, "GPU ms dev") && strstr(s, "GPU ms e2e"));
@@ -210,7 +213,7 @@ TEST(report_table_has_columns_speedups_and_notes) {
     CHECK(strstr(s, "GB/s"));                        /* elementwise is judged in GB/s */
     CHECK(strstr(s, "12.8×"));                       /* matmul 8192 float32: 286 ms / 22.4 ms */
     CHECK(strstr(s, "0.15×"));                       /* matmul 128 float32: the CPU wins */
-    CHECK(strstr(s, "95% confidence interval"));     /* the spread is named */
+    CHECK(strstr(s, "95% confidence"));              /* the spread is named (the paragraph wraps) */
     CHECK(strstr(s, "skipped¹") && strstr(s, "workspace of 12.9 GB"));
     CHECK(strstr(s, "✗ FAILED") && strstr(s, "max_rel_err"));
     CHECK(strstr(s, "Crossover") && strstr(s, "the CPU wins at every size tested, from 100 to 10000"));
@@ -248,7 +251,7 @@ TEST(report_single_repetition_says_so_instead_of_an_interval) {
 }
 
 TEST(report_table_columns_align) {
-    char *s = render(FIX_H100, GB_FMT_TABLE, "matmul", 0);
+    char *s = render_opts(FIX_H100, GB_FMT_TABLE, "matmul", 0, 1);
     CHECK(s != NULL);
     if (!s) return;
     /* Every row of the matmul table has the display width of the rule under its header. */
@@ -376,6 +379,20 @@ TEST(report_html_is_a_page_with_the_tables) {
     CHECK(strstr(s, ">12.8×</td>"));
     CHECK(strstr(s, "class=\"num bad\">failed"));
     CHECK(!strstr(s, "http"));  /* self-contained: nothing fetched */
+    /* the title names the suite, the host and the GPU; tables scroll in their box */
+    CHECK(strstr(s, "<title>gpubench: ") && strstr(s, "NVIDIA H100 80GB HBM3)</title>"));
+    CHECK(strstr(s, "<div class=\"scroll\"><table>") && strstr(s, ".scroll{overflow-x:auto"));
+    /* a time and a speedup chart per op, inline SVG with the 1× line */
+    int charts = 0;
+    for (const char *p = s; (p = strstr(p, "<svg class=\"chart\"")); p++) charts++;
+    CHECK(charts == 12); /* 6 ops */
+    CHECK(strstr(s, "matmul: median time") && strstr(s, "matmul: speedup") && strstr(s, "1× (same speed)"));
+    CHECK(strstr(s, "<polyline") && strstr(s, "Crossover"));
+    free(s);
+    /* a CPU-only run: its time charts, no speedup chart, and its warnings */
+    s = render(FIX_CPU, GB_FMT_HTML, NULL, 0);
+    CHECK(s && strstr(s, "CPU only)</title>") && strstr(s, ": median time") && !strstr(s, ": speedup (CPU"));
+    CHECK(s && strstr(s, "class=\"warnings\"") && strstr(s, "powersave"));
     free(s);
 }
 
@@ -481,27 +498,47 @@ TEST(report_command_rejects_bad_input_with_exit_2) {
     CHECK(rc == GB_EXIT_OK && strstr(out, "--format"));
 }
 
-TEST(report_case_line_is_compact) {
+/* The per-case lines of the H100 fixture's cases idx[0..n), as printed. */
+static char *case_lines(const int *idx, int n) {
     gb_err e = {{0}};
     gb_results model;
     CHECK(gb_results_load(FIX_H100, &model, &e) == GB_OK);
-    if (model.ncases < 23) {
-        gb_results_free(&model);
-        return;
-    }
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    gb_report_case(&model, &model.cases[3], out);   /* matmul 8192 float32 */
-    gb_report_case(&model, &model.cases[22], out);  /* solve 2048: GPU failed */
+    for (int i = 0; i < n; i++) {
+        CHECK((size_t)idx[i] < model.ncases);
+        if ((size_t)idx[i] < model.ncases) gb_report_case(&model, &model.cases[idx[i]], out);
+    }
     fclose(out);
     gb_results_free(&model);
+    return buf;
+}
+
+TEST(report_case_line_is_compact) {
+    const int idx[] = {3, 22}; /* matmul 8192 float32; solve 2048: GPU failed */
+    char *buf = case_lines(idx, 2);
+    if (!buf) return;
     CHECK(strstr(buf, "matmul") && strstr(buf, "8192x8192x8192") && strstr(buf, "float32"));
     CHECK(strstr(buf, "cpu 286 ms") && strstr(buf, "12.8× dev") && strstr(buf, "✓\n"));
     CHECK(strstr(buf, "solve") && strstr(buf, "gpu dev failed") && strstr(buf, "✗ FAILED"));
     int lines = 0;
     for (char *p = buf; *p; p++) lines += *p == '\n';
-    CHECK(lines == 2);
+    CHECK(lines == 3); /* the two cases, and why solve's GPU side failed, once for both timings */
+    CHECK(strstr(buf, "\n    cuda failed: "));
+    free(buf);
+}
+
+/* Two variants of one shape read apart: the line names the params; a
+ * skipped side says why on a line of its own, not "skipped  skipped". */
+TEST(report_case_line_names_params_and_why_skipped) {
+    const int idx[] = {2, 6, 25}; /* matmul 2048 float32 default and tf32; svd 10000x1000: the GPU skipped */
+    char *buf = case_lines(idx, 3);
+    if (!buf) return;
+    CHECK(strstr(buf, "math=default") && strstr(buf, "math=tf32") && strstr(buf, "method=auto"));
+    const char *svd = strstr(buf, "svd");
+    CHECK(svd && strstr(svd, "gpu dev skipped") && strstr(svd, "\n    cuda skipped: "));
+    CHECK(strstr(buf, "skipped  skipped") == NULL);
     free(buf);
 }
 
@@ -630,4 +667,113 @@ TEST(report_prints_an_ops_note_under_its_table_only) {
     }
     remove(suite);
     remove(results);
+}
+
+/* The default terminal report keeps every line to 100 columns (wide
+ * columns dropped and named, sentences wrapped) and prints the spread of a
+ * median as its interval, never as a symmetric ±. */
+static void check_fits(const char *s, size_t max) {
+    for (const char *line = s; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end) end = line + strlen(line);
+        size_t w = 0;
+        for (const char *p = line; p < end; p++) w += ((unsigned char)*p & 0xC0) != 0x80;
+        if (w > max) fprintf(stderr, "\n    %zu columns: %.*s", w, (int)(end - line), line);
+        CHECK(w <= max);
+        line = *end ? end + 1 : end;
+    }
+}
+
+TEST(report_table_fits_100_columns_unless_wide) {
+    const char *files[] = {FIX_H100, "results/reference/default-h100-newcomer.json", FIX_CPU};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *s = render(files[i], GB_FMT_TABLE, NULL, 0);
+        CHECK(s != NULL);
+        if (!s) continue;
+        check_fits(s, 100);
+        CHECK(strstr(s, "±") == NULL);
+        free(s);
+    }
+    char *s = render(FIX_H100, GB_FMT_TABLE, "matmul", 0);
+    CHECK(s && strstr(s, "+") && strstr(s, "%/−"));           /* "2.27  +15%/−7.0%" */
+    CHECK(s && strstr(s, "not shown, to fit 100 columns") && strstr(s, "--wide"));
+    free(s);
+    s = render_opts(FIX_H100, GB_FMT_TABLE, "matmul", 0, 1);
+    CHECK(s && strstr(s, "GPU %peak") && strstr(s, "GPU ms e2e"));
+    CHECK(s && strstr(s, "±") == NULL && strstr(s, " ["));   /* "2.27 [2.11, 2.61]" */
+    free(s);
+}
+
+/* ---- across machines ---------------------------------------------------------- */
+
+/* One machine's CPU against another's GPU: the CPU-only fixture's CPU
+ * against the H100 fixture's GPU, case by case, with the speedup between
+ * the two files' medians. */
+TEST(report_pair_cpu_of_one_file_against_gpu_of_another) {
+    gb_err e = {{0}};
+    gb_results cpu, gpu;
+    CHECK(gb_results_load(FIX_CPU, &cpu, &e) == GB_OK);
+    CHECK(gb_results_load(FIX_H100, &gpu, &e) == GB_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    gb_report_options o = {.format = GB_FMT_MD};
+    CHECK(gb_report_pair(&cpu, FIX_CPU, &gpu, FIX_H100, &o, out) == 0);
+    fclose(out);
+    CHECK(buf && strstr(buf, "the CPU of") && strstr(buf, "against the GPU of"));
+    CHECK(buf && strstr(buf, "cases compared"));
+    /* every row's speedup is that CPU's median over this GPU's: find one case
+     * on both and check its figure */
+    const gb_case_result *g = NULL, *c = NULL;
+    for (size_t i = 0; i < gpu.ncases && !c; i++)
+        for (size_t j = 0; j < cpu.ncases && !c; j++)
+            if (!strcmp(gpu.cases[i].op, cpu.cases[j].op) && !strcmp(gpu.cases[i].dtype, cpu.cases[j].dtype) &&
+                gb_shape_equal(&gpu.cases[i], &cpu.cases[j]) &&
+                gb_kvlist_equal(&gpu.cases[i].params, &cpu.cases[j].params) &&
+                cpu.cases[j].results[0].status == GB_RS_OK && gpu.cases[i].nresults > 1 &&
+                gpu.cases[i].results[1].status == GB_RS_OK)
+                g = &gpu.cases[i], c = &cpu.cases[j];
+    CHECK(c != NULL);
+    if (c && buf) {
+        double sp = c->results[0].stats.median / g->results[1].stats.median;
+        char want[32];
+        if (sp >= 100) snprintf(want, sizeof want, "| %.0f× |", sp);
+        else if (sp >= 10) snprintf(want, sizeof want, "| %.1f× |", sp);
+        else snprintf(want, sizeof want, "| %.2f× |", sp);
+        CHECK(strstr(buf, want) != NULL);
+        CHECK(strstr(buf, g->label) != NULL);
+    }
+    free(buf);
+    gb_results_free(&cpu);
+    gb_results_free(&gpu);
+    /* the command: two files needed */
+    static char cap[1 << 16];
+    CHECK(run_report(cap, sizeof cap, 4, "report", FIX_CPU, FIX_H100, "--pair") == 0);
+    CHECK(strstr(cap, "cases compared") != NULL);
+    CHECK(run_report(cap, sizeof cap, 3, "report", FIX_CPU, "--pair") == 2);
+    CHECK(strstr(cap, "two results files with --pair") != NULL);
+}
+
+/* Several files drawn overlaid: every run a series of its own. */
+TEST(plot_several_files_overlaid) {
+    char cmd[512], out[8192];
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || exit 77; rm -rf build/overlay && "
+             "/usr/bin/python3 scripts/plot.py %s %s --op matmul --format svg --out build/overlay 2>&1",
+             FIX_CPU, FIX_H100);
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    if (rc == 77) {
+        SKIP("no matplotlib for /usr/bin/python3");
+        return;
+    }
+    CHECK(rc == 0);
+    FILE *f = fopen("build/overlay/matmul_float32.svg", "r");
+    CHECK(f != NULL);
+    if (!f) return;
+    static char svg[1 << 21];
+    size_t n = fread(svg, 1, sizeof svg - 1, f);
+    svg[n] = '\0';
+    fclose(f);
+    /* the legend names each file's run */
+    CHECK(strstr(svg, "results_cpu") && strstr(svg, "results_h100"));
 }

@@ -171,3 +171,76 @@ TEST(suite_shipped_suites_are_valid) {
         gb_suite_free(&s);
     }
 }
+
+/* ---- command-line overrides (gpubench run --sizes/--max-time/--filter) ---- */
+
+static const char *const override_suite =
+    "{\"name\":\"t\",\"defaults\":{\"max_time_s\":5,\"warmup\":2},"
+    "\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8,16],\"params\":{\"math\":\"tf32\"},\"max_time_s\":9},"
+    "{\"op\":\"matmul\",\"sizes\":[8],\"dtypes\":[\"float64\"]},"
+    "{\"op\":\"fft\",\"sizes\":[64],\"warmup\":7}]}";
+
+TEST(suite_overrides_replace_sizes_and_budget_everywhere) {
+    gb_suite_filter f = {.sizes = "32,48", .max_time_s = 0.25, .min_time_s = 0.05, .has_warmup = 1, .warmup = 0};
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(gb_suite_parse(override_suite, "suites/x.json", &f, &s, &e) == GB_OK);
+    if (s.count == 0) return;
+    /* matmul tf32: 2 sizes x 2 dtypes, matmul float64: 2, fft: 2 x 2 */
+    CHECK(s.count == 10);
+    for (size_t i = 0; i < s.count; i++) {
+        CHECK(s.items[i].c.shape[0] == 32 || s.items[i].c.shape[0] == 48);
+        /* the command line wins over the benchmark's own max_time_s and warmup */
+        CHECK(s.items[i].budget.max_time_s == 0.25 && s.items[i].budget.min_time_s == 0.05);
+        CHECK(s.items[i].budget.warmup == 0);
+    }
+    /* and the results' "suite" records what ran */
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(s.doc, "defaults");
+    CHECK(cJSON_GetObjectItemCaseSensitive(d, "max_time_s")->valuedouble == 0.25);
+    gb_suite_free(&s);
+}
+
+TEST(suite_override_values_are_validated_as_in_a_file) {
+    gb_suite_filter f = {.sizes = "8,10x20"}; /* matmul takes n or three dimensions */
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(gb_suite_parse(override_suite, "suites/x.json", &f, &s, &e) == GB_FAIL);
+    CHECK(strstr(e.msg, "benchmarks[0].sizes[1]") != NULL);
+    gb_suite_filter g = {.sizes = "8,,x"};
+    CHECK(gb_suite_parse(override_suite, "suites/x.json", &g, &s, &e) == GB_FAIL);
+    CHECK(strstr(e.msg, "--sizes") && strstr(e.msg, "8,,x"));
+    gb_suite_filter h = {.min_time_s = 9}; /* above the suite's max_time_s 5 */
+    CHECK(gb_suite_parse(override_suite, "suites/x.json", &h, &s, &e) == GB_FAIL);
+    CHECK(strstr(e.msg, "max_time_s") && strstr(e.msg, "min_time_s"));
+}
+
+TEST(suite_filter_regex_on_case_names) {
+    gb_suite_filter f = {.name_regex = "^matmul/float32/.*math=tf32"};
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(gb_suite_parse(override_suite, "suites/x.json", &f, &s, &e) == GB_OK);
+    CHECK(s.count == 2);
+    char name[256];
+    if (s.count == 2) {
+        gb_case_name(&s.items[1].c, name, sizeof name);
+        CHECK(strcmp(name, "matmul/float32/16x16x16/math=tf32") == 0);
+    }
+    gb_suite_free(&s);
+    gb_suite_filter bad = {.name_regex = "matmul("};
+    CHECK(gb_suite_parse(override_suite, "suites/x.json", &bad, &s, &e) == GB_FAIL);
+    CHECK(strstr(e.msg, "--filter") && strstr(e.msg, "matmul("));
+}
+
+TEST(suite_from_args_is_a_one_off_suite) {
+    gb_suite_filter f = {.ops = "matmul,svd", .dtypes = "float64", .sizes = "64,128"};
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(gb_suite_from_args(&f, &s, &e) == GB_OK);
+    CHECK(s.count == 4 && strcmp(s.name, "matmul+svd") == 0);
+    if (s.count == 4) CHECK(s.items[3].c.op_id == GB_OP_SVD && s.items[3].c.dtype == GB_FLOAT64);
+    gb_suite_free(&s);
+    gb_suite_filter no_sizes = {.ops = "matmul"};
+    CHECK(gb_suite_from_args(&no_sizes, &s, &e) == GB_FAIL && strstr(e.msg, "--sizes"));
+    gb_suite_filter bad_op = {.ops = "matmull", .sizes = "8"};
+    CHECK(gb_suite_from_args(&bad_op, &s, &e) == GB_FAIL && strstr(e.msg, "matmull"));
+}

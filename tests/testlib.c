@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "testlib.h"
 
 #define MAX_TESTS 1024
@@ -36,9 +37,26 @@ int gb_test_check_near(double a, double b, double tol, const char *ea, const cha
     return ok;
 }
 
+/* The reason is printed where the verdict goes ("skipped: no nvcc"), on the
+ * test's own line, not as a line of its own followed by a bare "skip". */
+static char skip_reason[512];
 void gb_test_skip(const char *reason) {
-    fprintf(stderr, "    skipped: %s\n", reason);
+    snprintf(skip_reason, sizeof skip_reason, "%s", reason);
     current_skipped = 1;
+}
+
+char *gb_test_slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (buf) buf[got] = '\0';
+    if (len) *len = got;
+    return buf;
 }
 
 int gb_test_sh(const char *cmd, char *out, unsigned long cap) {
@@ -68,20 +86,47 @@ const char *gb_test_binary(void) {
     return b && *b ? b : "./gpubench";
 }
 
+/* What a test writes to stderr (a command's warnings, a CHECK's message)
+ * goes to a temporary file, shown only when the test fails: a passing
+ * `make test` prints one line per test and the closing line, nothing else. */
 int main(int argc, char **argv) {
     const char *filter = argc > 1 ? argv[1] : NULL;
     int passed = 0, failed = 0, skipped = 0;
+    int real_fd = dup(2);
+    FILE *real = real_fd >= 0 ? fdopen(real_fd, "w") : NULL;
+    if (!real) real = stderr;
     for (int i = 0; i < ntests; i++) {
         if (filter && !strstr(tests[i].name, filter) && !strstr(tests[i].file, filter)) continue;
         current_failed = current_skipped = 0;
-        fprintf(stderr, "%-60s ", tests[i].name);
+        fprintf(real, "%-60s ", tests[i].name);
+        fflush(real);
+        FILE *cap = real != stderr ? tmpfile() : NULL;
         fflush(stderr);
+        if (cap) dup2(fileno(cap), 2);
         tests[i].fn();
-        if (current_failed) { failed++; fprintf(stderr, "FAIL\n"); }
-        else if (current_skipped) { skipped++; fprintf(stderr, "skip\n"); }
-        else { passed++; fprintf(stderr, "ok\n"); }
+        fflush(stderr);
+        if (cap) dup2(real_fd, 2);
+        if (current_failed) {
+            failed++;
+            if (cap) { /* the test's messages, then the verdict */
+                char buf[4096];
+                size_t n;
+                rewind(cap);
+                fputc('\n', real);
+                while ((n = fread(buf, 1, sizeof buf, cap)) > 0) fwrite(buf, 1, n, real);
+            }
+            fprintf(real, "FAIL\n");
+        } else if (current_skipped) {
+            skipped++;
+            fprintf(real, "skipped: %s\n", skip_reason);
+        } else {
+            passed++;
+            fprintf(real, "ok\n");
+        }
+        fflush(real);
+        if (cap) fclose(cap);
     }
-    fflush(stderr);
+    fflush(real);
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }

@@ -10,6 +10,7 @@
  * Tests run from the repository root; $GPUBENCH is the binary under test. */
 #ifndef GB_TESTLIB_H
 #define GB_TESTLIB_H
+#include <stddef.h>
 #include <math.h>
 
 typedef void (*gb_test_fn)(void);
@@ -18,6 +19,9 @@ int gb_test_check(int ok, const char *expr, const char *file, int line);
 int gb_test_check_near(double a, double b, double tol, const char *ea, const char *eb,
                        const char *file, int line);
 void gb_test_skip(const char *reason);
+/* A whole file, NUL-terminated (malloc'd; NULL if unreadable); *len (may be
+ * NULL) its size. */
+char *gb_test_slurp(const char *path, size_t *len);
 /* Run a shell command, capture up to cap-1 bytes of its stdout+stderr into
  * out (may be NULL); returns its exit status (or -1). */
 int gb_test_sh(const char *cmd, char *out, unsigned long cap);

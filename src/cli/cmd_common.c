@@ -1,5 +1,6 @@
 /* cmd_common.c — pieces several subcommands share. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,21 @@ int gb_cli_parse_int(const char *s, long lo, long hi, long *out) {
     if (errno || *end || end == s || v < lo || v > hi) return -1;
     *out = v;
     return 0;
+}
+
+int gb_cli_parse_duration(const char *s, double *seconds) {
+    static const struct { const char *unit; double scale; } units[] = {
+        {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"s", 1}, {"min", 60}};
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0) || !isfinite(v)) return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcmp(end, units[i].unit)) {
+            *seconds = v * units[i].scale;
+            return 0;
+        }
+    return -1;
 }
 
 int gb_cli_setup_cpu(const char *command, const char *core_flag) {

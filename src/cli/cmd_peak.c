@@ -59,7 +59,7 @@ static void print_table(const cJSON *doc, FILE *out) {
         const cJSON *threads = cJSON_GetObjectItemCaseSensitive(b, "threads");
         const cJSON *secs = cJSON_GetObjectItemCaseSensitive(b, "measure_s");
         fprintf(out, "%s", b->string);
-        if (cJSON_IsNumber(threads)) fprintf(out, " (%d threads)", threads->valueint);
+        if (cJSON_IsNumber(threads)) fprintf(out, " (%d thread%s)", threads->valueint, threads->valueint == 1 ? "" : "s");
         if (cJSON_IsNumber(secs)) fprintf(out, ", measured in %.1f s", secs->valuedouble);
         fprintf(out, "\n");
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(b, "gemm_n");

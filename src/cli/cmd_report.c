@@ -14,15 +14,24 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: gpubench report RESULTS.json [--format table|md|csv|html] [--op NAME,...]\n"
-            "                       [--plot DIR [--plot-format png|svg]]\n"
+            "usage: gpubench report RESULTS.json [MORE.json ...] [--format table|md|csv|html] [--op NAME,...]\n"
+            "                       [--wide] [-o FILE] [--plot DIR [--plot-format png|svg]]\n"
+            "       gpubench report CPU_RESULTS.json GPU_RESULTS.json --pair [options]\n"
             "       gpubench report --fleet RESULTS.json... [--format table|md|csv|json] [--op LIST]\n"
             "                       [--timing NAME] [--threshold PCT] [--plot DIR [--plot-format png|svg]]\n\n"
-            "Re-render a saved run (the results JSON written by `gpubench run`).\n\n"
+            "Re-render a saved run (the results JSON written by `gpubench run`); several files one\n"
+            "after another, their plots overlaid.\n\n"
             "  -f, --format FMT    table (terminal, default), md (GitHub Markdown), csv (one row per\n"
             "                      case, then one per crossover), html (a self-contained page)\n"
-            "  -o, --op LIST       only these ops (comma-separated: matmul,fft)\n"
-            "  -p, --plot DIR      also draw the plots into DIR (scripts/plot.py: Python 3 + matplotlib)\n"
+            "      --op LIST       only these ops (comma-separated: matmul,fft)\n"
+            "  -w, --wide          table: every column (by default a table keeps to 100 columns,\n"
+            "                      leaving out %% of peak, rates, then the end-to-end time)\n"
+            "  -o, --output FILE   write the report to FILE instead of standard output\n"
+            "      --pair          two files from two machines: the first file's CPU against the\n"
+            "                      second file's GPU, case by case (same op, dtype, shape, params),\n"
+            "                      with the speedup between them\n"
+            "  -p, --plot DIR      also draw the plots into DIR (scripts/plot.py: Python 3 + matplotlib);\n"
+            "                      several files are drawn overlaid, each run its own series\n"
             "      --plot-format F png (default) or svg\n"
             "      --fleet         the fleet report: one row per case, one column per node or GPU\n"
             "                      (each run and device of a merged file, or of several files), each\n"
@@ -31,8 +40,9 @@ static void usage(FILE *out) {
             "      --timing NAME   fleet: which timing (default: device where measured, else host)\n"
             "      --threshold P   fleet: smallest difference called slow (default 5%%)\n"
             "  -h, --help          this help\n\n"
-            "Tables: one per op; medians in ms with ± half the 95%% confidence interval of the\n"
-            "median; speedup = CPU median / GPU median; rates with %% of the measured peak; then the\n"
+            "Tables: one per op; medians in ms with the 95%% confidence interval of the median\n"
+            "([low, high], or +a%%/-b%% of the median in a 100-column table); speedup = CPU median /\n"
+            "GPU median; rates with %% of the measured peak; then the\n"
             "crossover: where along each size sweep the GPU wins and where the CPU does, every\n"
             "change of winner named. Colour only on a terminal without NO_COLOR.\n"
             "See docs/reports.md.\n\n"
@@ -126,20 +136,23 @@ out:
 }
 
 int gb_cmd_report(int argc, char **argv) {
+    enum { OPT_OP = 256, OPT_PLOT_FORMAT, OPT_PAIR };
     static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'}, {"op", required_argument, NULL, 'o'},
-        {"plot", required_argument, NULL, 'p'},   {"plot-format", required_argument, NULL, 'P'},
-        {"fleet", no_argument, NULL, 'F'},        {"timing", required_argument, NULL, 'T'},
-        {"threshold", required_argument, NULL, 'R'},
+        {"format", required_argument, NULL, 'f'}, {"op", required_argument, NULL, OPT_OP},
+        {"plot", required_argument, NULL, 'p'},   {"plot-format", required_argument, NULL, OPT_PLOT_FORMAT},
+        {"wide", no_argument, NULL, 'w'},         {"output", required_argument, NULL, 'o'},
+        {"pair", no_argument, NULL, OPT_PAIR},    {"fleet", no_argument, NULL, 'F'},
+        {"timing", required_argument, NULL, 'T'}, {"threshold", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     int fleet = 0;
     const char *format = NULL;
     gb_fleet_options fo = GB_FLEET_DEFAULT_OPTIONS;
     gb_report_options o = {.format = GB_FMT_TABLE, .ops = NULL, .color = 0};
-    const char *plot_dir = NULL, *plot_format = "png";
+    const char *plot_dir = NULL, *plot_format = "png", *output = NULL;
+    int pair = 0;
     optind = 0; /* glibc: full re-initialisation, so the command can run twice in one process */
     int ch;
-    while ((ch = getopt_long(argc, argv, "f:o:p:h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "f:o:p:wh", longopts, NULL)) != -1) {
         switch (ch) {
         case 'F': fleet = 1; break;
         case 'T': fo.timing = optarg; break;
@@ -150,9 +163,12 @@ int gb_cmd_report(int argc, char **argv) {
             }
             break;
         case 'f': format = optarg; break; /* checked once --fleet is known */
-        case 'o': o.ops = optarg; break;
+        case OPT_OP: o.ops = optarg; break;
+        case 'o': output = optarg; break;
+        case 'w': o.wide = 1; break;
+        case OPT_PAIR: pair = 1; break;
         case 'p': plot_dir = optarg; break;
-        case 'P':
+        case OPT_PLOT_FORMAT:
             if (strcmp(optarg, "png") && strcmp(optarg, "svg")) {
                 fprintf(stderr, "gpubench report: --plot-format: \"%s\" is not png or svg\n", optarg);
                 return GB_EXIT_USAGE;
@@ -180,36 +196,60 @@ int gb_cmd_report(int argc, char **argv) {
         }
         o.format = (gb_format)f;
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "gpubench report: expected one results file, got %d\n\n", argc - optind);
+    int nfiles = argc - optind;
+    if (nfiles < 1 || (pair && nfiles != 2)) {
+        fprintf(stderr, "gpubench report: expected %s, got %d\n\n",
+                pair ? "two results files with --pair (the CPU's, then the GPU's)" : "a results file", nfiles);
         usage(stderr);
         return GB_EXIT_USAGE;
     }
-    const char *path = argv[optind];
-    gb_results doc;
+    /* Every file loaded and checked before anything is written. */
+    gb_results *docs = calloc((size_t)nfiles, sizeof *docs);
+    if (!docs) return GB_EXIT_USAGE;
+    int loaded = 0, rc = GB_EXIT_OK;
     gb_err e = {{0}};
-    if (gb_results_load(path, &doc, &e) != GB_OK) {
-        fprintf(stderr, "gpubench report: %s\n", e.msg);
-        return GB_EXIT_USAGE;
+    for (; loaded < nfiles && rc == GB_EXIT_OK; loaded++) {
+        const char *path = argv[optind + loaded];
+        if (gb_results_load(path, &docs[loaded], &e) != GB_OK) {
+            fprintf(stderr, "gpubench report: %s\n", e.msg);
+            rc = GB_EXIT_USAGE;
+            break;
+        }
+        /* Recomputed, so a file from an older gpubench or a merge gets the
+         * same crossover analysis as a fresh run. */
+        if ((o.ops && check_ops(&docs[loaded], o.ops, path) != 0) || gb_crossover_update(&docs[loaded], &e) != GB_OK) {
+            if (e.msg[0]) fprintf(stderr, "gpubench report: %s\n", e.msg);
+            loaded++;
+            rc = GB_EXIT_USAGE;
+            break;
+        }
     }
-    if (o.ops && check_ops(&doc, o.ops, path) != 0) {
-        gb_results_free(&doc);
-        return GB_EXIT_USAGE;
+    FILE *out = rc == GB_EXIT_OK ? (output ? fopen(output, "w") : stdout) : NULL;
+    if (rc == GB_EXIT_OK && !out) {
+        fprintf(stderr, "gpubench report: %s: cannot write: %s\n", output, strerror(errno));
+        rc = GB_EXIT_USAGE;
     }
-    /* Recomputed, so a file from an older gpubench or a merge gets the same
-     * crossover analysis as a fresh run. */
-    if (gb_crossover_update(&doc, &e) != GB_OK) {
-        fprintf(stderr, "gpubench report: %s\n", e.msg);
-        gb_results_free(&doc);
-        return GB_EXIT_USAGE;
+    if (out) {
+        o.color = o.format == GB_FMT_TABLE && gb_report_want_color(out);
+        if (pair) {
+            if (gb_report_pair(&docs[0], argv[optind], &docs[1], argv[optind + 1], &o, out) != 0) rc = GB_EXIT_USAGE;
+        } else {
+            /* several files without --pair: each report in turn */
+            for (int i = 0; i < nfiles && rc == GB_EXIT_OK; i++) {
+                if (i && o.format == GB_FMT_TABLE) fputs("\n", out);
+                if (gb_report_render(&docs[i], &o, out) != 0) rc = GB_EXIT_USAGE;
+            }
+        }
+        if (fflush(out) != 0) rc = GB_EXIT_USAGE;
+        if (output && fclose(out) != 0) rc = GB_EXIT_USAGE;
+        if (rc != GB_EXIT_OK)
+            fprintf(stderr, "gpubench report: writing the report to %s failed\n", output ? output : "standard output");
     }
-    o.color = o.format == GB_FMT_TABLE && gb_report_want_color(stdout);
-    int rc = gb_report_render(&doc, &o, stdout) == 0 ? GB_EXIT_OK : GB_EXIT_USAGE;
-    fflush(stdout);
-    if (rc != GB_EXIT_OK) fprintf(stderr, "gpubench report: writing the report failed\n");
-    gb_results_free(&doc);
+    for (int i = 0; i < loaded; i++) gb_results_free(&docs[i]);
+    free(docs);
     if (rc == GB_EXIT_OK && plot_dir) {
-        int st = gb_plot_run(path, plot_dir, plot_format, o.ops, &e);
+        /* several files: drawn overlaid, each run its own series */
+        int st = gb_plot_run_many((const char *const *)&argv[optind], (size_t)nfiles, plot_dir, plot_format, o.ops, &e);
         if (st != GB_OK) {
             fprintf(stderr, "gpubench report: --plot: %s\n", e.msg);
             rc = GB_EXIT_USAGE;

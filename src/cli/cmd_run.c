@@ -25,14 +25,30 @@
 
 static void run_usage(FILE *out) {
     fprintf(out,
-        "usage: gpubench run SUITE.json [options]\n\n"
+        "usage: gpubench run SUITE.json [options]\n"
+        "       gpubench run --op OP[,OP...] --sizes N[,N...] [options]   (no suite file)\n\n"
         "Run every case of the suite on each backend, verify the answers agree, print a line per\n"
-        "case and a summary table, and write the results JSON.\n\n"
-        "  --backend LIST      backends to run: cpu,cuda (default: every available one)\n"
+        "case and a summary table, and write the results JSON. Without a suite file, --op and\n"
+        "--sizes make a one-off suite (validated as a file would be).\n\n"
+        "What runs:\n"
         "  --op LIST           only these ops (e.g. matmul,fft)\n"
         "  --dtype LIST        only these dtypes: float32,float64\n"
-        "  --out PATH          results file (default results/<suite>-<host>-<UTC time>.json)\n"
+        "  --sizes LIST        replace every benchmark's sizes: n or shapes, e.g. 1024,4096,10000x1000\n"
+        "  --filter REGEX      only cases whose name matches (POSIX extended regex, anywhere in the\n"
+        "                      name op/dtype/shape/params, e.g. matmul/float32/4096x4096x4096/math=tf32)\n"
+        "  --list              print the names of the cases that would run, in order, and exit\n"
+        "How long (these replace the suite's defaults and every benchmark's own):\n"
+        "  --max-time T        stop a result after T (with a unit: 2s, 500ms, 1min); a size projected\n"
+        "                      past it is skipped\n"
+        "  --min-time T        measure a result for at least T (with a unit)\n"
+        "  --warmup N          untimed repetitions before timing\n"
+        "  --rounds N          passes over the whole suite, each with its share of the\n"
+        "                      repetitions (default: the suite's, else 3)\n"
+        "Where and how:\n"
+        "  --backend LIST      backends to run: cpu,cuda (default: every available one)\n"
+        "  -o, --out PATH      results file (default results/<suite>-<host>-<UTC time>.json)\n"
         "  --format FMT        stdout table format: table (default), md, csv\n"
+        "  --wide              table: every column (by default the summary keeps to 100 columns)\n"
         "  --threads N         CPU threads (default: all %d logical CPUs)\n"
         "  --device N          CUDA device ordinal (default 0)\n"
         "  --devices LIST      measure the GPU side on each of these devices in turn: all, or\n"
@@ -42,8 +58,6 @@ static void run_usage(FILE *out) {
         "                      the aggregate rate, as results marked \"concurrent\"\n"
 
         "  --seed N            input seed (default: the suite's, else 42)\n"
-        "  --rounds N          passes over the whole suite, each with its share of the\n"
-        "                      repetitions (default: the suite's, else 3)\n"
         "  --cache MODE        hot (default) or cold: flush CPU LLC / GPU L2 between repetitions\n"
         "  --no-peak           do not measure the ceilings (no %% of peak in the results)\n"
         "  --openblas-core C   OpenBLAS kernels: auto (the best for this CPU, the default unless\n"
@@ -227,29 +241,35 @@ static void record_health(gb_backend_set *set, cJSON *doc, const char *when) {
 
 int gb_cmd_run(int argc, char **argv) {
     static const struct option opts[] = {
-        {"backend", required_argument, 0, 'b'}, {"op", required_argument, 0, 'o'},
+        {"backend", required_argument, 0, 'b'}, {"op", required_argument, 0, 'x'},
         {"dtype", required_argument, 0, 'd'},   {"out", required_argument, 0, 'O'},
+        {"wide", no_argument, 0, 'w'},
         {"format", required_argument, 0, 'f'},  {"threads", required_argument, 0, 't'},
         {"device", required_argument, 0, 'D'},  {"seed", required_argument, 0, 's'},
-        {"devices", required_argument, 0, 'V'}, {"devices-concurrent", no_argument, 0, 'W'},
+        {"devices", required_argument, 0, 'V'}, {"devices-concurrent", no_argument, 0, 'K'},
         {"rounds", required_argument, 0, 'R'},
         {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'},
         {"openblas-core", required_argument, 0, 'C'}, {"plot", required_argument, 0, 'p'},
         {"export-gbench", required_argument, 0, 'g'}, {"quiet", no_argument, 0, 'q'},
+        {"sizes", required_argument, 0, 'S'},   {"max-time", required_argument, 0, 'M'},
+        {"min-time", required_argument, 0, 'm'}, {"warmup", required_argument, 0, 'W'},
+        {"filter", required_argument, 0, 'F'}, {"list", no_argument, 0, 'L'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL, *core = NULL;
     gb_suite_filter filter = {0};
     gb_backend_options bopt = {.threads = 0, .device = 0, .cache_cold = 0};
-    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, concurrent = 0, ch;
+    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, concurrent = 0, wide = 0, list_only = 0, ch;
     long v;
     gb_err e = {{0}};
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (ch) {
         case 'b': backends = optarg; break;
-        case 'o': filter.ops = optarg; break;
+        case 'x': filter.ops = optarg; break;
         case 'd': filter.dtypes = optarg; break;
+        case 'o': /* fall through: -o is --out, as in every other command */
         case 'O': out_path = optarg; break;
+        case 'w': wide = 1; break;
         case 'f':
             format = gb_format_parse(optarg);
             if (format < 0 || format == GB_FMT_HTML) {
@@ -277,7 +297,7 @@ int gb_cmd_run(int argc, char **argv) {
                 return GB_EXIT_USAGE;
             }
             break;
-        case 'W': concurrent = 1; break;
+        case 'K': concurrent = 1; break;
         case 's': {
             char *end;
             errno = 0;
@@ -305,6 +325,30 @@ int gb_cmd_run(int argc, char **argv) {
             }
             bopt.cache_cold = strcmp(optarg, "cold") == 0;
             break;
+        case 'S': filter.sizes = optarg; break;
+        case 'M':
+        case 'm': {
+            double sec;
+            if (gb_cli_parse_duration(optarg, &sec)) {
+                fprintf(stderr, "gpubench run: --%s: expected a positive time with its unit (2s, 500ms, "
+                                "250us, 1min), got \"%s\"\n", ch == 'M' ? "max-time" : "min-time", optarg);
+                return GB_EXIT_USAGE;
+            }
+            if (ch == 'M') filter.max_time_s = sec;
+            else filter.min_time_s = sec;
+            break;
+        }
+        case 'W':
+            if (gb_cli_parse_int(optarg, 0, 1000, &v)) {
+                fprintf(stderr, "gpubench run: --warmup: expected an integer from 0 to 1000, got \"%s\"\n",
+                        optarg);
+                return GB_EXIT_USAGE;
+            }
+            filter.has_warmup = 1;
+            filter.warmup = (int)v;
+            break;
+        case 'F': filter.name_regex = optarg; break;
+        case 'L': list_only = 1; break;
         case 'P': peaks = 0; break;
         case 'C': core = optarg; break;
         case 'p': plot_dir = optarg; break;
@@ -314,24 +358,37 @@ int gb_cmd_run(int argc, char **argv) {
         default: run_usage(stderr); return GB_EXIT_USAGE;
         }
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "gpubench run: expected exactly one suite file\n\n");
+    /* No suite file: --op and --sizes make one (gb_suite_from_args). */
+    int one_off = optind == argc && filter.ops && filter.sizes;
+    if (!one_off && optind != argc - 1) {
+        fprintf(stderr, "gpubench run: expected one suite file (or, without one, --op and --sizes), got %d "
+                        "arguments\n\n", argc - optind);
         run_usage(stderr);
         return GB_EXIT_USAGE;
     }
-    int setup = gb_cli_setup_cpu("run", core);
+    int setup = list_only ? GB_EXIT_OK : gb_cli_setup_cpu("run", core); /* --list measures nothing */
     if (setup != GB_EXIT_OK) return setup;
     char why[GB_MSG_LEN];
 
     gb_suite suite;
-    if (gb_suite_load(argv[optind], &filter, &suite, &e) != GB_OK) {
+    int loaded = one_off ? gb_suite_from_args(&filter, &suite, &e) : gb_suite_load(argv[optind], &filter, &suite, &e);
+    if (loaded != GB_OK) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);
         return GB_EXIT_USAGE;
     }
     if (suite.count == 0) {
-        fprintf(stderr, "gpubench run: %s: no case left after --op/--dtype filters\n", suite.path);
+        fprintf(stderr, "gpubench run: %s: no case left after the --op/--dtype/--filter selection\n", suite.path);
         gb_suite_free(&suite);
         return GB_EXIT_USAGE;
+    }
+    if (list_only) { /* as Google Benchmark's --benchmark_list_tests: the plan, nothing measured */
+        for (size_t i = 0; i < suite.count; i++) {
+            char name[256];
+            gb_case_name(&suite.items[i].c, name, sizeof name);
+            printf("%s\n", name);
+        }
+        gb_suite_free(&suite);
+        return GB_EXIT_OK;
     }
     gb_backend_set set;
     if (gb_backends_init(&set, backends, &bopt, &e) != GB_OK) {
@@ -423,7 +480,7 @@ int gb_cmd_run(int argc, char **argv) {
         exit_code = GB_EXIT_USAGE;
     }
 
-    gb_report_options ro = {.format = (gb_format)format, .ops = NULL,
+    gb_report_options ro = {.format = (gb_format)format, .ops = NULL, .wide = wide,
                             .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
     if (format == GB_FMT_TABLE) printf("\n");
     gb_report_render(&results, &ro, stdout);

@@ -15,6 +15,11 @@ extern char **gb_full_argv;
 /* A whole decimal number in [lo, hi] (a flag's value): 0, or -1 when s is
  * anything else. */
 int gb_cli_parse_int(const char *s, long lo, long hi, long *out);
+/* A positive duration with its unit (a flag's value): "1s", "500ms",
+ * "250us", "2min"; 0 with *seconds set, or -1 (no unit, unknown unit, not a
+ * positive number). A bare number is refused: "--max-time 5" could mean
+ * seconds or milliseconds, and a wrong guess costs hours or all precision. */
+int gb_cli_parse_duration(const char *s, double *seconds);
 /* The CPU side's honest process settings, for the commands that measure or
  * describe the CPU (run, peak, info): core_flag is --openblas-core's value
  * (NULL when not given). May re-execute the process, once. Returns an exit

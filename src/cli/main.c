@@ -12,12 +12,12 @@ static const struct {
     int (*fn)(int, char **);
     const char *summary;
 } commands[] = {
-    {"run", gb_cmd_run, "run a suite on the CPU and GPU backends, print tables, write results JSON"},
+    {"run", gb_cmd_run, "run a suite (or --op OP --sizes N,... without one) on the CPU and GPU, write results JSON"},
     {"list", gb_cmd_list, "list the ops and the backends of this build (available or why not)"},
     {"info", gb_cmd_info, "describe this system: CPU, ISA, memory, GPU, library versions, build"},
     {"validate", gb_cmd_validate, "check a suite file without running it"},
     {"peak", gb_cmd_peak, "measure this machine's ceilings (memory bandwidth, GEMM, transfers)"},
-    {"report", gb_cmd_report, "re-render a saved results file (table, md, csv, html)"},
+    {"report", gb_cmd_report, "re-render saved results (table, md, csv, html); --pair: one CPU against another GPU"},
     {"compare", gb_cmd_compare, "compare two results files and flag regressions (for CI)"},
     {"merge", gb_cmd_merge, "merge several results files into one"},
     {"export", gb_cmd_export, "export results to Google Benchmark or benchmark-action JSON"},

@@ -99,7 +99,7 @@ static void set_stats(gb_result *r, const double *samples, size_t n, const size_
     s->present = 1;
     s->n = st.n;
     s->min = st.min;
-    s->max = NAN; /* the runner's files have no max */
+    s->max = st.max;
     s->median = st.median;
     s->mean = st.mean;
     s->stddev = st.stddev;
@@ -310,7 +310,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         char why[GB_MSG_LEN];
         snprintf(why, sizeof why,
                  "projected %.3g s per repetition (from the rate at %s) exceeds max_time_s %g; "
-                 "raise max_time_s to run it",
+                 "raise max_time_s (or --max-time) to run it",
                  projected, from, item->budget.max_time_s);
         add_all_timings(cfg, ci, slot, GB_RS_SKIPPED, why);
         return;

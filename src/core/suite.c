@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,8 +228,24 @@ static int add_item(gb_suite *s, size_t *cap, const gb_plan_item *it, gb_err *e)
     return GB_OK;
 }
 
+void gb_case_name(const gb_case *c, char *buf, size_t len) {
+    size_t off = (size_t)snprintf(buf, len, "%s/%s/%s", c->op->name, gb_dtype_name(c->dtype), c->label);
+    cJSON *params = gb_params_to_json(c);
+    int first = 1;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, params) {
+        char v[64];
+        if (cJSON_IsString(p)) snprintf(v, sizeof v, "%s", p->valuestring);
+        else if (cJSON_IsBool(p)) snprintf(v, sizeof v, "%s", cJSON_IsTrue(p) ? "true" : "false");
+        else snprintf(v, sizeof v, "%g", p->valuedouble);
+        if (off < len) off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", first ? "/" : ",", p->string, v);
+        first = 0;
+    }
+    cJSON_Delete(params);
+}
+
 static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suite_filter *f,
-                           size_t *cap, gb_err *e) {
+                           const regex_t *name_re, size_t *cap, gb_err *e) {
     static const char *const keys[] = {"op", "sizes", "dtypes", "params", "warmup", "min_reps",
                                        "min_time_s", "max_time_s", "max_reps", "min_warmup_s", NULL};
     char where[64], w[128];
@@ -303,6 +320,11 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
             c.dtype = (gb_dtype)d;
             if (f && f->ops && !gb_list_contains(f->ops, op->name)) continue;
             if (f && f->dtypes && !gb_list_contains(f->dtypes, gb_dtype_name(c.dtype))) continue;
+            if (name_re) {
+                char name[256];
+                gb_case_name(&c, name, sizeof name);
+                if (regexec(name_re, name, 0, NULL, 0) != 0) continue;
+            }
             op->count(&c);
             c.memory_bound = strcmp(op->rate_kind, "bytes") == 0;
             gb_plan_item item = {.c = c, .budget = budget, .benchmark = index};
@@ -320,6 +342,118 @@ static void line_col(const char *text, const char *at, int *line, int *col) {
         if (*p == '\n') { (*line)++; *col = 1; }
         else (*col)++;
     }
+}
+
+/* "1024,4096,10000x1000" as suite sizes: [1024, 4096, [10000, 1000]].
+ * NULL with the reason in e when an entry is not N or AxB... */
+static cJSON *sizes_json(const char *list, gb_err *e) {
+    cJSON *arr = cJSON_CreateArray();
+    char *copy = strdup(list);
+    if (!arr || !copy) {
+        cJSON_Delete(arr);
+        free(copy);
+        gb_errf(e, GB_FAIL, "--sizes: out of memory");
+        return NULL;
+    }
+    int ok = *list != '\0';
+    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item && ok; item = strtok_r(NULL, ",", &save)) {
+        cJSON *shape = cJSON_CreateArray();
+        int dims = 0;
+        for (char *s2 = NULL, *d = strtok_r(item, "x", &s2); d && ok; d = strtok_r(NULL, "x", &s2)) {
+            char *end;
+            errno = 0;
+            long long v = strtoll(d, &end, 10);
+            ok = !errno && *d && *end == '\0' && v > 0;
+            if (ok) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)v)), dims++;
+        }
+        ok = ok && dims > 0;
+        if (!ok) {
+            cJSON_Delete(shape);
+            break;
+        }
+        if (dims == 1) {
+            cJSON_AddItemToArray(arr, cJSON_DetachItemFromArray(shape, 0));
+            cJSON_Delete(shape);
+        } else {
+            cJSON_AddItemToArray(arr, shape);
+        }
+    }
+    free(copy);
+    if (!ok || cJSON_GetArraySize(arr) == 0) {
+        cJSON_Delete(arr);
+        gb_errf(e, GB_FAIL, "--sizes: \"%s\": expected positive whole sizes separated by commas, each n or a "
+                            "shape such as 10000x1000 (e.g. 1024,4096)", list);
+        return NULL;
+    }
+    return arr;
+}
+
+static void set_number(cJSON *obj, const char *key, double v) {
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+    cJSON_AddNumberToObject(obj, key, v);
+}
+
+/* The command line's overrides, written into the suite document: into
+ * "defaults", and out of every benchmark that set its own (the command line
+ * wins over the file). Malformed documents are left to the validation. */
+static int apply_overrides(cJSON *doc, const gb_suite_filter *f, gb_err *e) {
+    if (!f || !cJSON_IsObject(doc)) return GB_OK;
+    cJSON *sizes = NULL;
+    if (f->sizes && !(sizes = sizes_json(f->sizes, e))) return GB_FAIL;
+    int any_budget = f->max_time_s > 0 || f->min_time_s > 0 || f->has_warmup;
+    if (any_budget) {
+        cJSON *defs = cJSON_GetObjectItemCaseSensitive(doc, "defaults");
+        if (!defs) defs = cJSON_AddObjectToObject(doc, "defaults");
+        if (cJSON_IsObject(defs)) {
+            if (f->max_time_s > 0) set_number(defs, "max_time_s", f->max_time_s);
+            if (f->min_time_s > 0) set_number(defs, "min_time_s", f->min_time_s);
+            if (f->has_warmup) set_number(defs, "warmup", f->warmup);
+        }
+    }
+    cJSON *benches = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
+    cJSON *b;
+    if (cJSON_IsArray(benches))
+        cJSON_ArrayForEach(b, benches) {
+            if (!cJSON_IsObject(b)) continue;
+            if (f->max_time_s > 0) cJSON_DeleteItemFromObjectCaseSensitive(b, "max_time_s");
+            if (f->min_time_s > 0) cJSON_DeleteItemFromObjectCaseSensitive(b, "min_time_s");
+            if (f->has_warmup) cJSON_DeleteItemFromObjectCaseSensitive(b, "warmup");
+            if (sizes) {
+                cJSON_DeleteItemFromObjectCaseSensitive(b, "sizes");
+                cJSON_AddItemToObject(b, "sizes", cJSON_Duplicate(sizes, 1));
+            }
+        }
+    cJSON_Delete(sizes);
+    return GB_OK;
+}
+
+int gb_suite_from_args(const gb_suite_filter *f, gb_suite *s, gb_err *e) {
+    memset(s, 0, sizeof *s);
+    if (!f || !f->ops || !*f->ops || !f->sizes)
+        return gb_errf(e, GB_FAIL, "a run without a suite file needs --op and --sizes (e.g. --op matmul "
+                                   "--sizes 1024,4096)");
+    cJSON *doc = cJSON_CreateObject();
+    char name[128];
+    snprintf(name, sizeof name, "%s", f->ops);
+    for (char *p = name; *p; p++)
+        if (*p == ',') *p = '+';
+    cJSON_AddStringToObject(doc, "name", name);
+    cJSON_AddStringToObject(doc, "description", "built from the command line");
+    cJSON *benches = cJSON_AddArrayToObject(doc, "benchmarks");
+    char *copy = strdup(f->ops);
+    for (char *save = NULL, *op = copy ? strtok_r(copy, ",", &save) : NULL; op; op = strtok_r(NULL, ",", &save)) {
+        cJSON *b = cJSON_CreateObject();
+        cJSON_AddStringToObject(b, "op", op);
+        cJSON_AddItemToObject(b, "sizes", cJSON_CreateArray()); /* --sizes replaces it */
+        cJSON_AddItemToArray(benches, b);
+    }
+    free(copy);
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    if (!text) return gb_errf(e, GB_FAIL, "(command line): out of memory");
+    int status = gb_suite_parse(text, "(command line)", f, s, e);
+    free(text);
+    return status;
 }
 
 int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f, gb_suite *s,
@@ -347,6 +481,19 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
     }
     s->doc = doc;
     int status = GB_FAIL;
+    regex_t name_re;
+    int have_re = 0;
+    if (f && f->name_regex) {
+        int rc = regcomp(&name_re, f->name_regex, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[256];
+            regerror(rc, &name_re, why, sizeof why);
+            gb_errf(e, GB_FAIL, "--filter: \"%s\" is not a regular expression: %s", f->name_regex, why);
+            goto out;
+        }
+        have_re = 1;
+    }
+    if (apply_overrides(doc, f, e) != GB_OK) goto out;
     static const char *const top_keys[] = {"name", "description", "defaults", "benchmarks", NULL};
     static const char *const default_keys[] = {"dtypes", "warmup", "min_reps", "min_time_s",
                                                "max_time_s", "max_reps", "min_warmup_s", "seed", "rounds",
@@ -414,9 +561,10 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
     size_t cap = 0;
     int i = 0;
     for (const cJSON *b = benches->child; b; b = b->next, i++)
-        if (parse_benchmark(s, b, i, f, &cap, e)) goto out;
+        if (parse_benchmark(s, b, i, f, have_re ? &name_re : NULL, &cap, e)) goto out;
     status = GB_OK;
 out:
+    if (have_re) regfree(&name_re);
     if (status != GB_OK) gb_suite_free(s);
     return status;
 }

@@ -53,13 +53,20 @@ typedef struct {
     size_t count;
 } gb_suite;
 
-/* Filters and overrides from the command line. */
+/* Filters and overrides from the command line. The overrides are written
+ * into the parsed suite document before it is validated, so a value from
+ * the command line is checked as the same value in a file would be, and the
+ * results' "suite" records what actually ran. */
 typedef struct {
     const char *ops;     /* comma list or NULL */
     const char *dtypes;  /* comma list or NULL */
     int has_seed;
     uint64_t seed;
     int rounds;          /* > 0: replaces the suite's rounds */
+    const char *sizes;   /* "1024,4096,10000x1000": replaces every benchmark's sizes; NULL: keep */
+    double max_time_s, min_time_s; /* > 0: replace the suite's (defaults and every benchmark) */
+    int has_warmup, warmup;        /* has_warmup: replaces the suite's warmup */
+    const char *name_regex;        /* POSIX extended regex on gb_case_name; NULL: every case */
 } gb_suite_filter;
 
 /* Load and validate path; on failure returns GB_FAIL with
@@ -68,7 +75,15 @@ int gb_suite_load(const char *path, const gb_suite_filter *f, gb_suite *s, gb_er
 /* Same from a string (tests); path is used in messages only. */
 int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f, gb_suite *s,
                    gb_err *e);
+/* A suite built in memory from the command line alone (`gpubench run --op
+ * matmul --sizes 1024,4096`): one benchmark per op of f->ops with f->sizes,
+ * validated as a file would be; its path reads "(command line)". */
+int gb_suite_from_args(const gb_suite_filter *f, gb_suite *s, gb_err *e);
 void gb_suite_free(gb_suite *s);
+/* A case's name, as --filter sees it and as compare and export name its
+ * results (without the backend and timing): op/dtype/shape[/k=v,k=v],
+ * e.g. "matmul/float32/4096x4096x4096/math=tf32". */
+void gb_case_name(const gb_case *c, char *buf, size_t len);
 
 /* Every param of the case's op with its value (defaults filled in). */
 cJSON *gb_params_to_json(const gb_case *c);

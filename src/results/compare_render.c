@@ -17,18 +17,38 @@ static double n_of(const cJSON *o, const char *k) {
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* v to three significant figures, trailing zeros kept ("8.00", "228",
+ * "0.0451"), with unit u after a blank; every number of the table goes
+ * through here, so a median and a change are shown to the same precision
+ * (8.47 ms, not "8 ms"). */
+static void fmt_sig3(double v, const char *u, char *buf, size_t len) {
+    char e[32];
+    snprintf(e, sizeof e, "%.2e", v); /* rounded to three figures first, so 999.96 reads 1.00e+03 */
+    double r = strtod(e, NULL);
+    int mag = r == 0 ? 0 : (int)floor(log10(fabs(r)) + 1e-9);
+    snprintf(buf, len, "%.*f%s%s", mag >= 2 ? 0 : 2 - mag, r, *u ? " " : "", u);
+}
+
 static void fmt_time(double s, char *buf, size_t len) {
+    char e[32];
+    snprintf(e, sizeof e, "%.2e", s);
+    double r = strtod(e, NULL); /* the unit is chosen for the rounded value: 999.96 us is 1.00 ms */
     if (!isfinite(s)) snprintf(buf, len, "-");
-    else if (s >= 1.0) snprintf(buf, len, "%.3g s", s);
-    else if (s >= 1e-3) snprintf(buf, len, "%.3g ms", s * 1e3);
-    else if (s >= 1e-6) snprintf(buf, len, "%.3g us", s * 1e6);
-    else snprintf(buf, len, "%.3g ns", s * 1e9);
+    else if (r >= 1.0) fmt_sig3(s, "s", buf, len);
+    else if (r >= 1e-3) fmt_sig3(s * 1e3, "ms", buf, len);
+    else if (r >= 1e-6) fmt_sig3(s * 1e6, "us", buf, len);
+    else fmt_sig3(s * 1e9, "ns", buf, len);
 }
 
 static void fmt_pct(double f, char *buf, size_t len) {
     if (isnan(f)) snprintf(buf, len, "-");
     else if (isinf(f)) snprintf(buf, len, "%s", f > 0 ? "+inf" : "-inf");
-    else snprintf(buf, len, "%+.1f%%", 100.0 * f);
+    else if (fabs(f) < 0.01) snprintf(buf, len, "%+.2f%%", 100.0 * f); /* under 1%: to 0.01% */
+    else {
+        char n[16];
+        fmt_sig3(100.0 * f, "", n, sizeof n);
+        snprintf(buf, len, "%s%.12s%%", f > 0 ? "+" : "", n);
+    }
 }
 
 static void fmt_ci(const cJSON *item, char *buf, size_t len) /* len >= 48 */ {
@@ -74,8 +94,9 @@ static void header(const cJSON *cmp, int md, FILE *out) {
         fprintf(out, "\n");
     }
     double a = n_of(m, "alpha");
-    fprintf(out, "%sthreshold %.1f%%, alpha %g%s%s%s: change = Hodges-Lehmann ratio estimate, %g%% interval, "
-            "Mann-Whitney U p-value\n\n",
+    fprintf(out, "%sthreshold %.1f%%, alpha %g%s%s%s: change = Hodges-Lehmann ratio estimate (the median "
+            "of every current/baseline sample ratio: it can differ from the ratio of the two medians), its %g%% "
+            "interval, Mann-Whitney U p-value\n\n",
             md ? "- " : "", 100.0 * n_of(m, "threshold"), a, *s_of(m, "policy") ? " (policy " : "",
             s_of(m, "policy"), *s_of(m, "policy") ? " overrides per op)" : "", 100.0 * (1.0 - a));
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(cmp, "warnings");

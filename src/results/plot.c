@@ -120,8 +120,9 @@ int gb_plot_find_python(char *path, size_t len, gb_err *e) {
                    install + strlen("install "));
 }
 
-int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *out_dir,
-                     const char *format, const char *ops, gb_err *e) {
+/* The script on n results files (several: drawn overlaid). */
+static int run_script(const char *exe_dir, const char *const *jsons, size_t n, const char *out_dir,
+                      const char *format, const char *ops, gb_err *e) {
     char script[PATH_MAX], python[PATH_MAX];
     gb_err found = {{0}};
     if (!format || (strcmp(format, "png") && strcmp(format, "svg")))
@@ -129,24 +130,49 @@ int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *
     if (gb_plot_find_script(exe_dir, script, sizeof script, e) != GB_OK) return GB_SKIP;
     if (gb_plot_find_python(python, sizeof python, &found) != GB_OK)
         return gb_errf(e, GB_SKIP, "cannot draw plots: %s", found.msg);
-    char *argv[] = {python, script, (char *)results_json, "--out", (char *)out_dir,
-                    "--format", (char *)format, ops ? "--op" : NULL, (char *)ops, NULL};
+    char **argv = calloc(n + 10, sizeof *argv);
+    if (!argv) return gb_errf(e, GB_FAIL, "out of memory");
+    size_t a = 0;
+    argv[a++] = python;
+    argv[a++] = script;
+    for (size_t i = 0; i < n; i++) argv[a++] = (char *)jsons[i];
+    argv[a++] = "--out";
+    argv[a++] = (char *)out_dir;
+    argv[a++] = "--format";
+    argv[a++] = (char *)format;
+    if (ops) {
+        argv[a++] = "--op";
+        argv[a++] = (char *)ops;
+    }
+    argv[a] = NULL;
     int err = 0;
     fflush(stdout);
     fflush(stderr);
     /* The script's progress goes to our stderr: stdout may be a report. */
     int rc = spawn_wait(argv, 2, 0, &err);
+    free(argv);
     if (rc < 0) return gb_errf(e, GB_FAIL, "cannot run %s: %s", python, strerror(err));
     if (rc != 0) return gb_errf(e, GB_FAIL, "%s %s exited with status %d (its messages are above)", python, script, rc);
     return GB_OK;
 }
 
-int gb_plot_run(const char *results_json, const char *out_dir, const char *format, const char *ops, gb_err *e) {
+int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *out_dir,
+                     const char *format, const char *ops, gb_err *e) {
+    return run_script(exe_dir, &results_json, 1, out_dir, format, ops, e);
+}
+
+int gb_plot_run_many(const char *const *jsons, size_t n, const char *out_dir, const char *format, const char *ops,
+                     gb_err *e) {
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return gb_errf(e, GB_FAIL, "cannot find the gpubench executable (/proc/self/exe: %s)", strerror(errno));
-    exe[n] = '\0';
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return gb_errf(e, GB_FAIL, "cannot find the gpubench executable (/proc/self/exe: %s)", strerror(errno));
+    exe[len] = '\0';
     char *slash = strrchr(exe, '/');
     if (slash) *slash = '\0';
-    return gb_plot_run_from(exe, results_json, out_dir, format, ops, e);
+    return run_script(exe, jsons, n, out_dir, format, ops, e);
+}
+
+int gb_plot_run(const char *results_json, const char *out_dir, const char *format, const char *ops, gb_err *e) {
+    return gb_plot_run_many(&results_json, 1, out_dir, format, ops, e);
 }

@@ -20,6 +20,10 @@
  * has loaded and checked it through the results model first. */
 int gb_plot_run(const char *results_json, const char *out_dir, const char *format, const char *ops, gb_err *e);
 
+/* Several results files drawn overlaid (each run its own series). */
+int gb_plot_run_many(const char *const *jsons, size_t n, const char *out_dir, const char *format, const char *ops,
+                     gb_err *e);
+
 /* The same, locating scripts/plot.py relative to exe_dir instead of the
  * running executable's directory (tests; tools embedding gpubench). */
 int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *out_dir,

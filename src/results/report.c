@@ -17,6 +17,7 @@
 
 #include "op.h"
 #include "report.h"
+#include "report_svg.h"
 #include "report_table.h"
 #include "results_model.h"
 
@@ -200,6 +201,7 @@ typedef struct {
     int threads;
     int gpu_cols;      /* some GPU result was measured: show the GPU columns */
     int merged;        /* a `gpubench merge` file: a run column, one machine line per run */
+    int narrow;        /* a terminal table without --wide: fit GB_REPORT_COLUMNS */
     side_names sn;     /* run 0's */
 } rdoc;
 
@@ -266,21 +268,46 @@ static void fmt_sig(char *buf, size_t len, double v) {
     if (isnan(v)) snprintf(buf, len, "–");
     else snprintf(buf, len, "%.*f", decimals(v), v);
 }
-/* Median in ms with ± half the 95% CI width, at the median's precision;
- * "(1 rep)" instead when a single repetition was all the budget allowed. */
-static void fmt_time(char *buf, size_t len, const side *s) {
+/* The median in ms and the 95% confidence interval of the median, which is
+ * not symmetric about it: as its bounds, "2.27 [2.02, 2.52]" (each to about
+ * three significant digits), or, where a terminal table must fit 100
+ * columns, relative to the median, "2.27 +11%/−4.0%". "(1 rep)" when a single
+ * repetition was all the budget allowed (no interval). */
+static void fmt_pct_dev(char *buf, size_t len, double v) {
+    if (v < 0) v = 0;
+    if (v >= 9.95) snprintf(buf, len, "%.0f%%", v);
+    else snprintf(buf, len, "%.1f%%", v);
+}
+/* spread: NULL, or where the relative interval goes (a column of its own,
+ * so the medians stay aligned); relative: as "+a%/−b%", else "[lo, hi]". */
+static void fmt_time(char *buf, size_t len, char *spread, size_t slen, const side *s, int relative) {
     double ms = s->median * 1e3;
-    int dec = decimals(ms);
-    double hw = 0.5 * (s->hi - s->lo) * 1e3;
-    /* A spread below the last printed digit reads "± <0.001", not a false "± 0.000". */
-    if (!isnan(hw) && hw < 0.5 * pow(10, -dec))
-        snprintf(buf, len, "%.*f ± <%.*f", dec, ms, dec, pow(10, -dec));
-    else if (!isnan(hw))
-        snprintf(buf, len, "%.*f ± %.*f", dec, ms, dec, hw);
-    else if (s->n == 1)
-        snprintf(buf, len, "%.*f (1 rep)", dec, ms);
-    else
-        snprintf(buf, len, "%.*f", dec, ms);
+    char m[24], a[24], b[24];
+    fmt_sig(m, sizeof m, ms);
+    if (spread) spread[0] = '\0';
+    if (!isnan(s->lo) && !isnan(s->hi) && ms > 0 && relative) {
+        fmt_pct_dev(a, sizeof a, (s->hi * 1e3 / ms - 1) * 100);
+        fmt_pct_dev(b, sizeof b, (1 - s->lo * 1e3 / ms) * 100);
+        if (spread) {
+            snprintf(buf, len, "%s", m);
+            snprintf(spread, slen, "+%s/−%s", a, b);
+        } else {
+            snprintf(buf, len, "%s +%s/−%s", m, a, b);
+        }
+    } else if (!isnan(s->lo) && !isnan(s->hi)) {
+        fmt_sig(a, sizeof a, s->lo * 1e3);
+        fmt_sig(b, sizeof b, s->hi * 1e3);
+        snprintf(buf, len, "%s [%s, %s]", m, a, b);
+    } else if (s->n == 1) {
+        if (spread) {
+            snprintf(buf, len, "%s", m);
+            snprintf(spread, slen, "(1 rep)");
+        } else {
+            snprintf(buf, len, "%s (1 rep)", m);
+        }
+    } else {
+        snprintf(buf, len, "%s", m);
+    }
 }
 static void fmt_speedup(char *buf, size_t len, double v) {
     if (!(v > 0)) snprintf(buf, len, "–");
@@ -359,7 +386,7 @@ static void side_note(notes *ns, const side_names *sn, const row *w, int k, char
 /* ---- the per-op table ------------------------------------------------------ */
 
 typedef struct {
-    int size, dtype, param0, nparams, t[NSIDES], sp[2], rate[2], pct[2], check;
+    int size, dtype, param0, nparams, t[NSIDES], ci[NSIDES], sp[2], rate[2], pct[2], check;
 } layout;
 
 /* Params whose value differs between the rows [a, b) get a column; the rest
@@ -376,14 +403,17 @@ static int param_differs(const row *rows, size_t a, size_t b, const char *key) {
     return 0;
 }
 
-static void add_side_cells(gb_table *t, long r, int col, int k, const rdoc *d, const row *w, notes *ns) {
+/* col: the time's column; spread_col: its interval's in a narrow table, else -1. */
+static void add_side_cells(gb_table *t, long r, int col, int spread_col, int k, const rdoc *d, const row *w,
+                           notes *ns) {
     const side *s = &w->s[k];
-    char buf[GB_CELL_LEN], mark[32];
+    char buf[GB_CELL_LEN], spread[GB_CELL_LEN], mark[32];
     if (!s->r) {
         gb_table_set(t, r, col, GB_CELL_PLAIN, "–");
     } else if (!strcmp(s->status, "ok")) {
-        fmt_time(buf, sizeof buf, s);
+        fmt_time(buf, sizeof buf, spread_col >= 0 ? spread : NULL, sizeof spread, s, d->narrow);
         gb_table_set(t, r, col, GB_CELL_PLAIN, "%s", buf);
+        if (spread_col >= 0) gb_table_set(t, r, spread_col, GB_CELL_PLAIN, "%s", spread);
     } else {
         side_note(ns, &d->sn, w, k, mark, sizeof mark);
         gb_table_set(t, r, col, strcmp(s->status, "skipped") ? GB_CELL_BAD : GB_CELL_PLAIN, "%s%s",
@@ -408,8 +438,23 @@ static void check_cell(gb_table *t, long r, int col, const row *w) {
     else gb_table_set(t, r, col, GB_CELL_PLAIN, "skipped");
 }
 
+/* A terminal table without --wide drops columns until it fits
+ * GB_REPORT_COLUMNS: first the % of peak, then the rates, then the
+ * end-to-end time (its speedup stays); the names of those dropped go into
+ * dropped for a line under the table. */
+static void fit_narrow(gb_table *t, const layout *L, char *dropped, size_t dlen) {
+    const int order[][2] = {{L->pct[1], -1}, {L->pct[0], -1}, {L->rate[1], -1}, {L->rate[0], -1},
+                            {L->t[SIDE_E2E], L->ci[SIDE_E2E]}};
+    size_t off = 0;
+    dropped[0] = '\0';
+    for (size_t i = 0; i < sizeof order / sizeof order[0] && gb_table_term_width(t) > GB_REPORT_COLUMNS; i++) {
+        if (gb_table_fit(t, 0, order[i], 2) && off < dlen)
+            off += (size_t)snprintf(dropped + off, dlen - off, "%s%s", off ? ", " : "", t->head[order[i][0]]);
+    }
+}
+
 static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *ns, char *constant,
-                        size_t clen) {
+                        size_t clen, char *dropped, size_t dlen) {
     layout L;
     memset(&L, -1, sizeof L);
     gb_table_init(t);
@@ -440,15 +485,21 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
             off += (size_t)snprintf(constant + off, clen - off, "%s%s=%s", off ? ", " : "", p->key, v);
         }
     }
+    /* In a narrow table each time's interval has a column of its own (no
+     * head), so that the medians stay aligned. */
     L.t[SIDE_CPU] = gb_table_col(t, "CPU ms", GB_ALIGN_RIGHT);
+    if (d->narrow) L.ci[SIDE_CPU] = gb_table_col(t, "", GB_ALIGN_LEFT);
     if (d->gpu_cols) {
         snprintf(h, sizeof h, "GPU ms %s", d->sn.brief[0]);
         L.t[SIDE_DEV] = gb_table_col(t, h, GB_ALIGN_RIGHT);
+        if (d->narrow) L.ci[SIDE_DEV] = gb_table_col(t, "", GB_ALIGN_LEFT);
         snprintf(h, sizeof h, "GPU ms %s", d->sn.brief[1]);
         L.t[SIDE_E2E] = gb_table_col(t, h, GB_ALIGN_RIGHT);
-        snprintf(h, sizeof h, "speedup %s", d->sn.brief[0]);
+        if (d->narrow) L.ci[SIDE_E2E] = gb_table_col(t, "", GB_ALIGN_LEFT);
+        /* "×dev": the speedup over the device time (narrow tables have no room for the word) */
+        snprintf(h, sizeof h, d->narrow ? "×%s" : "speedup %s", d->sn.brief[0]);
         L.sp[0] = gb_table_col(t, h, GB_ALIGN_RIGHT);
-        snprintf(h, sizeof h, "speedup %s", d->sn.brief[1]);
+        snprintf(h, sizeof h, d->narrow ? "×%s" : "speedup %s", d->sn.brief[1]);
         L.sp[1] = gb_table_col(t, h, GB_ALIGN_RIGHT);
     }
     snprintf(h, sizeof h, "CPU %s", unit);
@@ -475,7 +526,7 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
             gb_table_set(t, r, L.dtype + 1 + k, GB_CELL_PLAIN, "%s", v ? buf : "–");
         }
         for (int k = 0; k < NSIDES; k++)
-            if (L.t[k] >= 0) add_side_cells(t, r, L.t[k], k, d, w, ns);
+            if (L.t[k] >= 0) add_side_cells(t, r, L.t[k], L.ci[k], k, d, w, ns);
         for (int j = 0; j < 2; j++) {
             if (L.sp[j] < 0) continue;
             fmt_speedup(buf, sizeof buf, w->speedup[j]);
@@ -496,6 +547,8 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
         }
         check_cell(t, r, L.check, w);
     }
+    dropped[0] = '\0';
+    if (d->narrow) fit_narrow(t, &L, dropped, dlen);
 }
 
 /* ---- document pieces per format ------------------------------------------- */
@@ -525,7 +578,8 @@ static void para(gb_format f, FILE *out, const char *s, int em) {
         gb_html_text(s, out);
         fputs("</p>\n", out);
     } else {
-        fprintf(out, "%s\n", s);
+        gb_wrap_text(out, s, GB_REPORT_COLUMNS, 0, 0);
+        fputc('\n', out);
     }
 }
 
@@ -547,7 +601,10 @@ static void list(gb_format f, FILE *out, const char *const *items, int n, const 
             gb_md_text(items[i], out);
             fputs(*prefix && i + 1 < n ? "\\\n" : "\n", out);
         } else {
-            fprintf(out, "  %s%s%s\n", *prefix ? prefix : "-", " ", items[i]);
+            char first[2048];
+            snprintf(first, sizeof first, "  %s %s", *prefix ? prefix : "-", items[i]);
+            gb_wrap_text(out, first, GB_REPORT_COLUMNS, 0, 4);
+            fputc('\n', out);
         }
     }
     if (f == GB_FMT_HTML) fputs("</ul>\n", out);
@@ -565,25 +622,51 @@ static void print_table(gb_format f, const gb_table *t, int color, FILE *out) {
     }
 }
 
-static const char html_head[] =
-    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-    "<title>gpubench results</title>\n<style>\n"
-    "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:80em;"
-    "padding:0 1em;color:#222}\n"
-    "table{border-collapse:collapse;margin:.5em 0 1em;font-size:.9em}\n"
-    "th,td{border:1px solid #ccc;padding:.25em .6em;white-space:nowrap}\n"
-    "th{background:#f3f3f3}\ntd.num,th.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-    "td.good{color:#17731f;font-weight:600}\ntd.warn{color:#9a6a00}\ntd.bad{color:#b00020;font-weight:700}\n"
-    ".caption{font-style:italic;color:#555}\n.notes{font-size:.85em;color:#444;list-style:none;padding-left:0}\n"
-    ".warning{color:#9a6a00}\n"
-    "</style>\n</head>\n<body>\n";
+/* The page's head: a title that names the suite, the host and the GPU (what
+ * a browser tab and a bookmark show), and a style in which a table wider
+ * than the window scrolls inside its own box and a chart shrinks to fit. */
+static void html_head(FILE *out, const gb_results *r, const rdoc *d) {
+    const gb_run *run0 = &r->runs[0];
+    const gb_context *ctx = &run0->context;
+    char title[512];
+    if (d->merged)
+        snprintf(title, sizeof title, "gpubench: %s — %zu runs merged", *run0->suite_name ? run0->suite_name : "results",
+                 r->nruns);
+    else
+        snprintf(title, sizeof title, "gpubench: %s on %s (%s)", *run0->suite_name ? run0->suite_name : "results",
+                 *ctx->hostname ? ctx->hostname : "an unnamed host",
+                 d->gpu_cols && *ctx->gpu_name ? ctx->gpu_name : "CPU only");
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
+    gb_html_text(title, out);
+    fputs("</title>\n<style>\n"
+          "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:96em;"
+          "padding:0 1em;color:#222;line-height:1.4}\n"
+          ".scroll{overflow-x:auto;max-width:100%}\n"
+          "table{border-collapse:collapse;margin:.5em 0 1em;font-size:.85em}\n"
+          "th,td{border:1px solid #ccc;padding:.25em .5em}\ntd{white-space:nowrap}\n"
+          "th{background:#f3f3f3;vertical-align:bottom}\ntd.num,th.num{text-align:right;"
+          "font-variant-numeric:tabular-nums}\n"
+          "td.good{color:#17731f;font-weight:600}\ntd.warn{color:#9a6a00}\ntd.bad{color:#b00020;font-weight:700}\n"
+          "td.text{white-space:normal;min-width:16em}\n"
+          ".caption{font-style:italic;color:#555}\n.notes{font-size:.85em;color:#444;list-style:none;padding-left:0}\n"
+          ".warnings{background:#fff8e1;border-left:4px solid #e0a800;padding:.5em 1em;margin:1em 0}\n"
+          ".charts{display:flex;flex-wrap:wrap;gap:.5em}\nsvg.chart{max-width:100%;height:auto;"
+          "border:1px solid #eee}\n"
+          "</style>\n</head>\n<body>\n", out);
+}
 
 static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, int color) {
     const gb_run *run0 = &r->runs[0];
     const gb_context *ctx = &run0->context;
     char buf[1024];
-    if (f == GB_FMT_HTML) fputs(html_head, out);
-    snprintf(buf, sizeof buf, "gpubench results: %s", *run0->suite_name ? run0->suite_name : "(unnamed suite)");
+    if (f == GB_FMT_HTML) html_head(out, r, d);
+    if (d->merged || !*ctx->hostname)
+        snprintf(buf, sizeof buf, "gpubench results: %s", *run0->suite_name ? run0->suite_name : "(unnamed suite)");
+    else
+        snprintf(buf, sizeof buf, "gpubench results: %s on %s (%s)",
+                 *run0->suite_name ? run0->suite_name : "(unnamed suite)", ctx->hostname,
+                 d->gpu_cols && *ctx->gpu_name ? ctx->gpu_name : "CPU only");
     heading(f, out, f == GB_FMT_MD ? 2 : 1, buf, color);
     snprintf(buf, sizeof buf, "%s%s%s · gpubench %s", ctx->date, *ctx->hostname ? " · " : "", ctx->hostname,
              r->gpubench_version ? r->gpubench_version : "");
@@ -595,7 +678,7 @@ static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, i
         const char *reason = gb_results_accelerator(r, (int)i)->reason;
         double th = c->cpu_threads_used;
         char threads[32] = "";
-        if (th > 0) snprintf(threads, sizeof threads, ", %d threads", (int)th);
+        if (th > 0) snprintf(threads, sizeof threads, ", %d thread%s", (int)th, (int)th == 1 ? "" : "s");
         char who[160] = "";
         if (d->merged) snprintf(who, sizeof who, "Run %s (%s): ", gb_results_run_name(r, (int)i), c->date);
         snprintf(buf, sizeof buf, "%sCPU: %s%s. GPU: %s.", who, *cpu ? cpu : "unknown", threads,
@@ -607,14 +690,25 @@ static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, i
                  r->interrupted == 1 ? "was interrupted" : "stopped");
         para(f, out, buf, 0);
     }
-    para(f, out,
-         "How to read: times are medians over the timed repetitions in ms; ± is half the width of the "
-         "95% confidence interval of the median, which covers every round's median (\"1 rep\": a single "
-         "repetition, no interval). Speedup = CPU median / GPU median: above 1× the GPU is "
-         "faster, below 1× the CPU is. \"dev\" (device-resident): inputs already in GPU memory; "
-         "\"e2e\" (end-to-end): including the copies between host and GPU. Rates (GFLOP/s or GB/s) come from the median time; "
-         "% peak is against this machine's measured ceilings (the GPU's from the device time).",
-         0);
+    {
+        char how[1024];
+        /* the GPU's words only where there are GPU columns */
+        char gpu_words[512] = "";
+        if (d->gpu_cols)
+            snprintf(gpu_words, sizeof gpu_words,
+                     " Speedup%s = CPU median / GPU median: above 1× the GPU is faster, below 1× the CPU is. "
+                     "\"dev\" (device-resident): inputs already in GPU memory; \"e2e\" (end-to-end): including "
+                     "the copies between host and GPU.",
+                     d->narrow ? " (×dev, ×e2e)" : "");
+        snprintf(how, sizeof how,
+                 "How to read: times are medians over the timed repetitions in ms; %s is the 95%% confidence "
+                 "interval of the median, which covers every round's median%s (\"1 rep\": a single repetition, no "
+                 "interval).%s Rates (GFLOP/s or GB/s) come from the median time; %% peak is against this "
+                 "machine's measured ceilings%s.",
+                 d->narrow ? "+a%/−b%" : "[low, high]", d->narrow ? ", relative to the median" : "", gpu_words,
+                 d->gpu_cols ? " (the GPU's from the device time)" : "");
+        para(f, out, how, 0);
+    }
     if (!d->gpu_cols) {
         snprintf(buf, sizeof buf, "No GPU results in this run%s%s: GPU columns are omitted.",
                  *d->gpu_reason ? " — " : "", d->gpu_reason);
@@ -625,8 +719,10 @@ static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, i
         const char *items[32];
         int n = 0;
         for (size_t i = 0; i < warnings->n && n < 32; i++) items[n++] = warnings->item[i];
+        if (f == GB_FMT_HTML) fputs("<div class=\"warnings\">\n", out);
         para(f, out, "Warnings recorded by the run:", 0);
         list(f, out, items, n, NULL);
+        if (f == GB_FMT_HTML) fputs("</div>\n", out);
     }
     if (f == GB_FMT_TABLE) fputc('\n', out);
 }
@@ -645,7 +741,8 @@ static void caption(const rdoc *d, size_t a, size_t b, const char *constant, cha
         return;
     }
     off = (size_t)snprintf(buf, len, "CPU: %s", *d->cpu_model ? d->cpu_model : "unknown");
-    if (d->threads && off < len) off += (size_t)snprintf(buf + off, len - off, " (%d threads)", d->threads);
+    if (d->threads && off < len) off += (size_t)snprintf(buf + off, len - off, " (%d thread%s)", d->threads,
+                                                  d->threads == 1 ? "" : "s");
     if (off < len)
         off += (size_t)snprintf(buf + off, len - off, " · GPU: %s · dtype: %s",
                                 d->gpu_cols && *d->gpu_name ? d->gpu_name : "none", dtypes);
@@ -653,13 +750,14 @@ static void caption(const rdoc *d, size_t a, size_t b, const char *constant, cha
 }
 
 static void crossover_section(gb_format f, FILE *out, const gb_results *results, const gb_crossover_entry *xs,
-                              size_t nx, const char *ops, int color) {
+                              size_t nx, const char *ops, int color, int narrow) {
     gb_table t;
     gb_table_init(&t);
+    if (narrow) t.wrap = GB_REPORT_COLUMNS; /* the sentences break onto lines of their own */
     int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT),
         c_p = gb_table_col(&t, "params", GB_ALIGN_LEFT), c_t = gb_table_col(&t, "timing", GB_ALIGN_LEFT),
         c_s = gb_table_col(&t, "GPU wins at", GB_ALIGN_RIGHT),
-        c_h = gb_table_col(&t, "where each side wins", GB_ALIGN_LEFT);
+        c_h = gb_table_col(&t, "where each side wins", GB_ALIGN_TEXT);
     int geo = 0;
     for (size_t i = 0; i < nx; i++) {
         const gb_crossover_entry *x = &xs[i];
@@ -833,6 +931,97 @@ static void concurrent_section(gb_format f, FILE *out, const gb_results *results
     gb_table_free(&t);
 }
 
+/* ---- charts (HTML) ---------------------------------------------------------- */
+
+/* The series of one op's rows [a, b): one per variant (run, dtype, params;
+ * non-square shapes apart, unjoined) and side. which: 0 the times, 1 the
+ * speedups. Returns how many were made (each x, y malloc'd). */
+static size_t chart_series(const rdoc *d, size_t a, size_t b, int which, gb_svg_series *out, size_t cap) {
+    size_t ns = 0;
+    int nvariants = 0;
+    for (size_t i = a; i < b; i++) {
+        const row *w = &d->rows[i];
+        int square = 0;
+        gb_case_scalar_size(w->c, &square);
+        /* the first row of its variant opens the variant's series */
+        int first = 1;
+        for (size_t j = a; j < i && first; j++) {
+            int sq = 0;
+            gb_case_scalar_size(d->rows[j].c, &sq);
+            first = !(d->rows[j].run == w->run && !strcmp(d->rows[j].dtype, w->dtype) &&
+                      !strcmp(d->rows[j].params, w->params) && sq == square);
+        }
+        if (!first) continue;
+        int variant = nvariants++;
+        for (int k = which ? SIDE_DEV : SIDE_CPU; k < NSIDES; k++) {
+            if (ns == cap) return ns;
+            gb_svg_series *v = &out[ns];
+            memset(v, 0, sizeof *v);
+            v->x = malloc((b - a) * sizeof *v->x);
+            v->y = malloc((b - a) * sizeof *v->y);
+            if (!v->x || !v->y) {
+                free(v->x), free(v->y);
+                return ns;
+            }
+            v->side = k, v->variant = variant, v->joined = square;
+            for (size_t j = i; j < b; j++) {
+                const row *u = &d->rows[j];
+                int sq = 0;
+                double size = gb_case_scalar_size(u->c, &sq);
+                if (!(u->run == w->run && !strcmp(u->dtype, w->dtype) && !strcmp(u->params, w->params) && sq == square))
+                    continue;
+                const side *sd = &u->s[k];
+                double y = which ? u->speedup[k - SIDE_DEV]
+                                 : (sd->r && !strcmp(sd->status, "ok") ? sd->median * 1e3 : NAN);
+                v->x[v->n] = size, v->y[v->n] = y;
+                v->n++;
+            }
+            int any = 0;
+            for (size_t j = 0; j < v->n; j++) any |= v->y[j] > 0;
+            if (!any) {
+                free(v->x), free(v->y);
+                continue;
+            }
+            const char *who = k == SIDE_CPU ? "CPU" : k == SIDE_DEV ? "GPU device" : "GPU end-to-end";
+            snprintf(v->label, sizeof v->label, "%s%s%.40s · %s%s%.80s", who, d->merged ? " " : "",
+                     d->merged ? w->run_name : "", w->dtype, *w->params ? " " : "", w->params);
+            if (!square)
+                snprintf(v->label + strlen(v->label), sizeof v->label - strlen(v->label), " (%.40s%s)", w->label,
+                         v->n > 1 ? ", …" : "");
+            ns++;
+        }
+    }
+    return ns;
+}
+
+/* An op's charts: time and speedup against size, inline SVG. */
+static void html_charts(const rdoc *d, size_t a, size_t b, FILE *out) {
+    enum { CAP = 48 };
+    gb_svg_series *s = calloc(CAP, sizeof *s);
+    if (!s) return;
+    int geo = 0;
+    for (size_t i = a; i < b; i++) {
+        int sq = 1;
+        gb_case_scalar_size(d->rows[i].c, &sq);
+        geo |= !sq;
+    }
+    const char *xlabel = geo ? "size n (n×n, or the geometric mean of a non-square shape's dimensions)" : "size n";
+    fputs("<div class=\"charts\">\n", out);
+    for (int which = 0; which < (d->gpu_cols ? 2 : 1); which++) {
+        size_t ns = chart_series(d, a, b, which, s, CAP);
+        char title[160];
+        snprintf(title, sizeof title, "%s: %s", d->rows[a].op,
+                 which ? "speedup (CPU median / GPU median)" : "median time");
+        gb_svg_axes ax = {.title = title, .xlabel = xlabel,
+                          .ylabel = which ? "speedup (×), above 1×: the GPU is faster" : "time (ms)",
+                          .hline = which ? 1.0 : NAN, .hline_label = which ? "1× (same speed)" : NULL};
+        if (ns == 0 || gb_svg_chart(out, &ax, s, ns) != 0) para(GB_FMT_HTML, out, "No data to chart.", 0);
+        for (size_t i = 0; i < ns; i++) free(s[i].x), free(s[i].y);
+    }
+    fputs("</div>\n", out);
+    free(s);
+}
+
 /* ---- CSV -------------------------------------------------------------------- */
 
 /* Columns: the case's, then per side (the host's "cpu_*"; the accelerator's
@@ -965,6 +1154,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         free(d.rows);
         return -1;
     }
+    d.narrow = f == GB_FMT_TABLE && !(o && o->wide);
     /* The document's crossover when the runner stored one, else computed;
      * also computed when an entry predates "changes", since the sentence
      * needs every change of winner. */
@@ -993,9 +1183,9 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             while (b < d.n && !strcmp(d.rows[b].op, d.rows[a].op)) b++;
             gb_table t;
             static notes ns;
-            char constant[256], cap[768];
+            char constant[256], cap[768], dropped[256];
             ns.n = 0;
-            build_table(&d, a, b, &t, &ns, constant, sizeof constant);
+            build_table(&d, a, b, &t, &ns, constant, sizeof constant, dropped, sizeof dropped);
             heading(f, out, f == GB_FMT_MD ? 3 : 2, d.rows[a].op, color);
             caption(&d, a, b, constant, cap, sizeof cap);
             para(f, out, cap, 1);
@@ -1003,6 +1193,13 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             const gb_op *op = gb_op_find(d.rows[a].op);
             if (op && op->note) para(f, out, op->note, 0);
             print_table(f, &t, color, out);
+            if (f == GB_FMT_HTML) html_charts(&d, a, b, out);
+            if (*dropped) {
+                char line[512];
+                snprintf(line, sizeof line, "(not shown, to fit %d columns: %s; --wide shows them)",
+                         GB_REPORT_COLUMNS, dropped);
+                para(f, out, line, 0);
+            }
             const char *items[MAX_NOTES];
             for (int i = 0; i < ns.n; i++) items[i] = ns.text[i];
             list(f, out, items, ns.n, "sup");
@@ -1011,7 +1208,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             a = b;
         }
         if (d.n == 0) para(f, out, "No cases.", 0);
-        crossover_section(f, out, results, xs, nx, ops, color);
+        crossover_section(f, out, results, xs, nx, ops, color, d.narrow);
         failed_section = scaling_section(f, out, results, ops, color) != 0;
         concurrent_section(f, out, results, ops, color);
         int ok = 0, skipped = 0, failed = 0, total = 0;
@@ -1042,6 +1239,127 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
 /* One line of a case as it finishes: a line per device when it ran on several. */
 static void report_case_row(const gb_results *r, const gb_case_result *c, long device, FILE *out);
 
+/* ---- one machine's CPU against another's GPU -------------------------------- */
+
+/* The case of doc with c's op, dtype, shape and params (in run 0), or NULL. */
+static const gb_case_result *same_case(const gb_results *doc, const gb_case_result *c) {
+    for (size_t i = 0; i < doc->ncases; i++) {
+        const gb_case_result *x = &doc->cases[i];
+        if (!strcmp(x->op, c->op) && !strcmp(x->dtype, c->dtype) && gb_shape_equal(x, c) &&
+            gb_kvlist_equal(&x->params, &c->params))
+            return x;
+    }
+    return NULL;
+}
+
+int gb_report_pair(const gb_results *cpu_doc, const char *cpu_path, const gb_results *gpu_doc,
+                   const char *gpu_path, const gb_report_options *o, FILE *out) {
+    gb_format f = o ? o->format : GB_FMT_TABLE;
+    if (f == GB_FMT_CSV) f = GB_FMT_MD; /* one table: Markdown reads as well as CSV would */
+    int color = o && o->color && f == GB_FMT_TABLE;
+    const char *ops = o ? o->ops : NULL;
+    rdoc dc, dg;
+    if (read_doc(cpu_doc, ops, &dc) != 0 || read_doc(gpu_doc, ops, &dg) != 0) {
+        free(dc.rows);
+        return -1;
+    }
+    dc.narrow = dg.narrow = f == GB_FMT_TABLE && !(o && o->wide);
+    const gb_context *cc = &cpu_doc->runs[0].context, *gc = &gpu_doc->runs[0].context;
+    char buf[1024];
+    if (f == GB_FMT_HTML) html_head(out, gpu_doc, &dg);
+    /* machines by hostname, unless both have the same one (cloud VMs are all "vm") */
+    int by_host = *cc->hostname && *gc->hostname && strcmp(cc->hostname, gc->hostname);
+    const char *cb = strrchr(cpu_path, '/'), *gb = strrchr(gpu_path, '/');
+    snprintf(buf, sizeof buf, "gpubench: the CPU of %s against the GPU of %s", by_host ? cc->hostname : cb ? cb + 1 : cpu_path,
+             by_host ? gc->hostname : gb ? gb + 1 : gpu_path);
+    heading(f, out, f == GB_FMT_MD ? 2 : 1, buf, color);
+    snprintf(buf, sizeof buf, "CPU: %s, %d thread%s (%s, %s). GPU: %s (%s, %s).", *cc->cpu_model ? cc->cpu_model : "unknown",
+             (int)cc->cpu_threads_used, (int)cc->cpu_threads_used == 1 ? "" : "s", cpu_path, cc->date,
+             *gc->gpu_name ? gc->gpu_name : "none", gpu_path, gc->date);
+    para(f, out, buf, 0);
+    para(f, out,
+         "Cases measured on both: the same op, dtype, shape and params. Speedup = the first file's CPU median / "
+         "the second file's GPU median: above 1× that GPU is faster than that CPU. Two machines, two runs: "
+         "each side's time is its own run's median with its own interval.",
+         0);
+    size_t matched = 0, unmatched = 0;
+    for (size_t a = 0; a < dg.n;) {
+        size_t b = a;
+        while (b < dg.n && !strcmp(dg.rows[b].op, dg.rows[a].op)) b++;
+        gb_table t;
+        gb_table_init(&t);
+        int c_size = gb_table_col(&t, "size", GB_ALIGN_LEFT), c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT),
+            c_p = gb_table_col(&t, "params", GB_ALIGN_LEFT), c_cpu = gb_table_col(&t, "CPU ms", GB_ALIGN_RIGHT);
+        int c_t[2], c_sp[2];
+        for (int j = 0; j < 2; j++) {
+            snprintf(buf, sizeof buf, "GPU ms %s", dg.sn.brief[j]);
+            c_t[j] = gb_table_col(&t, buf, GB_ALIGN_RIGHT);
+        }
+        for (int j = 0; j < 2; j++) {
+            snprintf(buf, sizeof buf, dc.narrow ? "×%s" : "speedup %s", dg.sn.brief[j]);
+            c_sp[j] = gb_table_col(&t, buf, GB_ALIGN_RIGHT);
+        }
+        for (size_t i = a; i < b; i++) {
+            const row *g = &dg.rows[i];
+            const gb_case_result *cx = same_case(cpu_doc, g->c);
+            row cr;
+            if (!cx) {
+                unmatched++;
+                continue;
+            }
+            read_row_of(cpu_doc, cx, -1, &cr);
+            const side *cs = &cr.s[SIDE_CPU];
+            if (!cs->r || strcmp(cs->status, "ok")) {
+                unmatched++;
+                continue;
+            }
+            long r = gb_table_row(&t);
+            if (r < 0) break;
+            matched++;
+            char cell[GB_CELL_LEN];
+            gb_table_set(&t, r, c_size, GB_CELL_PLAIN, "%s", g->label);
+            gb_table_set(&t, r, c_dt, GB_CELL_PLAIN, "%s", g->dtype);
+            gb_table_set(&t, r, c_p, GB_CELL_PLAIN, "%s", *g->params ? g->params : "–");
+            fmt_time(cell, sizeof cell, NULL, 0, cs, dc.narrow);
+            gb_table_set(&t, r, c_cpu, GB_CELL_PLAIN, "%s", cell);
+            for (int j = 0; j < 2; j++) {
+                const side *gs = &g->s[SIDE_DEV + j];
+                int ok = gs->r && !strcmp(gs->status, "ok") && gs->median > 0;
+                if (ok) fmt_time(cell, sizeof cell, NULL, 0, gs, dc.narrow);
+                gb_table_set(&t, r, c_t[j], GB_CELL_PLAIN, "%s", ok ? cell : gs->r ? gs->status : "–");
+                double sp = ok ? cs->median / gs->median : NAN;
+                fmt_speedup(cell, sizeof cell, sp);
+                gb_table_set(&t, r, c_sp[j], speedup_class(sp), "%s", cell);
+            }
+        }
+        if (t.nrows > 0) {
+            if (dc.narrow) { /* too wide: the end-to-end time goes, its speedup stays */
+                const int drop[] = {c_t[1]};
+                gb_table_fit(&t, GB_REPORT_COLUMNS, drop, 1);
+            }
+            if (f == GB_FMT_TABLE) fputc('\n', out);
+            heading(f, out, f == GB_FMT_MD ? 3 : 2, dg.rows[a].op, color);
+            print_table(f, &t, color, out);
+        }
+        gb_table_free(&t);
+        a = b;
+    }
+    if (f == GB_FMT_TABLE) fputc('\n', out);
+    snprintf(buf, sizeof buf,
+             "%zu case%s compared; %zu case%s of %s without an ok CPU result of the same case in %s.", matched,
+             matched == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s", gpu_path, cpu_path);
+    para(f, out, buf, 0);
+    if (f == GB_FMT_HTML) fputs("</body>\n</html>\n", out);
+    free(dc.rows);
+    free(dg.rows);
+    return ferror(out) ? -1 : 0;
+}
+
+/* One line per case as it finishes: op, shape, dtype and params (so two
+ * variants of one shape, math=default and math=tf32, read apart), each
+ * side's median or what happened to it, the speedups and the check; then,
+ * each on a line of its own, why a side was skipped or failed (one line per
+ * distinct reason). */
 void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
     long devs[GB_MAX_DEVICES];
     int nd = case_devices(c, devs, GB_MAX_DEVICES);
@@ -1055,11 +1373,14 @@ static void report_case_row(const gb_results *r, const gb_case_result *c, long d
     side_names_of(r, c->run, &sn);
     char line[1024], buf[GB_CELL_LEN];
     int off = snprintf(line, sizeof line, "%-11s %-16s %-7s", w.op, w.label, w.dtype);
+    if (*w.params && off < (int)sizeof line)
+        off += snprintf(line + off, sizeof line - (size_t)off, " %-14s", w.params);
     for (int k = 0; k < NSIDES; k++) {
         const side *s = &w.s[k];
         if (!s->r || off >= (int)sizeof line) continue;
         if (!strcmp(s->status, "ok")) {
-            snprintf(buf, sizeof buf, "%.*f ms", decimals(s->median * 1e3), s->median * 1e3);
+            fmt_sig(buf, sizeof buf, s->median * 1e3);
+            strncat(buf, " ms", sizeof buf - strlen(buf) - 1);
         } else {
             snprintf(buf, sizeof buf, "%s", s->status);
         }
@@ -1071,20 +1392,33 @@ static void report_case_row(const gb_results *r, const gb_case_result *c, long d
         off += snprintf(line + off, sizeof line - (size_t)off, "  %s %s", buf, sn.brief[j]);
     }
     int ran = 0, bad = 0, passed = 0;
-    const char *why = "";
     for (int k = 0; k < NSIDES; k++) {
         const side *s = &w.s[k];
         if (!s->r || !strcmp(s->status, "skipped")) continue;
         ran++;
-        if (strcmp(s->status, "ok") || !strcmp(s->verif, "failed")) {
-            bad++;
-            if (!*why) why = *s->reason ? s->reason : "verification failed";
-        } else if (!strcmp(s->verif, "passed")) passed++;
+        if (strcmp(s->status, "ok") || !strcmp(s->verif, "failed")) bad++;
+        else if (!strcmp(s->verif, "passed")) passed++;
     }
-    if (off < (int)sizeof line)
-        snprintf(line + off, sizeof line - (size_t)off, "  %s%s%s", bad ? "✗ FAILED" : ran && passed == ran ? "✓" : ran ? "not checked" : "skipped",
-                 bad ? ": " : "", bad ? why : "");
+    /* nothing ran: the sides already say "skipped", and the next line why */
+    if (off < (int)sizeof line && ran)
+        snprintf(line + off, sizeof line - (size_t)off, "  %s",
+                 bad ? "✗ FAILED" : passed == ran ? "✓" : "not checked");
     fprintf(out, "%s\n", line);
+    /* why, under the line: both GPU timings skipped for one reason say it once */
+    char seen[NSIDES][GB_CELL_LEN * 3];
+    int nseen = 0;
+    for (int k = 0; k < NSIDES; k++) {
+        const side *s = &w.s[k];
+        if (!s->r || (!strcmp(s->status, "ok") && strcmp(s->verif, "failed"))) continue;
+        char why[GB_CELL_LEN * 3];
+        why_not_ok(s, why, sizeof why);
+        int dup = 0;
+        for (int i = 0; i < nseen && !dup; i++) dup = !strcmp(seen[i], why);
+        if (dup) continue;
+        snprintf(seen[nseen++], sizeof seen[0], "%s", why);
+        int twin = k != SIDE_CPU && w.s[k == SIDE_DEV ? SIDE_E2E : SIDE_DEV].r &&
+                   !strcmp(w.s[k == SIDE_DEV ? SIDE_E2E : SIDE_DEV].status, s->status);
+        fprintf(out, "    %s %s: %s\n", twin ? s->backend : sn.label[k], s->status, why);
+    }
     fflush(out);
 }
-

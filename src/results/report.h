@@ -13,12 +13,16 @@
 
 struct cJSON;
 
+/* The width a terminal table keeps to unless asked for every column. */
+#define GB_REPORT_COLUMNS 100
+
 typedef enum { GB_FMT_TABLE = 0, GB_FMT_MD, GB_FMT_CSV, GB_FMT_HTML } gb_format;
 
 typedef struct {
     gb_format format;
     const char *ops;   /* comma-separated op filter, or NULL for all */
     int color;         /* terminal colour (table format only) */
+    int wide;          /* table format: every column, not only those that fit GB_REPORT_COLUMNS */
 } gb_report_options;
 
 /* Parse "table" | "md" | "csv" | "html"; -1 if unknown. */
@@ -27,6 +31,13 @@ int gb_format_parse(const char *s);
  * document's own when every entry lists its changes, else computed). 0, or
  * -1 when writing failed or out of memory. */
 int gb_report_render(const gb_results *results, const gb_report_options *o, FILE *out);
+/* One machine's CPU against another's GPU (`gpubench report A B --pair`):
+ * for every case of gpu_doc with an ok CPU result of the same op, dtype,
+ * shape and params in cpu_doc, cpu_doc's CPU median, gpu_doc's GPU medians
+ * and the speedups between them; the count of cases without a partner.
+ * Run 0 of each file. 0, or -1 when writing failed. */
+int gb_report_pair(const gb_results *cpu_doc, const char *cpu_path, const gb_results *gpu_doc,
+                   const char *gpu_path, const gb_report_options *o, FILE *out);
 /* One line for a finished case (printed as it finishes). results may be NULL
  * (the built-in table then describes the backends). */
 void gb_report_case(const gb_results *results, const gb_case_result *c, FILE *out);

@@ -86,36 +86,107 @@ static void term_cell(FILE *out, const char *text, gb_cell_class cls, size_t wid
         fprintf(out, "%s%s\033[0m", ansi(cls), text);
     else
         fputs(text, out);
-    if (a == GB_ALIGN_LEFT) pad(out, fill);
+    if (a != GB_ALIGN_RIGHT) pad(out, fill);
 }
 
-void gb_table_print_term(const gb_table *t, int color, FILE *out) {
-    size_t width[GB_TABLE_MAX_COLS];
+/* The last shown column's start and the width left to it when the table
+ * wraps it (0: it does not). */
+static size_t wrap_room(const gb_table *t, const size_t *width, int last, size_t *start) {
+    *start = 0;
+    int shown = 0;
+    for (int c = 0; c < last; c++)
+        if (!t->hidden[c]) *start += width[c] + (shown++ ? 2 : 0);
+    if (shown) *start += 2;
+    if (!t->wrap || last < 0 || t->align[last] == GB_ALIGN_RIGHT || *start + 20 > t->wrap) return 0;
+    return t->wrap - *start;
+}
+
+static void term_widths(const gb_table *t, size_t *width) {
+    int last = -1;
     for (int c = 0; c < t->ncols; c++) {
+        if (!t->hidden[c]) last = c;
         width[c] = gb_utf8_width(t->head[c]);
         for (size_t r = 0; r < t->nrows; r++) {
             size_t w = gb_utf8_width(cell_text(cell(t, r, c)));
             if (w > width[c]) width[c] = w;
         }
     }
-    size_t total = 0;
+    size_t start, room = last >= 0 ? wrap_room(t, width, last, &start) : 0;
+    if (room && width[last] > room) width[last] = room;
+}
+
+void gb_wrap_text(FILE *out, const char *s, size_t width, size_t col, size_t indent) {
+    size_t start = col;
+    while (*s) {
+        while (*s == ' ') s++;
+        size_t n = strcspn(s, " ");
+        if (!n) break;
+        char word[1024];
+        snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
+        size_t w = gb_utf8_width(word);
+        if (col > start && col + 1 + w > width) {
+            fputc('\n', out);
+            pad(out, indent);
+            col = start = indent;
+        } else if (col > start) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(s, 1, n, out);
+        col += w;
+        s += n;
+    }
+}
+
+size_t gb_table_term_width(const gb_table *t) {
+    size_t width[GB_TABLE_MAX_COLS], total = 0;
+    int shown = 0;
+    term_widths(t, width);
+    for (int c = 0; c < t->ncols; c++)
+        if (!t->hidden[c]) total += width[c] + (shown++ ? 2 : 0);
+    return total;
+}
+
+int gb_table_fit(gb_table *t, size_t max, const int *drop, int ndrop) {
+    int hid = 0;
+    for (int i = 0; i < ndrop && gb_table_term_width(t) > max; i++)
+        if (drop[i] >= 0 && drop[i] < t->ncols && !t->hidden[drop[i]]) {
+            t->hidden[drop[i]] = 1;
+            hid++;
+        }
+    return hid;
+}
+
+void gb_table_print_term(const gb_table *t, int color, FILE *out) {
+    size_t width[GB_TABLE_MAX_COLS];
+    term_widths(t, width);
+    int last = -1;
+    for (int c = 0; c < t->ncols; c++)
+        if (!t->hidden[c]) last = c;
+    /* The last column is not padded on the right when left-aligned: no trailing blanks. */
+    int last_left = last >= 0 && t->align[last] != GB_ALIGN_RIGHT;
+    int first = 1;
     for (int c = 0; c < t->ncols; c++) {
-        if (c) fputs("  ", out);
-        int last_left = c == t->ncols - 1 && t->align[c] == GB_ALIGN_LEFT;
-        term_cell(out, t->head[c], GB_CELL_PLAIN, last_left ? 0 : width[c], t->align[c], 0);
-        total += width[c] + (c ? 2 : 0);
+        if (t->hidden[c]) continue;
+        if (!first) fputs("  ", out);
+        first = 0;
+        term_cell(out, t->head[c], GB_CELL_PLAIN, c == last && last_left ? 0 : width[c], t->align[c], 0);
     }
     fputc('\n', out);
-    for (size_t i = 0; i < total; i++) fputs("─", out);
+    for (size_t i = 0; i < gb_table_term_width(t); i++) fputs("─", out);
     fputc('\n', out);
     for (size_t r = 0; r < t->nrows; r++) {
+        first = 1;
         for (int c = 0; c < t->ncols; c++) {
-            if (c) fputs("  ", out);
+            if (t->hidden[c]) continue;
+            if (!first) fputs("  ", out);
+            first = 0;
             const gb_cell *x = cell(t, r, c);
-            /* The last column is not padded on the right: no trailing blanks. */
-            gb_align a = t->align[c];
-            size_t w = (c == t->ncols - 1 && a == GB_ALIGN_LEFT) ? 0 : width[c];
-            term_cell(out, cell_text(x), x->cls, w, a, color);
+            size_t start, room = c == last ? wrap_room(t, width, last, &start) : 0;
+            if (room && gb_utf8_width(cell_text(x)) > room && !(color && x->cls != GB_CELL_PLAIN))
+                gb_wrap_text(out, cell_text(x), start + room, start, start);
+            else
+                term_cell(out, cell_text(x), x->cls, c == last && last_left ? 0 : width[c], t->align[c], color);
         }
         fputc('\n', out);
     }
@@ -176,7 +247,7 @@ static const char *html_class(gb_cell_class cls) {
 }
 
 void gb_table_print_html(const gb_table *t, FILE *out) {
-    fputs("<table>\n<thead><tr>", out);
+    fputs("<div class=\"scroll\"><table>\n<thead><tr>", out);
     for (int c = 0; c < t->ncols; c++) {
         fputs(t->align[c] == GB_ALIGN_RIGHT ? "<th class=\"num\">" : "<th>", out);
         gb_html_text(t->head[c], out);
@@ -189,7 +260,9 @@ void gb_table_print_html(const gb_table *t, FILE *out) {
             const gb_cell *x = cell(t, r, c);
             const char *k = html_class(x->cls);
             int num = t->align[c] == GB_ALIGN_RIGHT;
-            if (k || num)
+            if (t->align[c] == GB_ALIGN_TEXT)
+                fputs("<td class=\"text\">", out);
+            else if (k || num)
                 fprintf(out, "<td class=\"%s%s%s\">", num ? "num" : "", (k && num) ? " " : "", k ? k : "");
             else
                 fputs("<td>", out);
@@ -198,7 +271,7 @@ void gb_table_print_html(const gb_table *t, FILE *out) {
         }
         fputs("</tr>\n", out);
     }
-    fputs("</tbody>\n</table>\n", out);
+    fputs("</tbody>\n</table></div>\n", out);
 }
 
 void gb_csv_field(const char *s, FILE *out) {

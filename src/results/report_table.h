@@ -10,7 +10,8 @@
 #include <stddef.h>
 
 typedef enum { GB_CELL_PLAIN = 0, GB_CELL_GOOD, GB_CELL_WARN, GB_CELL_BAD } gb_cell_class;
-typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT } gb_align;
+/* GB_ALIGN_TEXT: left-aligned running text, which HTML lets wrap. */
+typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT, GB_ALIGN_TEXT } gb_align;
 
 #define GB_CELL_LEN 96
 #define GB_TABLE_MAX_COLS 24
@@ -26,6 +27,9 @@ typedef struct {
     int ncols;
     char head[GB_TABLE_MAX_COLS][GB_CELL_LEN];
     gb_align align[GB_TABLE_MAX_COLS];
+    unsigned char hidden[GB_TABLE_MAX_COLS]; /* left out by the terminal renderer (gb_table_fit) */
+    size_t wrap;     /* terminal: when > 0, a left-aligned last column is broken at blanks onto
+                        continuation lines so that no line is wider than this */
     size_t nrows, cap;
     gb_cell *cells;  /* nrows × ncols */
 } gb_table;
@@ -43,12 +47,23 @@ void gb_table_set(gb_table *t, long row, int col, gb_cell_class cls, const char 
  * — ±, ×, –, ✓, ✗, superscript digits — is one column wide). */
 size_t gb_utf8_width(const char *s);
 
+/* Width in terminal columns of the shown columns (two blanks between). */
+size_t gb_table_term_width(const gb_table *t);
+/* Hide the columns of drop[] (in that order, -1 entries skipped) until the
+ * terminal table is at most max columns wide; returns how many it hid. */
+int gb_table_fit(gb_table *t, size_t max, const int *drop, int ndrop);
 /* Terminal: columns padded to their widest cell, ANSI colour when color. */
 void gb_table_print_term(const gb_table *t, int color, FILE *out);
 /* GitHub-flavoured Markdown: every row has ncols+1 pipes; '|' is escaped. */
 void gb_table_print_md(const gb_table *t, FILE *out);
 /* HTML <table> with classes good/warn/bad (styled by the page's CSS). */
 void gb_table_print_html(const gb_table *t, FILE *out);
+
+/* Running text broken at blanks so that no line goes past column width;
+ * the text starts at column col (already written), and each continuation
+ * line starts with indent blanks. A word wider than the room gets a line of
+ * its own. No newline at the end. */
+void gb_wrap_text(FILE *out, const char *s, size_t width, size_t col, size_t indent);
 
 /* Escapers for running text. */
 void gb_md_text(const char *s, FILE *out);
