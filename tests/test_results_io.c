@@ -154,13 +154,25 @@ TEST(file_write_follows_a_symlink_and_keeps_the_link) {
     CHECK(got && strcmp(got, "new\n") == 0);
     snprintf(cmd, sizeof cmd, "%s/sub", dir);
     CHECK(count_temps(dir) == 0 && count_temps(cmd) == 0);
-    /* a link to nothing is refused, and nothing is created */
+    /* a link to a file not made yet: the file is made where it points */
+    snprintf(cmd, sizeof cmd, "ln -s sub/later.json %s/ahead.json", dir);
+    gb_test_sh(cmd, NULL, 0);
+    snprintf(link, sizeof link, "%s/ahead.json", dir);
+    CHECK(gb_file_write(link, "x", 1, &e) == GB_OK);
+    snprintf(cmd, sizeof cmd, "%s/sub/later.json", dir);
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode) && stat(cmd, &st) == 0 && st.st_size == 1);
+    /* one into a directory that does not exist is refused, naming it */
     snprintf(cmd, sizeof cmd, "ln -s nowhere/x.json %s/dangling.json", dir);
     gb_test_sh(cmd, NULL, 0);
     snprintf(link, sizeof link, "%s/dangling.json", dir);
     CHECK(gb_file_write(link, "x", 1, &e) == GB_FAIL);
-    CHECK(strstr(e.msg, "dangling.json: a symbolic link to \"nowhere/x.json\"") != NULL);
+    CHECK(strstr(e.msg, "dangling.json: the directory ") && strstr(e.msg, "/nowhere does not exist"));
     CHECK(gb_output_check(link, &e) == GB_FAIL);
+    /* a loop of links is refused */
+    snprintf(cmd, sizeof cmd, "ln -s loop2 %s/loop1 && ln -s loop1 %s/loop2", dir, dir);
+    gb_test_sh(cmd, NULL, 0);
+    snprintf(link, sizeof link, "%s/loop1", dir);
+    CHECK(gb_output_check(link, &e) == GB_FAIL && strstr(e.msg, "too many levels of symbolic links"));
     rm_rf(dir);
 }
 

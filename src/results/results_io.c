@@ -134,6 +134,36 @@ static int fd_alias(const char *path) {
     return (int)fd;
 }
 
+/* The end of path's chain of symbolic links (path itself when it is none),
+ * also when that end does not exist yet: a link is followed to write its
+ * target, which is then replaced (or made) in its own directory while the
+ * link stays a link. A relative link is relative to its own directory. */
+static int follow_links(const char *path, char *out, size_t len, gb_err *e) {
+    char cur[PATH_MAX], to[PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            if (strlen(cur) >= len) return gb_errf(e, GB_FAIL, "%s: the path it leads to is too long", path);
+            snprintf(out, len, "%s", cur);
+            return GB_OK;
+        }
+        ssize_t k = readlink(cur, to, sizeof to - 1);
+        if (k < 0) return gb_errf(e, GB_FAIL, "%s: cannot read the symbolic link %s: %s", path, cur, strerror(errno));
+        to[k] = '\0';
+        const char *slash = strrchr(cur, '/');
+        if (to[0] == '/' || !slash) {
+            snprintf(cur, sizeof cur, "%s", to);
+        } else {
+            char next[PATH_MAX];
+            if (snprintf(next, sizeof next, "%.*s/%s", (int)(slash - cur), cur, to) >= (int)sizeof next)
+                return gb_errf(e, GB_FAIL, "%s: the path it leads to is too long", path);
+            snprintf(cur, sizeof cur, "%s", next);
+        }
+    }
+    return gb_errf(e, GB_FAIL, "%s: too many levels of symbolic links", path);
+}
+
 static const char *file_type(mode_t m) {
     return S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
 }
@@ -158,22 +188,7 @@ int gb_output_resolve(const char *path, gb_out_target *t, gb_err *e) {
         return GB_OK;
     }
     struct stat st;
-    snprintf(t->path, sizeof t->path, "%s", path);
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        /* A symbolic link is followed: its target is written (and, when that
-         * is a regular file, replaced by a rename in its own directory); the
-         * link stays a link. */
-        char real[PATH_MAX];
-        if (!realpath(path, real)) {
-            char to[PATH_MAX];
-            ssize_t k = readlink(path, to, sizeof to - 1);
-            to[k > 0 ? k : 0] = '\0';
-            return gb_errf(e, GB_FAIL, "%s: a symbolic link to \"%s\", which cannot be followed (%s); give the target itself",
-                           path, to, strerror(errno));
-        }
-        if (strlen(real) >= sizeof t->path - 1) return gb_errf(e, GB_FAIL, "%s: its target's path is too long", path);
-        snprintf(t->path, sizeof t->path, "%s", real);
-    }
+    if (follow_links(path, t->path, sizeof t->path, e) != GB_OK) return GB_FAIL;
     if (stat(t->path, &st) == 0) {
         if (S_ISREG(st.st_mode)) t->kind = GB_OUT_FILE;
         else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) t->kind = GB_OUT_STREAM;

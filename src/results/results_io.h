@@ -35,8 +35,8 @@ int gb_json_read_file(const char *path, cJSON **out, gb_err *e);
  *     written in place, never replaced, nothing created (a FIFO waits for
  *     its reader);
  *   - a symbolic link: followed; its target is written by the rules above
- *     (a regular target is replaced in its own directory, the link stays).
- *     A link whose target does not exist is refused;
+ *     (a regular target is replaced, or made, in its own directory; the
+ *     link stays a link);
  *   - a directory, a block device, a socket: refused.
  * A temp file is removed on every error, and by gb_output_remove_temp from a
  * signal handler; one left by a killed process (SIGKILL) is removed by the
