@@ -38,7 +38,7 @@ static void usage(FILE *out) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nexit codes: 0 success, 1 a check failed (verification, regression), "
-                 "2 usage or input error\n");
+                 "2 usage or input error or an output not written, 128+N stopped by signal N\n");
 }
 
 /* A command ended by a signal leaves no temp file and no lock file behind:
