@@ -103,20 +103,7 @@ TEST(cli_info_reports_cpu_and_libraries) {
 
 /* ---- the end-to-end run ---------------------------------------------------- */
 
-static cJSON *load(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = 0;
-    fclose(f);
-    cJSON *j = cJSON_Parse(buf);
-    free(buf);
-    return j;
-}
+static cJSON *load(const char *path) { return gb_test_load_json(path); }
 
 static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
 
@@ -335,16 +322,9 @@ TEST(cli_run_records_its_time_breakdown) {
 /* ---- --export-gbench ------------------------------------------------------- */
 
 static char *slurp_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (buf) buf[got] = 0;
-    *len = got;
+    unsigned long n = 0;
+    char *buf = gb_test_read_file(path, &n);
+    *len = n;
     return buf;
 }
 

@@ -54,23 +54,20 @@ static void tiny_suite(const char *dir, const char *name, int n) {
     fclose(f);
 }
 
-static cJSON *load(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (!buf) return NULL;
-    buf[got] = 0;
-    cJSON *j = cJSON_Parse(buf);
-    free(buf);
-    return j;
-}
+static cJSON *load(const char *path) { return gb_test_load_json(path); }
 
 static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+
+/* path is one whole results document of a run that ended: complete, with
+ * n cases, summed up as n. */
+static int complete_with(const char *path, int n) {
+    cJSON *doc = load(path);
+    const cJSON *sum = get(get(doc, "summary"), "cases");
+    int ok = doc && cJSON_IsTrue(get(doc, "complete")) && cJSON_GetArraySize(get(doc, "cases")) == n &&
+             cJSON_IsNumber(sum) && sum->valueint == n;
+    cJSON_Delete(doc);
+    return ok;
+}
 
 /* Temp files (.NAME.tmp.PID) and lock files left in dir. */
 static int leftovers(const char *dir) {
@@ -125,10 +122,7 @@ TEST(files_out_onto_a_fifo_streams_one_document) {
                      "$B run $d/s.json --backend cpu --no-peak --quiet --out $d/fifo > /dev/null; rc=$?; wait $r; "
                      "exit $rc");
     CHECK(rc == 0);
-    cJSON *doc = load(in(dir, "got.json"));
-    CHECK(doc != NULL); /* one whole JSON document: cJSON_Parse fails on two */
-    CHECK(cJSON_GetArraySize(get(doc, "cases")) == 5 && cJSON_IsTrue(get(doc, "complete")));
-    cJSON_Delete(doc);
+    CHECK(complete_with(in(dir, "got.json"), 5)); /* one whole document: cJSON_Parse fails on two */
     struct stat st;
     CHECK(lstat(in(dir, "fifo"), &st) == 0 && S_ISFIFO(st.st_mode));
     CHECK(leftovers(dir) == 0);
@@ -147,9 +141,7 @@ TEST(files_out_through_a_symlink_writes_its_target) {
     CHECK(rc == 0);
     struct stat st;
     CHECK(lstat(in(dir, "link.json"), &st) == 0 && S_ISLNK(st.st_mode));
-    cJSON *doc = load(in(dir, "keep/real.json"));
-    CHECK(doc && cJSON_GetArraySize(get(doc, "cases")) == 2);
-    cJSON_Delete(doc);
+    CHECK(complete_with(in(dir, "keep/real.json"), 2));
     CHECK(leftovers(dir) == 0 && leftovers(in(dir, "keep")) == 0);
     rc = sh(dir, "ln -s nowhere/x.json $d/dangling.json; $B run $d/s.json --backend cpu --out $d/dangling.json");
     CHECK(rc == 2);
@@ -257,9 +249,7 @@ TEST(files_sigkill_leaves_a_valid_file_and_the_next_run_cleans_up) {
     CHECK(leftovers(dir) >= 1); /* its temp (made above) and maybe its lock file */
     CHECK(sh(dir, "$B run $d/s.json --backend cpu --no-peak --quiet --out $d/r.json > /dev/null") == 0);
     CHECK(leftovers(dir) == 0);
-    doc = load(in(dir, "r.json"));
-    CHECK(doc && cJSON_IsTrue(get(doc, "complete")) && cJSON_GetArraySize(get(doc, "cases")) == 2);
-    cJSON_Delete(doc);
+    CHECK(complete_with(in(dir, "r.json"), 2));
     rm_rf(dir);
 }
 
@@ -358,11 +348,7 @@ TEST(files_large_tiny_case_suite_is_written_valid_and_complete) {
         double t0 = now_s();
         CHECK(sh(dir, script) == 0);
         took[i] = now_s() - t0;
-        cJSON *doc = load(in(dir, "r.json"));
-        CHECK(doc != NULL);
-        CHECK(cJSON_IsTrue(get(doc, "complete")) && cJSON_GetArraySize(get(doc, "cases")) == sizes[i]);
-        CHECK(get(get(doc, "summary"), "cases") && get(get(doc, "summary"), "cases")->valueint == sizes[i]);
-        cJSON_Delete(doc);
+        CHECK(complete_with(in(dir, "r.json"), sizes[i]));
         CHECK(leftovers(dir) == 0);
     }
     fprintf(stderr, "(1,000 cases %.1f s, 10,000 cases %.1f s: %.1fx) ", took[0], took[1],
