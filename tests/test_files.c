@@ -231,6 +231,40 @@ TEST(files_stop_signals_leave_a_valid_file_and_no_temp_or_lock) {
     rm_rf(dir);
 }
 
+/* A second signal a second or more after the first stops at once (the run
+ * is inside a long repetition that the first would have let finish): exit
+ * 128+N, the lock file removed, the last checkpoint still a valid file. */
+TEST(files_second_signal_stops_at_once_and_removes_the_lock) {
+    char dir[64];
+    scratch(dir, sizeof dir);
+    FILE *f = fopen(in(dir, "slow.json"), "w");
+    if (f) {
+        /* a tiny case (written as the first checkpoint), then one repetition
+         * of a large matmul (464 GFLOP: seconds on a CI machine's CPU) */
+        fputs("{\"name\":\"slow\",\"defaults\":{\"dtypes\":[\"float64\"],\"warmup\":0,\"min_warmup_s\":0,"
+              "\"min_reps\":1,\"max_reps\":1,\"min_time_s\":0,\"max_time_s\":600,\"rounds\":1},"
+              "\"benchmarks\":[{\"op\":\"elementwise\",\"sizes\":[8]},{\"op\":\"matmul\",\"sizes\":[6144]}]}\n",
+              f);
+        fclose(f);
+    }
+    int rc = sh(dir, "$B run $d/slow.json --backend cpu --no-peak --quiet --out $d/r.json > /dev/null 2>&1 & a=$!; "
+                     "for i in $(seq 1 400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
+                     /* the matmul's inputs and its output (0.9 GB) are there:
+                      * it is measuring (its repetition takes seconds) */
+                     "for i in $(seq 1 1200); do "
+                     "  [ \"$(awk '/VmRSS/ {print $2}' /proc/$a/status 2>/dev/null || echo 0)\" -gt 850000 ] && break; "
+                     "  sleep 0.05; done; "
+                     "kill -TERM $a; sleep 1.3; kill -TERM $a; wait $a");
+    CHECK(rc == 143);
+    /* the first checkpoint, not a final write: the run ended at once */
+    cJSON *doc = load(in(dir, "r.json"));
+    CHECK(doc && cJSON_IsFalse(get(doc, "complete")) && cJSON_IsFalse(get(doc, "interrupted")) &&
+          cJSON_GetArraySize(get(doc, "cases")) == 1);
+    cJSON_Delete(doc);
+    CHECK(leftovers(dir) == 0);
+    rm_rf(dir);
+}
+
 /* SIGKILL runs no code: the last checkpoint is a valid file; the lock file
  * it leaves blocks nobody (the kernel dropped the lock), and the next run
  * removes a temp file of the dead process. */
