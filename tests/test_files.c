@@ -318,6 +318,12 @@ TEST(files_file_size_limit_is_a_clear_error_without_temp_files) {
     CHECK(strstr(out, "r.json: cannot write: File too large: over the file size limit of this shell (ulimit -f)"));
     CHECK(strstr(out, "results: NOT written to") != NULL);
     CHECK(leftovers(dir) == 0);
+    /* merge and export: the same error path, the same clean-up */
+    rc = sh(dir, "ulimit -f 16; $B merge tests/data/results_h100.json -o $d/m.json");
+    CHECK(rc == 2 && strstr(out, "m.json: cannot write: File too large") != NULL);
+    rc = sh(dir, "ulimit -f 16; $B export tests/data/results_h100.json --format gbench -o $d/g.json");
+    CHECK(rc == 2 && strstr(out, "g.json: cannot write: File too large") != NULL);
+    CHECK(leftovers(dir) == 0);
     rm_rf(dir);
 }
 
