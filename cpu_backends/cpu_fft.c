@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <fftw3.h>
 #include "cpu_backend.h"
+#include "results_io.h"
 #include "timer.h"
 
 typedef struct {
@@ -81,12 +82,15 @@ static const char *wisdom_path(gb_dtype d, char *buf, size_t len) {
     return buf;
 }
 
-/* Write wisdom next to path, then rename it into place. */
+/* Save the wisdom through gpubench's one writer (results_io.h: a temp
+ * file renamed into place, removed if a signal ends the run). Wisdom is a
+ * cache: a failure to save it costs the next run its planning, nothing more. */
 static void save_wisdom(const char *path, int f32) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int ok = f32 ? fftwf_export_wisdom_to_filename(tmp) : fftw_export_wisdom_to_filename(tmp);
-    if (!ok || rename(tmp, path) != 0) unlink(tmp);
+    char *text = f32 ? fftwf_export_wisdom_to_string() : fftw_export_wisdom_to_string();
+    if (!text) return;
+    gb_err e = {{0}};
+    (void)gb_file_write(path, text, strlen(text), &e);
+    free(text);
 }
 
 static void fft_release(void *state) {

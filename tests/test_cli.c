@@ -104,20 +104,7 @@ TEST(cli_info_reports_cpu_and_libraries) {
 
 /* ---- the end-to-end run ---------------------------------------------------- */
 
-static cJSON *load(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = 0;
-    fclose(f);
-    cJSON *j = cJSON_Parse(buf);
-    free(buf);
-    return j;
-}
+static cJSON *load(const char *path) { return gb_test_load_json(path); }
 
 static const cJSON *get(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <cjson/cJSON.h>
 #include "testlib.h"
 
 #define MAX_TESTS 1024
@@ -79,6 +80,28 @@ int gb_test_sh(const char *cmd, char *out, unsigned long cap) {
     int rc = pclose(p);
     if (rc == -1) return -1;
     return (rc >> 8) & 0xff;
+}
+
+char *gb_test_read_file(const char *path, unsigned long *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (buf) buf[got] = 0;
+    if (len) *len = got;
+    return buf;
+}
+
+cJSON *gb_test_load_json(const char *path) {
+    char *buf = gb_test_read_file(path, NULL);
+    if (!buf) return NULL;
+    cJSON *j = cJSON_Parse(buf);
+    free(buf);
+    return j;
 }
 
 const char *gb_test_binary(void) {

@@ -27,6 +27,12 @@ char *gb_test_slurp(const char *path, size_t *len);
 int gb_test_sh(const char *cmd, char *out, unsigned long cap);
 /* Path of the gpubench binary ($GPUBENCH, default ./gpubench). */
 const char *gb_test_binary(void);
+/* The whole file at path, NUL-terminated (free it), its length in *len; NULL
+ * when it cannot be read. */
+char *gb_test_read_file(const char *path, unsigned long *len);
+/* The JSON file at path, parsed (a cJSON *, free with cJSON_Delete), or NULL
+ * when it cannot be read or is not one whole JSON document. */
+struct cJSON *gb_test_load_json(const char *path);
 
 #define TEST(fn)                                                              \
     static void fn(void);                                                     \

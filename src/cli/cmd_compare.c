@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "results_io.h"
 #include "results_model.h"
 
 static void usage(FILE *f) {
@@ -23,7 +24,8 @@ static void usage(FILE *f) {
             "                        launch-bound calls move by a few us between processes\n"
             "  -p, --policy FILE     per-op thresholds (JSON; see docs/ci.md)\n"
             "  -f, --format F        table (default), md or json\n"
-            "  -o, --output FILE     write the report there instead of stdout\n"
+            "  -o, --output FILE     write the report there instead of stdout (atomically; checked\n"
+            "                        before the inputs are read)\n"
             "  -h, --help\n"
             "\n"
             "exit status: 0 no regression; 1 a regression, or a failed/error result in CURRENT;\n"
@@ -111,20 +113,32 @@ int gb_cmd_compare(int argc, char **argv) {
         return GB_EXIT_USAGE;
     }
     int rc = GB_EXIT_USAGE;
-    cJSON *cmp = gb_compare_docs(&base, argv[optind], &cur, argv[optind + 1], &o);
+    cJSON *cmp = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = NULL;
+    if (output && gb_output_check(output, &e) != GB_OK) {
+        fprintf(stderr, "gpubench compare: %s\n", e.msg);
+        goto out;
+    }
+    cmp = gb_compare_docs(&base, argv[optind], &cur, argv[optind + 1], &o);
     if (!cmp) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
     }
-    FILE *f = output ? fopen(output, "w") : stdout;
+    /* -o FILE: rendered in memory, written by the one writer (results_io.h) */
+    f = output ? open_memstream(&text, &len) : stdout;
     if (!f) {
-        perror(output);
+        fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
     }
     gb_compare_render(cmp, fmt, f);
-    if (output && fclose(f) != 0) {
-        perror(output);
-        goto out;
+    if (output) {
+        int bad = fclose(f) != 0;
+        if (bad || gb_file_write(output, text, len, &e) != GB_OK) {
+            fprintf(stderr, "gpubench compare: %s\n", bad ? "out of memory" : e.msg);
+            goto out;
+        }
     }
     /* Machine mismatches also go to stderr when the report itself does not
      * reach the terminal (JSON, or -o FILE), so a CI log still shows them. */
@@ -134,6 +148,7 @@ int gb_cmd_compare(int argc, char **argv) {
             fprintf(stderr, "gpubench compare: WARNING: %s\n", x->valuestring);
     rc = cJSON_GetObjectItemCaseSensitive(cmp, "exit_code")->valueint ? GB_EXIT_CHECK : GB_EXIT_OK;
 out:
+    free(text);
     cJSON_Delete(cmp);
     gb_results_free(&base);
     gb_results_free(&cur);

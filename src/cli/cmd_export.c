@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "export.h"
+#include "results_io.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -44,6 +45,10 @@ int gb_cmd_export(int argc, char **argv) {
         return GB_EXIT_USAGE;
     }
     gb_err e = {{0}};
+    if (gb_output_check(output, &e) != GB_OK) {
+        fprintf(stderr, "gpubench export: %s\n", e.msg);
+        return GB_EXIT_USAGE;
+    }
     int rc = gb_export_file(argv[optind], gbench ? GB_EXPORT_GBENCH : GB_EXPORT_BENCHMARK_ACTION, output, &e);
     if (rc != GB_OK) {
         fprintf(stderr, "gpubench export: %s\n", e.msg);

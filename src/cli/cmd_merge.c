@@ -18,6 +18,7 @@
 
 #include "commands.h"
 #include "gb.h"
+#include "results_io.h"
 #include "results_model.h"
 
 static void usage(FILE *f) {
@@ -176,6 +177,10 @@ int gb_cmd_merge(int argc, char **argv) {
 
     gb_results out;
     gb_err e = {{0}};
+    if (gb_output_check(output, &e) != GB_OK) { /* before reading (maybe many) inputs */
+        fprintf(stderr, "gpubench merge: %s\n", e.msg);
+        return GB_EXIT_USAGE;
+    }
     int rc = GB_EXIT_USAGE;
     if (gb_results_init(&out, output, 1, &e) != GB_OK || gb_set_string(&out.gpubench_version, GB_VERSION) != GB_OK) {
         fprintf(stderr, "gpubench merge: out of memory\n");

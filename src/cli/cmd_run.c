@@ -15,8 +15,10 @@
 #include "fleet.h"
 #include "export.h"
 #include "op.h"
+#include "output_lock.h"
 #include "plot.h"
 #include "report.h"
+#include "results_io.h"
 #include "runner.h"
 #include "sanity.h"
 #include "suite.h"
@@ -46,7 +48,9 @@ static void run_usage(FILE *out) {
         "                      repetitions (default: the suite's, else 3)\n"
         "Where and how:\n"
         "  --backend LIST      backends to run: cpu,cuda (default: every available one)\n"
-        "  -o, --out PATH      results file (default results/<suite>-<host>-<UTC time>.json)\n"
+        "  -o, --out PATH      results file (default results/<suite>-<host>-<UTC time>.json);\n"
+        "                      checked before anything is measured, locked against a second run\n"
+        "  --force             write --out even while another run holds its lock\n"
         "  --format FMT        stdout table format: table (default), md, csv\n"
         "  --wide              table: every column (by default the summary keeps to 100 columns)\n"
         "  --threads N         CPU threads (default: all %d logical CPUs)\n"
@@ -68,27 +72,36 @@ static void run_usage(FILE *out) {
         "  --quiet             no per-case lines and no progress\n"
         "  -h, --help          this help\n\n"
         "Exit status: 0 all ran and verified; 1 a verification failed or a case errored;\n"
-        "2 usage or input error (bad suite, unknown backend); 128+N stopped by signal N (130\n"
-        "Ctrl-C, 143 SIGTERM, 129 SIGHUP): the run stops after the current repetition and\n"
-        "still writes the results measured so far, marked interrupted.\n",
+        "2 usage or input error (bad suite, unknown backend, an --out that cannot be written or\n"
+        "is locked by another run, a results file, export or plot not written); 128+N stopped\n"
+        "by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 141 SIGPIPE: standard output's\n"
+        "reader went away): the run stops after the current repetition and still writes the\n"
+        "results measured so far, marked interrupted.\n",
         gb_sysinfo_logical_cpus());
 }
 
 /* SIGINT, SIGTERM and SIGHUP all mean "stop": `timeout`, SLURM at a job's
  * time limit and Kubernetes send SIGTERM, a closed terminal SIGHUP. The run
  * stops after the current repetition and writes what it measured. A second
- * signal a second or more after the first stops at once (Ctrl-C twice); one
- * sooner is the same request delivered twice (`timeout` signals the command
- * and then its whole process group) and must not lose the results. */
+ * signal a second or more after the first stops at once (Ctrl-C twice),
+ * removing its temp and lock files; one sooner is the same request
+ * delivered twice (`timeout` signals the command and then its whole process
+ * group) and must not lose the results. SIGPIPE — standard output's reader
+ * went away (`gpubench run ... | head`) — is a stop too: nobody reads the
+ * lines any more, the results file is still written; it never escalates, as
+ * every later write to the closed pipe raises it again. */
 static struct timespec first_signal;
 
 static void on_stop_signal(int sig) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
     if (gb_interrupted) {
-        if (now.tv_sec - first_signal.tv_sec >= 2 ||
-            (now.tv_sec - first_signal.tv_sec == 1 && now.tv_nsec >= first_signal.tv_nsec))
+        if (sig != SIGPIPE && (now.tv_sec - first_signal.tv_sec >= 2 ||
+                               (now.tv_sec - first_signal.tv_sec == 1 && now.tv_nsec >= first_signal.tv_nsec))) {
+            gb_output_remove_temp();
+            gb_output_unlock_signal_safe();
             _exit(128 + sig);
+        }
         return;
     }
     first_signal = now;
@@ -96,12 +109,14 @@ static void on_stop_signal(int sig) {
 }
 
 static void catch_stop_signals(void) {
-    struct sigaction sa;
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);
+    /* under nohup SIGHUP stays ignored */
+    if (sigaction(SIGHUP, NULL, &old) != 0 || old.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, NULL);
 }
 
 static const char *signal_name(int sig) {
@@ -109,6 +124,7 @@ static const char *signal_name(int sig) {
     case SIGINT: return "SIGINT";
     case SIGTERM: return "SIGTERM";
     case SIGHUP: return "SIGHUP";
+    case SIGPIPE: return "SIGPIPE";
     default: return "signal";
     }
 }
@@ -239,6 +255,19 @@ static void record_health(gb_backend_set *set, cJSON *doc, const char *when) {
     }
 }
 
+/* Before anything is measured: the results file (and --export-gbench's)
+ * can be written there, and no other run is writing the same results file
+ * (output_lock.h). GB_OK, or GB_FAIL after saying why. */
+static int claim_outputs(const char *path, const char *gbench, int force) {
+    gb_err e = {{0}};
+    if (gb_output_check(path, &e) != GB_OK || (gbench && gb_output_check(gbench, &e) != GB_OK) ||
+        gb_output_lock(path, force, &e) != GB_OK) {
+        fprintf(stderr, "gpubench run: %s\n", e.msg);
+        return GB_FAIL;
+    }
+    return GB_OK;
+}
+
 int gb_cmd_run(int argc, char **argv) {
     static const struct option opts[] = {
         {"backend", required_argument, 0, 'b'}, {"op", required_argument, 0, 'x'},
@@ -254,11 +283,12 @@ int gb_cmd_run(int argc, char **argv) {
         {"sizes", required_argument, 0, 'S'},   {"max-time", required_argument, 0, 'M'},
         {"min-time", required_argument, 0, 'm'}, {"warmup", required_argument, 0, 'W'},
         {"filter", required_argument, 0, 'F'}, {"list", no_argument, 0, 'L'},
+        {"force", no_argument, 0, 'Y'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL, *core = NULL;
     gb_suite_filter filter = {0};
     gb_backend_options bopt = {.threads = 0, .device = 0, .cache_cold = 0};
-    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, concurrent = 0, wide = 0, list_only = 0, ch;
+    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, concurrent = 0, wide = 0, list_only = 0, force = 0, ch;
     long v;
     gb_err e = {{0}};
     optind = 1;
@@ -354,6 +384,7 @@ int gb_cmd_run(int argc, char **argv) {
         case 'p': plot_dir = optarg; break;
         case 'g': gbench = optarg; break;
         case 'q': quiet = 1; break;
+        case 'Y': force = 1; break;
         case 'h': run_usage(stdout); return GB_EXIT_OK;
         default: run_usage(stderr); return GB_EXIT_USAGE;
         }
@@ -390,11 +421,20 @@ int gb_cmd_run(int argc, char **argv) {
         gb_suite_free(&suite);
         return GB_EXIT_OK;
     }
+    char path[1024];
+    if (out_path) snprintf(path, sizeof path, "%s", out_path);
+    else default_out_path(suite.name, path, sizeof path);
+    if (claim_outputs(path, gbench, force) != GB_OK) {
+        gb_suite_free(&suite);
+        return GB_EXIT_USAGE;
+    }
+
     gb_backend_set set;
     if (gb_backends_init(&set, backends, &bopt, &e) != GB_OK) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);
         gb_backends_shutdown(&set);
         gb_suite_free(&suite);
+        gb_output_unlock();
         return GB_EXIT_USAGE;
     }
     for (int i = 0; i < set.count; i++)
@@ -403,10 +443,6 @@ int gb_cmd_run(int argc, char **argv) {
 
     if (concurrent && gb_backends_device_count(&set) == 0 && !quiet)
         fprintf(stderr, "note: --devices-concurrent: no device is measured in this run (no accelerator selected)\n");
-
-    char path[1024];
-    if (out_path) snprintf(path, sizeof path, "%s", out_path);
-    else default_out_path(suite.name, path, sizeof path);
 
     cJSON *context = gb_sysinfo_context(gb_full_argc, gb_full_argv);
     gb_backends_describe(&set, context);
@@ -432,12 +468,18 @@ int gb_cmd_run(int argc, char **argv) {
         cJSON_Delete(doc);
         gb_backends_shutdown(&set);
         gb_suite_free(&suite);
+        gb_output_unlock();
         return GB_EXIT_USAGE;
     }
 
     FILE *lines = format == GB_FMT_TABLE ? stdout : stderr; /* keep md/csv stdout clean */
+    /* Checkpoints replace a file; a stream (standard output, a device, a
+     * FIFO) gets the one final document, not one per checkpoint. */
+    gb_out_target target;
+    int replaceable = gb_output_resolve(path, &target, &e) == GB_OK && target.kind == GB_OUT_FILE;
     gb_run_config cfg = {.backends = &set, .quiet = quiet, .progress = !quiet && isatty(2),
-                         .cache_cold = bopt.cache_cold, .results = &results, .out_path = path,
+                         .cache_cold = bopt.cache_cold, .results = &results,
+                         .out_path = replaceable ? path : NULL,
                          .lines = lines, .breakdown = &times, .started = t_start, .concurrent = concurrent};
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
@@ -472,6 +514,7 @@ int gb_cmd_run(int argc, char **argv) {
     if (!model_ok) snprintf(why, sizeof why, "%s", pe.msg[0] ? pe.msg : "out of memory for the results");
     else if (gb_results_write(&results, path, GB_WRITE_SAMPLES_6G, &we) != GB_OK) snprintf(why, sizeof why, "%s", we.msg);
     int written = model_ok && !we.msg[0];
+    gb_output_unlock(); /* the results file is final: another run may take it now */
     if (!written) {
         fprintf(stderr, "gpubench run: %s\n", why);
         exit_code = GB_EXIT_USAGE;
@@ -495,7 +538,9 @@ int gb_cmd_run(int argc, char **argv) {
             fprintf(stderr, "gpubench run: per-device table: %s\n", fe.msg);
     }
     fflush(stdout);
-    if (gb_interrupted)
+    if (!written)
+        fprintf(stderr, "results: NOT written to %s (see above)\n", path);
+    else if (gb_interrupted)
         fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, signal_name(gb_interrupted));
     else
         fprintf(stderr, "results: %s\n", path);
@@ -517,8 +562,11 @@ int gb_cmd_run(int argc, char **argv) {
             if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
         }
     }
-    if (plot_dir && gb_plot_run(path, plot_dir, "png", NULL, &e) != GB_OK)
+    /* as `report --plot`: plots asked for and not drawn are a failure */
+    if (plot_dir && gb_plot_run(path, plot_dir, "png", NULL, &e) != GB_OK) {
         fprintf(stderr, "gpubench run: --plot: %s\n", e.msg);
+        if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
+    }
 
     gb_results_free(&results);
     cJSON_Delete(doc);

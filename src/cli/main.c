@@ -1,4 +1,8 @@
-/* main.c — dispatch to a subcommand (src/cmd_*.c). */
+/* main.c — dispatch to a subcommand (src/cmd_*.c); what every command shares
+ * at its start (signals) and at its end (standard output flushed and
+ * checked). */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +10,8 @@
 
 #include "commands.h"
 #include "gb.h"
+#include "output_lock.h"
+#include "results_io.h"
 
 static const struct {
     const char *name;
@@ -33,10 +39,53 @@ static void usage(FILE *out) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nexit codes: 0 success, 1 a check failed (verification, regression), "
-                 "2 usage or input error\n");
+                 "2 usage or input error or an output not written, 128+N stopped by signal N\n");
+}
+
+/* A command ended by a signal leaves no temp file and no lock file behind:
+ * remove them, then end of the signal as before (the shell sees 128+N).
+ * `run` replaces these handlers with its own: it stops in order and writes
+ * what it measured (cmd_run.c). */
+static void on_fatal_signal(int sig) {
+    gb_output_remove_temp();
+    gb_output_unlock_signal_safe();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signals(void) {
+    /* Over `ulimit -f` a write then fails with EFBIG, which the writer
+     * reports and cleans up after, instead of a silent death with a temp
+     * file left. */
+    signal(SIGXFSZ, SIG_IGN);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        /* nohup's SIGHUP stays ignored */
+        if (sigs[i] == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* Everything a command printed reached its destination: `report > /dev/full`
+ * must not exit 0 with nothing written. A reader that went away (EPIPE) is
+ * not an error to print: the command was told by SIGPIPE. */
+static int finish_stdout(const char *cmd, int rc) {
+    int err = fflush(stdout) != 0 ? errno : 0, failed = ferror(stdout) || err;
+    if (fclose(stdout) != 0 && !err) err = errno, failed = 1;
+    if (!failed) return rc;
+    if (err == EPIPE) return rc != GB_EXIT_OK ? rc : 128 + SIGPIPE;
+    /* a command that failed has said why; an error found only now is told */
+    if (rc == GB_EXIT_OK || err)
+        fprintf(stderr, "gpubench %s: cannot write standard output: %s\n", cmd,
+                err ? strerror(err) : "a write to it failed");
+    return rc != GB_EXIT_OK ? rc : GB_EXIT_USAGE;
 }
 
 int main(int argc, char **argv) {
+    install_signals();
     /* Keep the command line as typed: getopt_long permutes argv in place. */
     static char *original[1024];
     gb_full_argc = argc < 1023 ? argc : 1023;
@@ -49,14 +98,14 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return GB_EXIT_OK;
+        return finish_stdout("--help", GB_EXIT_OK);
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("gpubench %s\n", GB_VERSION);
-        return GB_EXIT_OK;
+        return finish_stdout("--version", GB_EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) return finish_stdout(argv[1], commands[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "gpubench: unknown command \"%s\"\n\n", argv[1]);
     usage(stderr);
     return GB_EXIT_USAGE;

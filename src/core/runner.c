@@ -508,13 +508,20 @@ static void add_speedups(gb_case_result *c, const gb_backend_set *set) {
  * the H100 host the default suite's 264 rewrites took 12.7 s — so after the
  * first one it is done at most every GB_CHECKPOINT_MIN_S and at most 5% of
  * the time (20 × the last write's cost apart), and always when asked
- * (`now`: an interruption, the end of a round). cmd_run writes the final file. */
+ * (`now`: the end of a round but the last, which cmd_run's final write
+ * follows at once) and once at an interruption (the cases after it are only
+ * listed, quickly, and the final write follows: forcing a write for each
+ * made an interrupted 10,000-case run rewrite its file thousands of times).
+ * So writing costs grow with the cases, not with cases × rewrites: 10,000
+ * tiny cases take about ten times as long as 1,000 (README, Reliability). */
 #define GB_CHECKPOINT_MIN_S 2.0
 static double last_end = -1, last_cost = 0; /* the last write of this run (reset by gb_runner_run) */
+static int interruption_written;            /* likewise */
 
 static int checkpoint(gb_run_config *cfg, int now, gb_err *e) {
     if (model_oom) return gb_errf(e, GB_FAIL, "out of memory for the results");
     if (!cfg->out_path) return GB_OK;
+    if (gb_interrupted && !interruption_written) now = interruption_written = 1;
     double t0 = gb_now(), gap = 20 * last_cost > GB_CHECKPOINT_MIN_S ? 20 * last_cost : GB_CHECKPOINT_MIN_S;
     if (!now && last_end >= 0 && t0 - last_end < gap) return GB_OK;
     gb_results_summarize(cfg->results);
@@ -797,6 +804,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     if (cfg->started <= 0) cfg->started = gb_now();
     last_end = -1; /* the run's first visit is written at once */
     last_cost = 0;
+    interruption_written = 0;
     model_oom = 0;
     input_cache cache = {.cap = 0.25 * host_available_bytes(), .used = 0};
     int status = GB_OK;
@@ -835,7 +843,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
                 drop_inputs(&cache, ct);
                 free_tracks(ct);
             }
-            status = checkpoint(cfg, gb_interrupted || i + 1 == s->count, e);
+            status = checkpoint(cfg, i + 1 == s->count && round + 1 < s->rounds, e);
         }
         if (gb_interrupted) break;
     }

@@ -12,7 +12,8 @@
  *   (a quarter of the free host memory holds them) or inputs made again from
  *   the same seed. Every round's median widens the confidence interval
  *   (stats.h). The results file is rewritten as visits finish (at most every
- *   2 s and 5% of the time; at the end of each round), so a killed
+ *   2 s and 5% of the time; at the end of each round but the last, which
+ *   the caller's final write follows; once at an interruption), so a killed
  *   run leaves a valid file. */
 #ifndef GB_RUNNER_H
 #define GB_RUNNER_H
