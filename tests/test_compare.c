@@ -154,72 +154,36 @@ TEST(verdict_rules_on_synthetic_samples) {
     CHECK(v.verdict == GB_V_NOT_COMPARED);
 }
 
-TEST(round_spread_and_noise_floor) {
-    /* rounds with medians 1.0, 1.2, 1.1: spread 20% */
-    double x[9] = {1.0, 0.9, 1.1, 1.2, 1.3, 1.1, 1.1, 1.0, 1.2};
-    size_t n3[3] = {3, 3, 3};
-    CHECK_NEAR(gb_round_spread(x, 9, n3, 3), 0.2, 1e-12);
-    size_t n1[1] = {9};
-    CHECK_NEAR(gb_round_spread(x, 9, n1, 1), 0, 0); /* one round: no spread known */
-    size_t bad[2] = {5, 5};
-    CHECK_NEAR(gb_round_spread(x, 9, bad, 2), 0, 0); /* sizes beyond the samples are ignored */
-    gb_sample_verdict v;
-    memset(&v, 0, sizeof v);
-    v.verdict = GB_V_REGRESSION;
-    v.change = 0.15;
-    v.ci_low = 0.12;
-    v.ci_high = 0.18;
-    gb_apply_noise_floor(&v, 0.10); /* the interval clears 10% */
-    CHECK(v.verdict == GB_V_REGRESSION);
-    gb_apply_noise_floor(&v, 0.20); /* not 20% */
-    CHECK(v.verdict == GB_V_UNSURE);
-    CHECK(strstr(v.reason, "between their own rounds") != NULL);
-    v.verdict = GB_V_IMPROVEMENT;
-    v.change = -0.15;
-    v.ci_low = -0.18;
-    v.ci_high = -0.12;
-    gb_apply_noise_floor(&v, 0.13);
-    CHECK(v.verdict == GB_V_UNSURE);
-    v.verdict = GB_V_SAME;
-    gb_apply_noise_floor(&v, 0.5);
-    CHECK(v.verdict == GB_V_SAME); /* only a claimed change is questioned */
-}
-
-TEST(time_floor_and_durations) {
+TEST(durations_need_a_unit) {
     double d;
-    CHECK(gb_parse_duration("10us", &d) == 0 && fabs(d - 10e-6) < 1e-18);
-    CHECK(gb_parse_duration("0.5ms", &d) == 0 && fabs(d - 5e-4) < 1e-18);
-    CHECK(gb_parse_duration("2e-5", &d) == 0 && fabs(d - 2e-5) < 1e-18);
-    CHECK(gb_parse_duration("0", &d) == 0 && d == 0);
-    CHECK(gb_parse_duration("10 us", &d) != 0);
-    CHECK(gb_parse_duration("-1us", &d) != 0);
-    CHECK(gb_parse_duration("us", &d) != 0);
-    gb_sample_verdict v;
-    memset(&v, 0, sizeof v);
-    v.verdict = GB_V_REGRESSION;
-    v.base_median = 17.5e-6;
-    v.cur_median = 21.7e-6; /* +24%, but 4.2 us */
-    gb_apply_time_floor(&v, 10e-6);
-    CHECK(v.verdict == GB_V_UNSURE);
-    CHECK(strstr(v.reason, "4.2 us") != NULL);
-    v.verdict = GB_V_REGRESSION;
-    v.cur_median = 30e-6; /* 12.5 us */
-    gb_apply_time_floor(&v, 10e-6);
-    CHECK(v.verdict == GB_V_REGRESSION);
-    gb_apply_time_floor(&v, 0);
-    CHECK(v.verdict == GB_V_REGRESSION);
+    char why[200];
+    CHECK(gb_parse_duration("10us", &d, why, sizeof why) == 0 && fabs(d - 10e-6) < 1e-18);
+    CHECK(gb_parse_duration("0.5ms", &d, why, sizeof why) == 0 && fabs(d - 5e-4) < 1e-18);
+    CHECK(gb_parse_duration("2e-5s", &d, why, sizeof why) == 0 && fabs(d - 2e-5) < 1e-18);
+    CHECK(gb_parse_duration("0", &d, why, sizeof why) == 0 && d == 0); /* zero needs no unit */
+    CHECK(gb_parse_duration("10", &d, why, sizeof why) != 0);          /* was read as 10 seconds */
+    CHECK(strstr(why, "10: give a unit: 10us, 10ms or 10s") != NULL);
+    CHECK(gb_parse_duration("10 us", &d, why, sizeof why) != 0);
+    CHECK(gb_parse_duration("-1us", &d, why, sizeof why) != 0);
+    CHECK(gb_parse_duration("us", &d, why, sizeof why) != 0);
+    CHECK(gb_parse_duration("10min", &d, why, sizeof why) != 0 && strstr(why, "unknown unit") != NULL);
 }
 
 TEST(percent_and_policy_parsing) {
     double t;
-    CHECK(gb_parse_percent("5%", &t) == 0 && fabs(t - 0.05) < 1e-15);
-    CHECK(gb_parse_percent("12.5", &t) == 0 && fabs(t - 0.125) < 1e-15);
-    CHECK(gb_parse_percent("5x", &t) != 0);
-    CHECK(gb_parse_percent("-1%", &t) != 0);
+    char pw[200];
+    CHECK(gb_parse_percent("5%", &t, pw, sizeof pw) == 0 && fabs(t - 0.05) < 1e-15);
+    CHECK(gb_parse_percent("12.5%", &t, pw, sizeof pw) == 0 && fabs(t - 0.125) < 1e-15);
+    /* a bare number is neither read as percent nor as a fraction */
+    CHECK(gb_parse_percent("0.05", &t, pw, sizeof pw) != 0);
+    CHECK(strstr(pw, "'0.05' has no % sign: give it as 0.05% (or, if a fraction was meant, 5%)") != NULL);
+    CHECK(gb_parse_percent("5", &t, pw, sizeof pw) != 0);
+    CHECK(gb_parse_percent("5x", &t, pw, sizeof pw) != 0);
+    CHECK(gb_parse_percent("-1%", &t, pw, sizeof pw) != 0);
     gb_err e = {{0}};
     const char *why = e.msg;
     cJSON *doc = cJSON_Parse("{\"threshold\": \"5%\", \"ops\": {\"fft\": {\"threshold\": \"10%\","
-                             " \"backends\": {\"cpu\": {\"threshold\": 20, \"alpha\": 0.05}}}}}");
+                             " \"backends\": {\"cpu\": {\"threshold\": \"20%\", \"alpha\": 0.05}}}}}");
     gb_policy *p = gb_policy_from_json(doc, "p.json", &e);
     CHECK(p != NULL);
     gb_rule base = {0.03, 0.01, 0};
@@ -232,7 +196,7 @@ TEST(percent_and_policy_parsing) {
     gb_policy_free(p);
     cJSON_Delete(doc);
     /* min_change: a duration, top level and per op; the CLI's wins over the top level */
-    doc = cJSON_Parse("{\"min_change\": \"50us\", \"ops\": {\"svd\": {\"min_change\": 0.001}}}");
+    doc = cJSON_Parse("{\"min_change\": \"50us\", \"ops\": {\"svd\": {\"min_change\": \"1ms\"}}}");
     p = gb_policy_from_json(doc, "p.json", &e);
     CHECK(p != NULL);
     gb_rule mb = {0.05, 0.01, 10e-6};
@@ -244,6 +208,27 @@ TEST(percent_and_policy_parsing) {
     doc = cJSON_Parse("{\"min_change\": \"ten us\"}");
     CHECK(gb_policy_from_json(doc, "p.json", &e) == NULL);
     CHECK(strstr(why, "p.json: (top level).min_change: expected a duration") != NULL);
+    cJSON_Delete(doc);
+    /* numbers without their unit or sign are refused, as on the command line */
+    doc = cJSON_Parse("{\"ops\": {\"svd\": {\"min_change\": 0.001}}}");
+    CHECK(gb_policy_from_json(doc, "p.json", &e) == NULL);
+    CHECK(strstr(why, "p.json: ops.svd.min_change: 0.001 is not a string: write it with its unit") != NULL);
+    cJSON_Delete(doc);
+    doc = cJSON_Parse("{\"threshold\": 0.05}");
+    CHECK(gb_policy_from_json(doc, "p.json", &e) == NULL);
+    CHECK(strstr(why, "p.json: (top level).threshold: 0.05 is not a string: write it with its % sign") != NULL);
+    cJSON_Delete(doc);
+    doc = cJSON_Parse("{\"threshold\": \"5\"}");
+    CHECK(gb_policy_from_json(doc, "p.json", &e) == NULL);
+    CHECK(strstr(why, "has no % sign") != NULL);
+    cJSON_Delete(doc);
+    /* the share of cases that must be present */
+    doc = cJSON_Parse("{\"require_present\": \"90%\"}");
+    p = gb_policy_from_json(doc, "p.json", &e);
+    CHECK(p != NULL);
+    CHECK_NEAR(gb_policy_require_present(p, 1), 0.9, 1e-15);
+    CHECK_NEAR(gb_policy_require_present(NULL, 1), 1, 0);
+    gb_policy_free(p);
     cJSON_Delete(doc);
     doc = cJSON_Parse("{\"ops\": {\"fft\": {\"treshold\": \"10%\"}}}");
     CHECK(gb_policy_from_json(doc, "p.json", &e) == NULL);
