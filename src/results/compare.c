@@ -8,10 +8,11 @@
  * median, the drift between rounds (net of that noise) and the shift
  * between processes, each measured on the case and shrunk toward the
  * suite's typical. Verdicts (docs/regression-statistics.md):
- *   regression / improvement  a change beyond the threshold is established:
- *                             its one-sided p <= alpha after Holm over
- *                             every compared case (and the medians apart
- *                             by min_change, when set)
+ *   regression / improvement  the estimate beyond the threshold, and a
+ *                             change of at least half the threshold
+ *                             established: one-sided p <= alpha after Holm
+ *                             over every compared case (and the medians
+ *                             apart by min_change, when set)
  *   same                      the whole (1 - alpha) interval within +-threshold
  *   unsure                    otherwise, with the reason
  * The samples-only Mann-Whitney test (gb_compare_samples) is not used: it
@@ -361,7 +362,7 @@ typedef struct {
     int have_ch;
     double p, p_holm;
     gb_cmp_verdict verdict;
-    char reason[320];
+    char reason[480];
     char db[120], dc[120];
 } matched;
 
@@ -395,18 +396,18 @@ static cJSON *side_json(const gb_result *r, const char *desc, int files, int run
 }
 
 /* The verdict of one case from its change, interval and Holm-adjusted p
- * (of "the change is beyond the threshold"). */
+ * (of "the change is beyond half the threshold"). */
 static void judge(matched *m, double lo, double hi, size_t family) {
     double t = m->rule.threshold, change = exp(m->ch.d) - 1;
     double shift = exp(m->noise.mean_c) - exp(m->noise.mean_b);
-    int established = m->p_holm <= m->rule.alpha;
+    int established = m->p_holm <= m->rule.alpha, beyond = fabs(change) > t;
     char noise[200];
     snprintf(noise, sizeof noise, "between processes %.2g%% (%s), between rounds %.2g%%",
              100 * sqrt(m->ch.proc_var),
              m->ch.proc_measured ? "this case's runs"
                                  : "typical of the suite: this case's cannot be measured from one run a side",
              100 * sqrt(m->ch.round_var));
-    if (established && fabs(shift) >= m->rule.min_change_s) {
+    if (established && beyond && fabs(shift) >= m->rule.min_change_s) {
         m->verdict = change > 0 ? GB_V_REGRESSION : GB_V_IMPROVEMENT;
         return;
     }
@@ -415,14 +416,18 @@ static void judge(matched *m, double lo, double hi, size_t family) {
         return;
     }
     m->verdict = GB_V_UNSURE;
-    if (established)
+    if (established && beyond)
         snprintf(m->reason, sizeof m->reason, "medians differ by %.3g us, under --min-change %.3g us", fabs(shift) * 1e6,
                  m->rule.min_change_s * 1e6);
+    else if (established)
+        snprintf(m->reason, sizeof m->reason,
+                 "changed by %+.1f%%, within the %.3g%% threshold, but the interval reaches %+.1f%%; %.150s",
+                 100 * change, 100 * t, 100 * (change > 0 ? hi : lo), noise);
     else
         snprintf(m->reason, sizeof m->reason,
-                 "interval [%+.1f%%, %+.1f%%] is not within +-%.3g%%, and a change beyond it is not established "
-                 "(p = %.2g, %.2g after Holm over %zu cases > alpha %g); %.150s",
-                 100 * lo, 100 * hi, 100 * t, m->p, m->p_holm, family, m->rule.alpha, noise);
+                 "interval [%+.1f%%, %+.1f%%] is not within +-%.3g%%, and a change of %.3g%% or more is not "
+                 "established (p = %.2g, %.2g after Holm over %zu cases > alpha %g); %.150s",
+                 100 * lo, 100 * hi, 100 * t, 50 * t, m->p, m->p_holm, family, m->rule.alpha, noise);
 }
 
 cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_names, size_t nbase,
@@ -569,9 +574,11 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
             continue;
         }
         m->have_ch = 1;
-        /* H0: the change is within the threshold on the side it points to
-         * (one-sided, doubled for the two sides a case could move) */
-        double edge = m->ch.d >= 0 ? log1p(m->rule.threshold) : -log1p(-fmin(m->rule.threshold, 0.999));
+        /* H0: the change is within half the threshold on the side it
+         * points to (one-sided, doubled for the two sides a case could
+         * move); the verdict also wants the estimate beyond the threshold */
+        double half = m->rule.threshold / 2;
+        double edge = m->ch.d >= 0 ? log1p(half) : -log1p(-fmin(half, 0.999));
         double beyond = fabs(m->ch.d) - edge;
         p[i] = m->ch.se > 0 ? fmin(1, 2 * (1 - gb_t_cdf(beyond / m->ch.se, m->ch.df))) : (beyond > 0 ? 0 : 1);
         family++;
@@ -634,7 +641,7 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         if (ok && isfinite(ps) && ps > m->rule.threshold) {
             char tail[sizeof m->reason];
             memcpy(tail, m->reason, sizeof tail);
-            snprintf(m->reason, sizeof m->reason, "process spread %.0f%% over %d baseline runs%s%.250s", 100 * ps,
+            snprintf(m->reason, sizeof m->reason, "process spread %.0f%% over %d baseline runs%s%.400s", 100 * ps,
                      m->kb, *tail ? "; " : "", tail);
         }
         cJSON_AddStringToObject(item, "reason", m->reason);
