@@ -739,3 +739,53 @@ TEST(compare_cli_refuses_unitless_values_and_reads_several_baseline_runs) {
     snprintf(cmd, sizeof cmd, "%s compare " D "base.json " D "same.json -- 2>&1", gb_test_binary());
     CHECK(gb_test_sh(cmd, out, sizeof out) == 2);
 }
+
+/* Record a library plan in a result's extra (as cpu_fft.c does). */
+static void set_plan(gb_result *r, const char *plan) {
+    gb_kv *items = realloc(r->extra.item, (r->extra.n + 1) * sizeof *items);
+    if (!items) return;
+    r->extra.item = items;
+    items[r->extra.n].key = strdup("plan");
+    items[r->extra.n].v = (gb_value){GB_VAL_STRING, 0, 0, strdup(plan)};
+    r->extra.n++;
+    r->extra.present = 1;
+}
+
+static gb_result *find_result(gb_results *doc, const char *target) {
+    char name[400];
+    for (size_t c = 0; c < doc->ncases; c++)
+        for (size_t r = 0; r < doc->cases[c].nresults; r++) {
+            gb_result_name(&doc->cases[c], &doc->cases[c].results[r], NULL, name, sizeof name);
+            if (!strcmp(name, target)) return &doc->cases[c].results[r];
+        }
+    return NULL;
+}
+
+TEST(compare_a_change_that_came_with_another_library_plan_is_unsure_and_says_so) {
+    static const char *const target = "matmul/float32/1024x1024x1024/math=default/cuda/device";
+    gb_results base, cur;
+    gb_err e = {{0}};
+    if (!CHECK(gb_results_load(D "base.json", &base, &e) == GB_OK && gb_results_load(D "slower10.json", &cur, &e) == GB_OK))
+        return;
+    gb_result *rb = find_result(&base, target), *rc = find_result(&cur, target);
+    if (!CHECK(rb && rc)) return;
+    gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = 1};
+    /* the same plan on both sides: the slowdown is the code's */
+    set_plan(rb, "fftw:aaaa");
+    set_plan(rc, "fftw:aaaa");
+    cJSON *cmp = gb_compare_docs(&base, "base", &cur, "cur", &o);
+    CHECK(summary_count(cmp, "regression") == 1);
+    cJSON_Delete(cmp);
+    /* another plan in the current run: unsure, with the reason */
+    free(rc->extra.item[rc->extra.n - 1].v.text);
+    rc->extra.item[rc->extra.n - 1].v.text = strdup("fftw:bbbb");
+    cmp = gb_compare_docs(&base, "base", &cur, "cur", &o);
+    char *text = cJSON_Print(cmp);
+    CHECK(summary_count(cmp, "regression") == 0);
+    CHECK(strstr(text, "chose a plan none of the baseline's runs did") != NULL);
+    CHECK(strstr(text, "\"plan_changed\":\ttrue") != NULL);
+    free(text);
+    cJSON_Delete(cmp);
+    gb_results_free(&base);
+    gb_results_free(&cur);
+}

@@ -57,6 +57,9 @@ typedef struct {
     double round_drift, proc_shift; /* lognormal sds */
     double outliers;                /* share of slow samples */
     int rounds;
+    int plan_cases;                 /* the last this many cases pick one of two "plans" a process, */
+    double plan_ratio;              /* this much apart (FFTW measure: 5.2 or 9.5 us) */
+    int plan_recorded;              /* the results say which plan (extra.plan), as cpu_fft.c does */
 } sim_noise;
 
 /* samples a round gets: the suite's min_time_s / rounds of them, bounded by
@@ -94,6 +97,19 @@ static void sim_run(gb_results *doc, const sim_case *cs, size_t n, const double 
         r->samples = malloc(r->nsamples * sizeof *r->samples);
         r->has |= GB_R_HAS_ROUNDS | GB_R_HAS_SAMPLES;
         double proc = exp(nz->proc_shift * gauss(rng));
+        if ((int)(n - i) <= nz->plan_cases) {
+            /* the plan this process picked; recorded as the CPU backend does */
+            int slow = uni(rng) < 0.5;
+            if (slow) proc *= nz->plan_ratio;
+            if (nz->plan_recorded) {
+                    r->extra.item = calloc(1, sizeof *r->extra.item);
+                r->extra.item[0].key = strdup("plan");
+                r->extra.item[0].v.kind = GB_VAL_STRING;
+                r->extra.item[0].v.text = strdup(slow ? "fftw:slow" : "fftw:fast");
+                r->extra.n = 1;
+                r->extra.present = 1;
+            }
+        }
         size_t at = 0;
         for (int k = 0; k < nz->rounds; k++) {
             double drift = exp(nz->round_drift * gauss(rng));
@@ -160,8 +176,11 @@ static void sim_trials(int trials, size_t n, sim_case *cs, int target, double fa
     free(scaled);
 }
 
-static const sim_noise drifty = {0.02, 0.02, 0.02, 3};  /* the same-build model */
-static const sim_noise quiet = {0, 0, 0.02, 3};         /* samples and outliers only */
+static const sim_noise drifty = {0.02, 0.02, 0.02, 3, 0, 1, 0}; /* the same-build model */
+static const sim_noise quiet = {0, 0, 0.02, 3, 0, 1, 0};        /* samples and outliers only */
+/* the same, with 3 cases whose process picks one of two plans 85% apart,
+ * and the plan recorded in the results */
+static const sim_noise plans = {0.02, 0.02, 0.02, 3, 3, 1.85, 1};
 
 static int same_build(const sim_noise *nz, int kb, unsigned seed, const char *what) {
     enum { N = 100 };
@@ -179,6 +198,7 @@ TEST(sim_same_build_100_cases_flags_at_most_1_pair_in_100) {
     CHECK(same_build(&drifty, 1, GB_SIM_SEED + 1, "2% round drift, 2% process shift") <= 1);
     CHECK(same_build(&quiet, 1, GB_SIM_SEED + 2, "no drift") <= 1);
     CHECK(same_build(&drifty, 3, GB_SIM_SEED + 3, "2% round drift, 2% process shift") <= 1);
+    CHECK(same_build(&plans, 1, GB_SIM_SEED + 4, "2% drift and shift, 3 recorded plan cases 85% apart") <= 1);
 }
 
 /* One case of the given time and spread planted in a 100-case suite,
@@ -213,7 +233,15 @@ TEST(sim_table_under_drift) {
         SKIP("set GB_SIM_TABLE=1 for the table under drift");
         return;
     }
-    sim_noise nz[3] = {{0.02, 0, 0.02, 3}, {0.02, 0, 0.02, 9}, {0.02, 0.02, 0.02, 3}};
+    /* 3 cases whose process picks one of two plans 85% apart: recorded
+     * (extra.plan) and not */
+    sim_noise unrecorded = plans;
+    unrecorded.plan_recorded = 0;
+    for (int kb = 1; kb <= 5; kb += 2) {
+        same_build(&plans, kb, GB_SIM_SEED + 30, "3 recorded plan cases 85% apart");
+        same_build(&unrecorded, kb, GB_SIM_SEED + 30, "3 unrecorded plan cases 85% apart");
+    }
+    sim_noise nz[3] = {{0.02, 0, 0.02, 3, 0, 1, 0}, {0.02, 0, 0.02, 9, 0, 1, 0}, {0.02, 0.02, 0.02, 3, 0, 1, 0}};
     for (int k = 0; k < 3; k++)
         for (int kb = 1; kb <= 5; kb += 4) {
             detect(100e-6, 0.05, QUICK_ROUND_S, 1.10, &nz[k], kb, GB_SIM_SEED + 21, "+10% on 100 us, quick");

@@ -364,7 +364,35 @@ typedef struct {
     gb_cmp_verdict verdict;
     char reason[480];
     char db[120], dc[120];
+    int plans_b, plan_changed;       /* distinct library plans in the baseline; current ran another */
 } matched;
+
+/* The plan a library chose for a result, when its backend records one
+ * (extra.plan: FFTW's, with planner=measure picked per process). */
+static const char *plan_of(const gb_result *r) {
+    const gb_value *v = gb_kv_find(&r->extra, "plan");
+    return v && v->kind == GB_VAL_STRING ? v->text : NULL;
+}
+
+/* How many distinct plans the baseline's runs chose, and whether a current
+ * run chose one none of them did. */
+static void compare_plans(matched *m) {
+    const char *seen[GB_MAX_PROCS];
+    int n = 0;
+    for (int k = 0; k < m->kb; k++) {
+        const char *p = plan_of(m->bp[k]);
+        int dup = !p;
+        for (int j = 0; j < n && !dup; j++) dup = !strcmp(seen[j], p);
+        if (!dup) seen[n++] = p;
+    }
+    m->plans_b = n;
+    for (int k = 0; k < m->kc; k++) {
+        const char *p = plan_of(m->cp[k]);
+        int known = !p || n == 0;
+        for (int j = 0; j < n && !known; j++) known = !strcmp(seen[j], p);
+        if (!known) m->plan_changed = 1;
+    }
+}
 
 static void views_of(const gb_result *const *r, int k, gb_proc_view *v) {
     for (int i = 0; i < k; i++)
@@ -407,6 +435,15 @@ static void judge(matched *m, double lo, double hi, size_t family) {
              m->ch.proc_measured ? "this case's runs"
                                  : "typical of the suite: this case's cannot be measured from one run a side",
              100 * sqrt(m->ch.round_var));
+    if (established && beyond && m->plan_changed) {
+        /* recorded and shown, not hidden: the lottery is not the code */
+        m->verdict = GB_V_UNSURE;
+        snprintf(m->reason, sizeof m->reason,
+                 "changed by %+.1f%%, but the current run's library chose a plan none of the baseline's runs did "
+                 "(extra.plan; FFTW's planner=measure picks per process): re-run, or give the baseline more runs",
+                 100 * change);
+        return;
+    }
     if (established && beyond && fabs(shift) >= m->rule.min_change_s) {
         m->verdict = change > 0 ? GB_V_REGRESSION : GB_V_IMPROVEMENT;
         return;
@@ -544,6 +581,7 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         views_of(m->bp, m->kb, vb);
         views_of(m->cp, m->kc, vc);
         gb_noise_summarize(vb, m->kb, vc, m->kc, &m->noise);
+        compare_plans(m);
         if (!m->noise.ok) {
             m->verdict = GB_V_NOT_COMPARED;
             snprintf(m->reason, sizeof m->reason, "%s", m->noise.reason);
@@ -635,14 +673,20 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
             cJSON_AddNumberToObject(nz, "round_sd", sqrt(m->ch.round_var));
             cJSON_AddNumberToObject(nz, "sampling_sd", sqrt(m->noise.vw));
         }
+        if (m->plans_b) {
+            cJSON_AddNumberToObject(item, "baseline_plans", m->plans_b);
+            cJSON_AddBoolToObject(item, "plan_changed", m->plan_changed);
+        }
         cJSON_AddStringToObject(item, "verdict", gb_verdict_name(m->verdict));
         /* a case that moves a lot between processes says so whatever its verdict */
         double ps = m->noise.proc_spread_b;
         if (ok && isfinite(ps) && ps > m->rule.threshold) {
             char tail[sizeof m->reason];
             memcpy(tail, m->reason, sizeof tail);
-            snprintf(m->reason, sizeof m->reason, "process spread %.0f%% over %d baseline runs%s%.400s", 100 * ps,
-                     m->kb, *tail ? "; " : "", tail);
+            char plans[48] = "";
+            if (m->plans_b > 1) snprintf(plans, sizeof plans, " (%d plans)", m->plans_b);
+            snprintf(m->reason, sizeof m->reason, "process spread %.0f%% over %d baseline runs%s%s%.400s", 100 * ps,
+                     m->kb, plans, *tail ? "; " : "", tail);
         }
         cJSON_AddStringToObject(item, "reason", m->reason);
         cJSON_AddItemToArray(list, item);
