@@ -210,8 +210,25 @@ static int fft_fetch(void *state, gb_arrays *out, gb_err *e) {
                                                                                             : GB_FAIL;
 }
 
+/* Which plan FFTW chose, as a short fingerprint of fftw_sprint_plan's
+ * description (FNV-1a): with planner=measure FFTW times candidates and may
+ * pick another plan in another process (seen: fft r2c 32x32 at 5.2 or
+ * 9.5 us). compare reads extra.plan to tell that lottery from a change of
+ * the code (docs/regression-statistics.md). */
+static void plan_fingerprint(const fft_state *s, char *buf, size_t len) {
+    char *txt = s->dtype == GB_FLOAT32 ? fftwf_sprint_plan(s->planf) : fftw_sprint_plan(s->plan);
+    unsigned long long h = 1469598103934665603ull;
+    for (const char *q = txt; q && *q; q++) h = (h ^ (unsigned char)*q) * 1099511628211ull;
+    snprintf(buf, len, "%s", txt ? "" : "unknown");
+    if (txt) snprintf(buf, len, "fftw:%016llx", h);
+    free(txt);
+}
+
 static void fft_annotate(void *state, cJSON *extra) {
     fft_state *s = state;
+    char plan[32];
+    plan_fingerprint(s, plan, sizeof plan);
+    cJSON_AddStringToObject(extra, "plan", plan);
     char routine[48];
     snprintf(routine, sizeof routine, "%s_plan_dft%s_2d", s->dtype == GB_FLOAT32 ? "fftwf" : "fftw",
              s->c2c ? "" : "_r2c");

@@ -2,7 +2,7 @@
 # gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
 # from an unpacked bundle (make bundle) or a build tree:
 #
-#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|svd|newcomer|again|see]...
+#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|svd|newcomer|again|see|regress]...
 #
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
@@ -23,6 +23,12 @@
 #             passed per dtype and size), then float32 1024² by xgesvd and by
 #             auto with the SM clock sampled every 50 ms (is the spread the
 #             GPU clocking down while a host-driven routine leaves it idle?)
+#   regress   five back-to-back suites/quick.json runs of this build; compare
+#             of all 10 pairs (must show no regression, no improvement); the
+#             CI workflow of docs/regression-statistics.md (runs 1-4 as the
+#             baseline, run 5 as the current); and run 5 with one case
+#             slowed (x1.5 on the 64^3 CPU GEMM, +10% and +20% on others)
+#             against that baseline: each must be flagged, and only it
 #   newcomer  the README's command as a new user types it: suites/default.json,
 #             no flags, stdout piped to a file with each line's second of
 #             arrival (do case lines arrive as cases finish?), the wall time
@@ -48,7 +54,7 @@
 # what OpenBLAS detected and what runs, so a reader can check. Every command
 # here is as a user types it: no flag is needed for honest numbers.
 set -u
-OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|again|seed|svd|multigpu|fleet|see]...}
+OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|again|seed|svd|multigpu|fleet|see|regress]...}
 shift
 cd "$(dirname "$0")/.."
 if [ -x bin/gpubench ]; then B=bin/gpubench; else B=./gpubench; fi
@@ -93,6 +99,49 @@ for what in "$@"; do
         python3 scripts/check-stability.py "$OUTDIR/quick-1.json" "$OUTDIR/quick-2.json"
         step "compare: two runs of the same build must show no regression"
         "$B" compare "$OUTDIR/quick-1.json" "$OUTDIR/quick-2.json" | grep -E "WARNING|REGRESSION|Summary|Result"
+        ;;
+    regress)
+        for i in 1 2 3 4 5; do
+            step "quick run $i of 5 (same build, back to back)"
+            "$B" run suites/quick.json --quiet --out "$OUTDIR/regress-$i.json" > /dev/null
+            echo "exit $?"
+        done
+        step "compare: all 10 pairs of same-build runs (expect 0 regressions, 0 improvements, exit 0)"
+        for i in 1 2 3 4 5; do
+            for j in 1 2 3 4 5; do
+                [ "$i" -lt "$j" ] || continue
+                "$B" compare "$OUTDIR/regress-$i.json" "$OUTDIR/regress-$j.json" > "$OUTDIR/regress-$i-$j.txt"
+                echo "pair $i $j: exit $? $(grep -E '^Summary' "$OUTDIR/regress-$i-$j.txt")"
+            done
+        done
+        step "compare: the CI workflow, a baseline of 4 runs against run 5 (expect exit 0)"
+        "$B" compare "$OUTDIR"/regress-1.json "$OUTDIR"/regress-2.json "$OUTDIR"/regress-3.json \
+            "$OUTDIR"/regress-4.json -- "$OUTDIR/regress-5.json" > "$OUTDIR/regress-ci.txt"
+        echo "exit $?"
+        grep -E 'WARNING|REGRESSION|process spread|^Summary|^Result' "$OUTDIR/regress-ci.txt"
+        step "compare: run 5 with one case slowed, against the 4-run baseline (flagged where its own noise allows; never another case)"
+        for spec in "matmul float32 64x64x64 cpu host 1.5" "solve float32 256x256 cuda device 1.1" \
+                    "svd float32 200x50 cuda device 1.2"; do
+            python3 - "$OUTDIR/regress-5.json" "$OUTDIR/regress-slow.json" $spec <<'PY'
+import json, sys
+src, dst, op, dtype, label, backend, timing, factor = sys.argv[1:]
+doc = json.load(open(src))
+hit = 0
+for c in doc["cases"]:
+    for r in c["results"]:
+        if (c["op"], c["dtype"], c.get("label"), r["backend"], r["timing"]) == (op, dtype, label, backend, timing):
+            r["samples_s"] = [x * float(factor) for x in r["samples_s"]]
+            hit += 1
+json.dump(doc, open(dst, "w"))
+print("slowed %s/%s/%s/%s/%s by x%s (%d result)" % (op, dtype, label, backend, timing, factor, hit))
+PY
+            "$B" compare "$OUTDIR"/regress-1.json "$OUTDIR"/regress-2.json "$OUTDIR"/regress-3.json \
+                "$OUTDIR"/regress-4.json -- "$OUTDIR/regress-slow.json" > "$OUTDIR/regress-slow.txt"
+            echo "exit $?"
+            grep -E '^  REGRESSION|^Summary' "$OUTDIR/regress-slow.txt"
+            grep -F "$(echo $spec | awk '{print $1"/"$2"/"$3}')" "$OUTDIR/regress-slow.txt" |
+                grep -F "/$(echo $spec | awk '{print $4"/"$5}') " | cut -c1-240
+        done
         ;;
     overhead)
         step "CPU harness overhead"

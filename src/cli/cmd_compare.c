@@ -14,44 +14,63 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: gpubench compare BASELINE.json CURRENT.json [options]\n"
+            "       gpubench compare [options] BASE1.json BASE2.json ... -- CURRENT.json [CURRENT2.json ...]\n"
             "\n"
-            "Match every result of CURRENT with BASELINE (op, dtype, shape, params, backend,\n"
-            "timing) and judge each from its samples: regression / improvement / same / unsure.\n"
+            "Match every result of the baseline with the current run (op, dtype, shape, params,\n"
+            "backend, timing) and judge each from its rounds and runs: regression / improvement /\n"
+            "same / unsure. Each file is one process: a baseline of two or more runs measures how\n"
+            "much every case moves between processes (its own noise floor).\n"
             "\n"
-            "  -t, --threshold PCT   smallest change that matters (default 5%%)\n"
-            "  -a, --alpha A         significance level of the Mann-Whitney U test (default 0.01)\n"
-            "  -m, --min-change D    smallest change of the median that counts, e.g. 10us (default);\n"
-            "                        launch-bound calls move by a few us between processes\n"
-            "  -p, --policy FILE     per-op thresholds (JSON; see docs/ci.md)\n"
-            "  -f, --format F        table (default), md or json\n"
-            "  -o, --output FILE     write the report there instead of stdout (atomically; checked\n"
-            "                        before the inputs are read)\n"
+            "  -t, --threshold PCT        smallest change that matters, with its sign (default 5%%)\n"
+            "  -a, --alpha A              family-wise error rate over all cases, Holm (default 0.01)\n"
+            "  -m, --min-change D         also require the medians to differ by D, with its unit\n"
+            "                             (10us, 0.5ms; default 0: none)\n"
+            "  -r, --require-present PCT  share of the baseline's results the current run must hold\n"
+            "                             (default 100%%; fewer: exit 2)\n"
+            "  -p, --policy FILE          per-op thresholds (JSON; see docs/ci.md)\n"
+            "  -f, --format F             table (default), md or json\n"
+            "  -o, --output FILE          write the report there instead of stdout (atomically; checked\n"
+            "                             before the inputs are read)\n"
             "  -h, --help\n"
             "\n"
             "exit status: 0 no regression; 1 a regression, or a failed/error result in CURRENT;\n"
-            "2 usage or input error.\n");
+            "2 usage or input error, or nothing (or too little) compared.\n");
 }
 
 int gb_cmd_compare(int argc, char **argv) {
     static const struct option opts[] = {
         {"threshold", required_argument, 0, 't'}, {"alpha", required_argument, 0, 'a'},
         {"policy", required_argument, 0, 'p'},    {"format", required_argument, 0, 'f'},
-        {"min-change", required_argument, 0, 'm'},
+        {"min-change", required_argument, 0, 'm'}, {"require-present", required_argument, 0, 'r'},
         {"output", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    gb_compare_options o = {.rule = GB_DEFAULT_RULE};
+    gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = GB_DEFAULT_REQUIRE_PRESENT};
     gb_compare_format fmt = GB_CMP_TABLE;
     const char *policy_path = NULL, *output = NULL;
+    /* "--" splits baseline files from current files; getopt would swallow
+     * it (and permute the files around it), so the split is found first. */
+    int dd = argc;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) { dd = i; break; }
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "t:a:m:p:f:o:h", opts, NULL)) != -1) {
+    char why[200];
+    while ((c = getopt_long(dd, argv, "t:a:m:r:p:f:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 't':
-            if (gb_parse_percent(optarg, &o.rule.threshold) != 0) {
-                fprintf(stderr, "gpubench compare: --threshold: expected a percentage like 5%%, got '%s'\n", optarg);
+            if (gb_parse_percent(optarg, &o.rule.threshold, why, sizeof why) != 0) {
+                fprintf(stderr, "gpubench compare: --threshold %s\n", why);
                 return GB_EXIT_USAGE;
             }
             o.cli_set |= GB_CLI_THRESHOLD;
+            break;
+        case 'r':
+            if (gb_parse_percent(optarg, &o.require_present, why, sizeof why) != 0 || o.require_present > 1) {
+                if (o.require_present > 1) snprintf(why, sizeof why, "%s is over 100%%", optarg);
+                fprintf(stderr, "gpubench compare: --require-present %s\n", why);
+                return GB_EXIT_USAGE;
+            }
+            o.cli_set |= GB_CLI_REQUIRE_PRESENT;
             break;
         case 'a': {
             char *end;
@@ -64,9 +83,8 @@ int gb_cmd_compare(int argc, char **argv) {
             break;
         }
         case 'm':
-            if (gb_parse_duration(optarg, &o.rule.min_change_s) != 0) {
-                fprintf(stderr, "gpubench compare: --min-change: expected a duration like 10us, 0.5ms or 0, got '%s'\n",
-                        optarg);
+            if (gb_parse_duration(optarg, &o.rule.min_change_s, why, sizeof why) != 0) {
+                fprintf(stderr, "gpubench compare: --min-change %s\n", why);
                 return GB_EXIT_USAGE;
             }
             o.cli_set |= GB_CLI_MIN_CHANGE;
@@ -86,9 +104,22 @@ int gb_cmd_compare(int argc, char **argv) {
         default: usage(stderr); return GB_EXIT_USAGE;
         }
     }
-    if (argc - optind != 2) {
-        fprintf(stderr, "gpubench compare: expected BASELINE.json and CURRENT.json, got %d file%s\n",
-                argc - optind, argc - optind == 1 ? "" : "s");
+    /* files: BASE CUR, or BASE... -- CUR... */
+    char **bfiles = argv + optind, **cfiles;
+    int nb, ncf;
+    if (dd < argc) {
+        nb = dd - optind;
+        cfiles = argv + dd + 1;
+        ncf = argc - dd - 1;
+    } else {
+        nb = argc - optind == 2 ? 1 : argc - optind;
+        cfiles = argv + optind + 1;
+        ncf = argc - optind == 2 ? 1 : 0;
+    }
+    if (nb < 1 || ncf < 1 || nb > 64 || ncf > 64) {
+        fprintf(stderr, "gpubench compare: expected BASELINE.json CURRENT.json, or BASE1.json ... -- CURRENT.json "
+                "(at most 64 a side); got %d baseline and %d current file%s\n", nb < 0 ? 0 : nb, ncf,
+                ncf == 1 ? "" : "s");
         usage(stderr);
         return GB_EXIT_USAGE;
     }
@@ -100,28 +131,32 @@ int gb_cmd_compare(int argc, char **argv) {
     }
     o.policy = policy;
     o.policy_path = policy_path;
-    gb_results base, cur;
-    if (gb_results_load(argv[optind], &base, &e) != GB_OK) {
-        fprintf(stderr, "gpubench compare: %s\n", e.msg);
-        gb_policy_free(policy);
-        return GB_EXIT_USAGE;
-    }
-    if (gb_results_load(argv[optind + 1], &cur, &e) != GB_OK) {
-        fprintf(stderr, "gpubench compare: %s\n", e.msg);
-        gb_results_free(&base);
-        gb_policy_free(policy);
-        return GB_EXIT_USAGE;
-    }
-    int rc = GB_EXIT_USAGE;
+    if (!(o.cli_set & GB_CLI_REQUIRE_PRESENT)) o.require_present = gb_policy_require_present(policy, o.require_present);
+    int rc = GB_EXIT_USAGE, nfiles = nb + ncf, loaded = 0;
+    gb_results *docs = calloc((size_t)nfiles, sizeof *docs);
+    const gb_results **ptr = calloc((size_t)nfiles, sizeof *ptr);
+    const char **names = calloc((size_t)nfiles, sizeof *names);
     cJSON *cmp = NULL;
     char *text = NULL;
     size_t len = 0;
     FILE *f = NULL;
+    if (!docs || !ptr || !names) {
+        fprintf(stderr, "gpubench compare: out of memory\n");
+        goto out;
+    }
     if (output && gb_output_check(output, &e) != GB_OK) {
         fprintf(stderr, "gpubench compare: %s\n", e.msg);
         goto out;
     }
-    cmp = gb_compare_docs(&base, argv[optind], &cur, argv[optind + 1], &o);
+    for (int i = 0; i < nfiles; i++, loaded++) {
+        names[i] = i < nb ? bfiles[i] : cfiles[i - nb];
+        ptr[i] = &docs[i];
+        if (gb_results_load(names[i], &docs[i], &e) != GB_OK) {
+            fprintf(stderr, "gpubench compare: %s\n", e.msg);
+            goto out;
+        }
+    }
+    cmp = gb_compare_runs(ptr, names, (size_t)nb, ptr + nb, names + nb, (size_t)ncf, &o);
     if (!cmp) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
@@ -146,12 +181,16 @@ int gb_cmd_compare(int argc, char **argv) {
     if (fmt == GB_CMP_JSON || output)
         for (const cJSON *x = w ? w->child : NULL; x; x = x->next)
             fprintf(stderr, "gpubench compare: WARNING: %s\n", x->valuestring);
-    rc = cJSON_GetObjectItemCaseSensitive(cmp, "exit_code")->valueint ? GB_EXIT_CHECK : GB_EXIT_OK;
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(cmp, "error");
+    if (cJSON_IsString(err)) fprintf(stderr, "gpubench compare: %s\n", err->valuestring);
+    rc = cJSON_GetObjectItemCaseSensitive(cmp, "exit_code")->valueint;
 out:
     free(text);
     cJSON_Delete(cmp);
-    gb_results_free(&base);
-    gb_results_free(&cur);
+    for (int i = 0; i < loaded && docs; i++) gb_results_free(&docs[i]);
+    free(docs);
+    free(ptr);
+    free(names);
     gb_policy_free(policy);
     return rc;
 }

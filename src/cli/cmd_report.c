@@ -156,12 +156,14 @@ int gb_cmd_report(int argc, char **argv) {
         switch (ch) {
         case 'F': fleet = 1; break;
         case 'T': fo.timing = optarg; break;
-        case 'R':
-            if (gb_parse_percent(optarg, &fo.rule.threshold) != 0) {
-                fprintf(stderr, "gpubench report: --threshold: \"%s\" is not a percentage (5%%)\n", optarg);
+        case 'R': {
+            char why[256];
+            if (gb_parse_percent(optarg, &fo.rule.threshold, why, sizeof why) != 0) {
+                fprintf(stderr, "gpubench report: --threshold: %s\n", why);
                 return GB_EXIT_USAGE;
             }
             break;
+        }
         case 'f': format = optarg; break; /* checked once --fleet is known */
         case OPT_OP: o.ops = optarg; break;
         case 'o': output = optarg; break;

@@ -1,26 +1,30 @@
-/* compare.c — matching results across two documents and judging each pair.
+/* compare.c — matching results across runs and judging each case.
  *
- * Verdict rules (docs/ci.md has the why):
- *   change  = Hodges–Lehmann estimate of the time ratio current/baseline − 1
- *             (median of all pairwise log-time differences, exponentiated)
- *   CI      = its distribution-free (1 − alpha) interval from the U distribution
- *   p       = two-sided Mann–Whitney U p-value
- *   unsure      when no interval exists at this alpha (too few samples)
- *   same        when |change| <= threshold
- *   regression  when change > threshold, p <= alpha and CI low > threshold
- *   improvement when change < −threshold, p <= alpha and CI high < −threshold
- *   unsure      otherwise (beyond the threshold but not established)
- * then two floors, each turning a regression or improvement into unsure:
- *   noise floor  its CI does not also clear the larger spread of round
- *                medians of the two results (drift within a run)
- *   time floor   its medians differ by less than min_change_s (fixed
- *                per-process costs of launch-bound calls) */
+ * A case is matched by op, dtype, shape, params, backend and timing (and
+ * machine in merged files) across every baseline file and every current
+ * file; each file is one process. The statistics (compare_stats.h): the
+ * change is the ratio of the two sides' mean log round medians; its
+ * interval a t interval whose variance adds the sampling noise of a round
+ * median, the drift between rounds (net of that noise) and the shift
+ * between processes, each measured on the case and shrunk toward the
+ * suite's typical. Verdicts (docs/regression-statistics.md):
+ *   regression / improvement  the estimate beyond the threshold, and a
+ *                             change of at least half the threshold
+ *                             established: one-sided p <= alpha after Holm
+ *                             over every compared case (and the medians
+ *                             apart by min_change, when set)
+ *   same                      the whole (1 - alpha) interval within +-threshold
+ *   unsure                    otherwise, with the reason
+ * The samples-only Mann-Whitney test (gb_compare_samples) is not used: it
+ * treats every sample as independent, so drift between rounds and shifts
+ * between processes look to it like changes. */
 #include "compare.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_stats.h"
 #include "mannwhitney.h"
 #include "results_model.h"
 #include "stats.h"
@@ -123,37 +127,6 @@ int gb_compare_samples(const double *base, size_t nb, const double *cur, size_t 
     return 0;
 }
 
-double gb_round_spread(const double *samples, size_t n, const size_t *round_n, int rounds) {
-    double lo = 0, hi = 0;
-    int counted = gb_stats_round_median_range(samples, n, round_n, rounds, &lo, &hi);
-    return counted >= 2 && lo > 0 ? hi / lo - 1.0 : 0;
-}
-
-void gb_apply_noise_floor(gb_sample_verdict *v, double floor) {
-    if (!(floor > 0)) return;
-    if (v->verdict == GB_V_REGRESSION && !(v->ci_low > floor)) {
-        v->verdict = GB_V_UNSURE;
-        snprintf(v->reason, sizeof v->reason,
-                 "interval reaches %+.1f%%, within the %.1f%% the runs varied between their own rounds",
-                 100.0 * v->ci_low, 100.0 * floor);
-    } else if (v->verdict == GB_V_IMPROVEMENT && !(v->ci_high < -floor)) {
-        v->verdict = GB_V_UNSURE;
-        snprintf(v->reason, sizeof v->reason,
-                 "interval reaches %+.1f%%, within the %.1f%% the runs varied between their own rounds",
-                 100.0 * v->ci_high, 100.0 * floor);
-    }
-}
-
-void gb_apply_time_floor(gb_sample_verdict *v, double min_change_s) {
-    if (v->verdict != GB_V_REGRESSION && v->verdict != GB_V_IMPROVEMENT) return;
-    double shift = v->cur_median - v->base_median;
-    if (!(fabs(shift) < min_change_s)) return;
-    v->verdict = GB_V_UNSURE;
-    snprintf(v->reason, sizeof v->reason,
-             "medians differ by %.2g us, under the %.2g us a launch-bound call varies between processes",
-             fabs(shift) * 1e6, min_change_s * 1e6);
-}
-
 /* ---- names and keys --------------------------------------------------- */
 
 void gb_result_device_tag(const gb_result *r, char *buf, size_t len) {
@@ -243,16 +216,6 @@ static int same_key(const entry *a, const entry *b) {
     return pa->present && pb->present && gb_kvlist_equal(pa, pb);
 }
 
-/* The spread of a result's round medians (gb_round_spread), from its
- * samples and round sizes; 0 when it has none (a one-round run, or a file
- * from before rounds). */
-static double round_spread_of(const gb_result *r) {
-    size_t round_n[64];
-    int rounds = 0;
-    for (size_t i = 0; i < r->nrounds && rounds < 64; i++) round_n[rounds++] = r->round_sizes[i];
-    return gb_round_spread(r->samples, r->nsamples, round_n, rounds);
-}
-
 static int verification_failed(const gb_result *r) {
     return r->verification.present && r->verification.status == GB_VS_FAILED;
 }
@@ -277,16 +240,6 @@ static int current_failed(const gb_result *r) {
 static void add_num_or_null(cJSON *o, const char *k, double v) {
     if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
     else cJSON_AddNullToObject(o, k);
-}
-
-static cJSON *side_obj(const gb_result *r, const char *desc, size_t n, double median, double spread) {
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "status", gb_result_status_name(r->status));
-    if (strcmp(desc, "ok") != 0) cJSON_AddStringToObject(s, "detail", desc);
-    cJSON_AddNumberToObject(s, "n", (double)n);
-    add_num_or_null(s, "median_s", median);
-    cJSON_AddNumberToObject(s, "round_spread", spread);
-    return s;
 }
 
 /* ---- provenance ------------------------------------------------------- */
@@ -403,126 +356,371 @@ static void warn_incomplete(const gb_results *doc, const char *which, cJSON *war
 
 /* ---- the comparison document ----------------------------------------- */
 
-cJSON *gb_compare_docs(const gb_results *base, const char *base_name, const gb_results *cur, const char *cur_name,
+#define GB_MAX_PROCS 64
+
+/* One result of the first baseline with its matches in every file. */
+typedef struct {
+    entry *b;                        /* the first baseline's result: its name and key */
+    const gb_result *bp[GB_MAX_PROCS], *cp[GB_MAX_PROCS];
+    int kb, kc;                      /* usable (ok) processes a side */
+    int nb_seen, nc_seen;            /* files holding the result at all */
+    const gb_result *cfail;          /* a current result that failed, if any */
+    gb_rule rule;
+    gb_case_noise noise;
+    gb_change ch;
+    int have_ch;
+    double p, p_holm;
+    gb_cmp_verdict verdict;
+    char reason[480];
+    char db[120], dc[120];
+    int plans_b, plan_changed;       /* distinct library plans in the baseline; current ran another */
+} matched;
+
+/* The plan a library chose for a result, when its backend records one
+ * (extra.plan: FFTW's, with planner=measure picked per process). */
+static const char *plan_of(const gb_result *r) {
+    const gb_value *v = gb_kv_find(&r->extra, "plan");
+    return v && v->kind == GB_VAL_STRING ? v->text : NULL;
+}
+
+/* How many distinct plans the baseline's runs chose, and whether a current
+ * run chose one none of them did. */
+static void compare_plans(matched *m) {
+    const char *seen[GB_MAX_PROCS];
+    int n = 0;
+    for (int k = 0; k < m->kb; k++) {
+        const char *p = plan_of(m->bp[k]);
+        int dup = !p;
+        for (int j = 0; j < n && !dup; j++) dup = !strcmp(seen[j], p);
+        if (!dup) seen[n++] = p;
+    }
+    m->plans_b = n;
+    for (int k = 0; k < m->kc; k++) {
+        const char *p = plan_of(m->cp[k]);
+        int known = !p || n == 0;
+        for (int j = 0; j < n && !known; j++) known = !strcmp(seen[j], p);
+        if (!known) m->plan_changed = 1;
+    }
+}
+
+static void views_of(const gb_result *const *r, int k, gb_proc_view *v) {
+    for (int i = 0; i < k; i++)
+        v[i] = (gb_proc_view){r[i]->samples, r[i]->nsamples, r[i]->round_sizes, r[i]->nrounds};
+}
+
+/* Find b's result in doc's entries (not yet matched); mark it. */
+static entry *match_in(entries *es, const entry *b) {
+    for (size_t j = 0; j < es->n; j++)
+        if (!es->e[j].matched && same_key(b, &es->e[j])) {
+            es->e[j].matched = 1;
+            return &es->e[j];
+        }
+    return NULL;
+}
+
+static cJSON *side_json(const gb_result *r, const char *desc, int files, int runs, double median, double round_spread,
+                        double proc_spread) {
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "status", gb_result_status_name(r->status));
+    if (strcmp(desc, "ok") != 0) cJSON_AddStringToObject(s, "detail", desc);
+    cJSON_AddNumberToObject(s, "n", (double)r->nsamples);
+    cJSON_AddNumberToObject(s, "files", files);
+    cJSON_AddNumberToObject(s, "runs", runs);
+    add_num_or_null(s, "median_s", median);
+    add_num_or_null(s, "round_spread", round_spread);
+    add_num_or_null(s, "process_spread", proc_spread);
+    return s;
+}
+
+/* The verdict of one case from its change, interval and Holm-adjusted p
+ * (of "the change is beyond half the threshold"). */
+static void judge(matched *m, double lo, double hi, size_t family) {
+    double t = m->rule.threshold, change = exp(m->ch.d) - 1;
+    double shift = exp(m->noise.mean_c) - exp(m->noise.mean_b);
+    int established = m->p_holm <= m->rule.alpha, beyond = fabs(change) > t;
+    char noise[200];
+    snprintf(noise, sizeof noise, "between processes %.2g%% (%s), between rounds %.2g%%",
+             100 * sqrt(m->ch.proc_var),
+             m->ch.proc_measured ? "this case's runs"
+                                 : "typical of the suite: this case's cannot be measured from one run a side",
+             100 * sqrt(m->ch.round_var));
+    if (established && beyond && m->plan_changed) {
+        /* recorded and shown, not hidden: the lottery is not the code */
+        m->verdict = GB_V_UNSURE;
+        snprintf(m->reason, sizeof m->reason,
+                 "changed by %+.1f%%, but the current run's library chose a plan none of the baseline's runs did "
+                 "(extra.plan; FFTW's planner=measure picks per process): re-run, or give the baseline more runs",
+                 100 * change);
+        return;
+    }
+    if (established && beyond && fabs(shift) >= m->rule.min_change_s) {
+        m->verdict = change > 0 ? GB_V_REGRESSION : GB_V_IMPROVEMENT;
+        return;
+    }
+    if (lo >= -t && hi <= t) {
+        m->verdict = GB_V_SAME;
+        return;
+    }
+    m->verdict = GB_V_UNSURE;
+    if (established && beyond)
+        snprintf(m->reason, sizeof m->reason, "medians differ by %.3g us, under --min-change %.3g us", fabs(shift) * 1e6,
+                 m->rule.min_change_s * 1e6);
+    else if (established)
+        snprintf(m->reason, sizeof m->reason,
+                 "changed by %+.1f%%, within the %.3g%% threshold, but the interval reaches %+.1f%%; %.150s",
+                 100 * change, 100 * t, 100 * (change > 0 ? hi : lo), noise);
+    else
+        snprintf(m->reason, sizeof m->reason,
+                 "interval [%+.1f%%, %+.1f%%] is not within +-%.3g%%, and a change of %.3g%% or more is not "
+                 "established (p = %.2g, %.2g after Holm over %zu cases > alpha %g); %.150s",
+                 100 * lo, 100 * hi, 100 * t, 50 * t, m->p, m->p_holm, family, m->rule.alpha, noise);
+}
+
+cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_names, size_t nbase,
+                       const gb_results *const *cur, const char *const *cur_names, size_t ncur,
                        const gb_compare_options *o) {
+    if (nbase == 0 || ncur == 0 || nbase > GB_MAX_PROCS || ncur > GB_MAX_PROCS) return NULL;
     /* Machines are part of the key only when a merged file holds several:
      * single runs on CI runners with changing hostnames must still match. */
-    int by_machine = distinct_run_names(base) > 1 || distinct_run_names(cur) > 1;
-    entries eb = {0}, ec = {0};
+    int by_machine = 0;
+    for (size_t i = 0; i < nbase; i++) by_machine |= distinct_run_names(base[i]) > 1;
+    for (size_t i = 0; i < ncur; i++) by_machine |= distinct_run_names(cur[i]) > 1;
+    entries eb[GB_MAX_PROCS], ec[GB_MAX_PROCS];
+    memset(eb, 0, sizeof eb);
+    memset(ec, 0, sizeof ec);
+    matched *ms = NULL;
     cJSON *doc = NULL;
-    if (collect(base, by_machine, &eb) != 0 || collect(cur, by_machine, &ec) != 0) goto out;
+    int failed = 0;
+    for (size_t i = 0; i < nbase; i++) failed |= collect(base[i], by_machine, &eb[i]) != 0;
+    for (size_t i = 0; i < ncur; i++) failed |= collect(cur[i], by_machine, &ec[i]) != 0;
+    if (failed || !(ms = calloc(eb[0].n ? eb[0].n : 1, sizeof *ms))) goto out;
 
     doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "schema", "gpubench-compare");
-    cJSON_AddNumberToObject(doc, "schema_version", 1);
-    cJSON_AddItemToObject(doc, "baseline", describe_doc(base, base_name));
-    cJSON_AddItemToObject(doc, "current", describe_doc(cur, cur_name));
+    cJSON_AddNumberToObject(doc, "schema_version", 2);
+    cJSON_AddItemToObject(doc, "baseline", describe_doc(base[0], base_names[0]));
+    cJSON_AddItemToObject(doc, "current", describe_doc(cur[0], cur_names[0]));
+    cJSON *bl = cJSON_AddArrayToObject(doc, "baseline_files"), *cl = cJSON_AddArrayToObject(doc, "current_files");
+    for (size_t i = 0; i < nbase; i++) cJSON_AddItemToArray(bl, describe_doc(base[i], base_names[i]));
+    for (size_t i = 0; i < ncur; i++) cJSON_AddItemToArray(cl, describe_doc(cur[i], cur_names[i]));
     cJSON *method = cJSON_AddObjectToObject(doc, "method");
-    cJSON_AddStringToObject(method, "test", "Mann-Whitney U, two-sided");
-    cJSON_AddStringToObject(method, "change", "Hodges-Lehmann estimate of the time ratio current/baseline, minus 1");
+    cJSON_AddStringToObject(method, "test",
+                            "t on the medians of rounds and runs (between-round and between-process variance, "
+                            "each shrunk toward the suite's typical), Holm over the cases");
+    cJSON_AddStringToObject(method, "change", "ratio of the runs' mean log round medians, current/baseline, minus 1");
     cJSON_AddNumberToObject(method, "threshold", o->rule.threshold);
     cJSON_AddNumberToObject(method, "alpha", o->rule.alpha);
     cJSON_AddNumberToObject(method, "min_change_s", o->rule.min_change_s);
+    cJSON_AddNumberToObject(method, "require_present", o->require_present);
+    cJSON_AddNumberToObject(method, "baseline_runs", (double)nbase);
+    cJSON_AddNumberToObject(method, "current_runs", (double)ncur);
     if (o->policy_path) cJSON_AddStringToObject(method, "policy", o->policy_path);
     else cJSON_AddNullToObject(method, "policy");
     cJSON_AddBoolToObject(method, "by_machine", by_machine);
 
     cJSON *warnings = cJSON_AddArrayToObject(doc, "warnings");
     if (!by_machine) {
-        compare_runs(&base->runs[0], &cur->runs[0], NULL, warnings);
+        compare_runs(&base[0]->runs[0], &cur[0]->runs[0], NULL, warnings);
     } else {
-        for (size_t i = 0; i < base->nruns; i++)
-            for (size_t j = 0; j < cur->nruns; j++) {
-                const char *na = gb_results_run_name(base, (int)i);
-                if (strcmp(na, gb_results_run_name(cur, (int)j)) != 0) continue;
-                compare_runs(&base->runs[i], &cur->runs[j], na, warnings);
+        for (size_t i = 0; i < base[0]->nruns; i++)
+            for (size_t j = 0; j < cur[0]->nruns; j++) {
+                const char *na = gb_results_run_name(base[0], (int)i);
+                if (strcmp(na, gb_results_run_name(cur[0], (int)j)) != 0) continue;
+                compare_runs(&base[0]->runs[i], &cur[0]->runs[j], na, warnings);
             }
     }
-    warn_incomplete(base, "baseline", warnings);
-    warn_incomplete(cur, "current", warnings);
+    for (size_t i = 0; i < nbase; i++) warn_incomplete(base[i], "baseline", warnings);
+    for (size_t i = 0; i < ncur; i++) warn_incomplete(cur[i], "current", warnings);
+    if (nbase == 1 && ncur == 1)
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(
+            "one run a side: how much each case moves between processes cannot be measured, so every case is "
+            "judged by the suite's typical between-process spread; a baseline of two or more runs "
+            "(compare BASE1 BASE2 ... -- CURRENT) measures it per case"));
 
-    int counts[GB_V_NOT_COMPARED + 1] = {0};
-    cJSON *list = cJSON_AddArrayToObject(doc, "comparisons");
     cJSON *only_b = cJSON_AddArrayToObject(doc, "only_in_baseline");
     cJSON *only_c = cJSON_AddArrayToObject(doc, "only_in_current");
-    int failed_only_current = 0;
-    char name[400], db[120], dc[120];
-
-    for (size_t i = 0; i < eb.n; i++) {
-        entry *b = &eb.e[i], *c = NULL;
-        for (size_t j = 0; j < ec.n && !c; j++)
-            if (!ec.e[j].matched && same_key(b, &ec.e[j])) c = &ec.e[j];
-        gb_result_name(b->c, b->r, b->machine, name, sizeof name);
-        if (!c) {
+    size_t nm = 0;
+    char name[400];
+    /* match, and summarise every case's noise */
+    for (size_t i = 0; i < eb[0].n; i++) {
+        matched *m = &ms[nm];
+        memset(m, 0, sizeof *m);
+        m->b = &eb[0].e[i];
+        const gb_result *br[GB_MAX_PROCS], *cr[GB_MAX_PROCS];
+        br[m->nb_seen++] = m->b->r;
+        for (size_t f = 1; f < nbase; f++) {
+            entry *x = match_in(&eb[f], m->b);
+            if (x) br[m->nb_seen++] = x->r;
+        }
+        for (size_t f = 0; f < ncur; f++) {
+            entry *x = match_in(&ec[f], m->b);
+            if (x) cr[m->nc_seen++] = x->r;
+        }
+        gb_result_name(m->b->c, m->b->r, m->b->machine, name, sizeof name);
+        if (m->nc_seen == 0) {
             cJSON_AddItemToArray(only_b, cJSON_CreateString(name));
             continue;
         }
-        c->matched = b->matched = 1;
-        gb_rule rule = gb_policy_rule(o->policy, b->c->op, b->r->backend, o->rule, o->cli_set);
-        cJSON *item = cJSON_CreateObject();
-        cJSON_AddStringToObject(item, "name", name);
-        cJSON_AddStringToObject(item, "op", b->c->op);
-        cJSON_AddStringToObject(item, "dtype", b->c->dtype);
-        cJSON_AddStringToObject(item, "label", b->c->label);
-        cJSON_AddItemToObject(item, "shape", gb_case_shape_to_cjson(b->c));
-        if (b->c->params.present) cJSON_AddItemToObject(item, "params", gb_kvlist_to_cjson(&b->c->params));
-        cJSON_AddStringToObject(item, "backend", b->r->backend);
-        cJSON_AddStringToObject(item, "timing", b->r->timing);
-        if (b->machine) cJSON_AddStringToObject(item, "machine", b->machine);
-        cJSON_AddNumberToObject(item, "threshold", rule.threshold);
-        cJSON_AddNumberToObject(item, "alpha", rule.alpha);
-        cJSON_AddNumberToObject(item, "min_change_s", rule.min_change_s);
-
-        int okb = result_ok(b->r, db, sizeof db), okc = result_ok(c->r, dc, sizeof dc);
-        size_t nb = b->r->nsamples, nc = c->r->nsamples;
-        const double *sb = b->r->samples, *sc = c->r->samples;
-        gb_sample_verdict v;
-        memset(&v, 0, sizeof v);
-        v.base_median = v.cur_median = v.change = v.ci_low = v.ci_high = v.p = NAN;
-        v.n_base = nb;
-        v.n_cur = nc;
-        if (current_failed(c->r)) {
-            v.verdict = GB_V_FAILED;
-            snprintf(v.reason, sizeof v.reason, "current: %s", dc);
-        } else if (!okb || !okc) {
-            v.verdict = GB_V_NOT_COMPARED;
-            snprintf(v.reason, sizeof v.reason, "%s%s%s%s", okb ? "" : "baseline: ", okb ? "" : db,
-                     !okb && !okc ? "; " : "", okc ? "" : "current: ");
-            if (!okc) strncat(v.reason, dc, sizeof v.reason - strlen(v.reason) - 1);
-        } else if (gb_compare_samples(sb, nb, sc, nc, rule, &v) != 0) {
-            v.verdict = GB_V_NOT_COMPARED;
-            snprintf(v.reason, sizeof v.reason, "out of memory");
+        nm++;
+        m->rule = gb_policy_rule(o->policy, m->b->c->op, m->b->r->backend, o->rule, o->cli_set);
+        int okb = result_ok(br[0], m->db, sizeof m->db), okc = 0;
+        for (int k = 0; k < m->nc_seen; k++) {
+            if (current_failed(cr[k]) && !m->cfail) m->cfail = cr[k];
+            char d[120];
+            if (result_ok(cr[k], d, sizeof d)) { m->cp[m->kc++] = cr[k]; okc = 1; }
+            if (k == 0 || !okc) snprintf(m->dc, sizeof m->dc, "%s", d);
         }
-        double spread_b = round_spread_of(b->r), spread_c = round_spread_of(c->r);
-        double floor = spread_b > spread_c ? spread_b : spread_c;
-        gb_apply_noise_floor(&v, floor);
-        gb_apply_time_floor(&v, rule.min_change_s);
-        counts[v.verdict]++;
-        cJSON_AddItemToObject(item, "baseline", side_obj(b->r, db, v.n_base, v.base_median, spread_b));
-        cJSON_AddItemToObject(item, "current", side_obj(c->r, dc, v.n_cur, v.cur_median, spread_c));
-        cJSON_AddNumberToObject(item, "noise_floor", floor);
-        add_num_or_null(item, "change", v.change);
-        add_num_or_null(item, "ci_low", v.ci_low);
-        add_num_or_null(item, "ci_high", v.ci_high);
-        add_num_or_null(item, "p_value", v.p);
-        if (isfinite(v.p)) cJSON_AddStringToObject(item, "test", v.exact ? "exact" : "normal");
-        cJSON_AddStringToObject(item, "verdict", gb_verdict_name(v.verdict));
-        cJSON_AddStringToObject(item, "reason", v.reason);
+        for (int k = 0; k < m->nb_seen; k++) {
+            char d[120];
+            if (result_ok(br[k], d, sizeof d)) m->bp[m->kb++] = br[k];
+        }
+        if (m->cfail) {
+            m->verdict = GB_V_FAILED;
+            result_ok(m->cfail, m->dc, sizeof m->dc);
+            snprintf(m->reason, sizeof m->reason, "current: %s", m->dc);
+            continue;
+        }
+        if (!okb || !okc) {
+            m->verdict = GB_V_NOT_COMPARED;
+            snprintf(m->reason, sizeof m->reason, "%s%s%s%s%s", okb ? "" : "baseline: ", okb ? "" : m->db,
+                     !okb && !okc ? "; " : "", okc ? "" : "current: ", okc ? "" : m->dc);
+            continue;
+        }
+        gb_proc_view vb[GB_MAX_PROCS], vc[GB_MAX_PROCS];
+        views_of(m->bp, m->kb, vb);
+        views_of(m->cp, m->kc, vc);
+        gb_noise_summarize(vb, m->kb, vc, m->kc, &m->noise);
+        compare_plans(m);
+        if (!m->noise.ok) {
+            m->verdict = GB_V_NOT_COMPARED;
+            snprintf(m->reason, sizeof m->reason, "%s", m->noise.reason);
+        }
+    }
+    /* the suite's typical noise, every case's change, Holm over the family */
+    gb_case_noise *all = calloc(nm ? nm : 1, sizeof *all);
+    double *p = calloc(nm ? nm : 1, sizeof *p), *adj = calloc(nm ? nm : 1, sizeof *adj);
+    if (!all || !p || !adj) {
+        free(all); free(p); free(adj);
+        cJSON_Delete(doc);
+        doc = NULL;
+        goto out;
+    }
+    for (size_t i = 0; i < nm; i++) all[i] = ms[i].noise; /* ok == 0 for the rest */
+    gb_noise_prior prior;
+    gb_noise_priors(all, nm, &prior);
+    size_t family = 0;
+    for (size_t i = 0; i < nm; i++) {
+        matched *m = &ms[i];
+        p[i] = NAN;
+        if (!m->noise.ok || m->verdict == GB_V_FAILED) continue;
+        if (gb_noise_change(&m->noise, &prior, &m->ch) != 0) {
+            m->verdict = GB_V_UNSURE;
+            snprintf(m->reason, sizeof m->reason,
+                     "between-process noise unknown: one run a side and fewer than 8 cases to learn it from; give a "
+                     "baseline of two or more runs (compare BASE1 BASE2 -- CURRENT)");
+            continue;
+        }
+        m->have_ch = 1;
+        /* H0: the change is within half the threshold on the side it
+         * points to (one-sided, doubled for the two sides a case could
+         * move); the verdict also wants the estimate beyond the threshold */
+        double half = m->rule.threshold / 2;
+        double edge = m->ch.d >= 0 ? log1p(half) : -log1p(-fmin(half, 0.999));
+        double beyond = fabs(m->ch.d) - edge;
+        p[i] = m->ch.se > 0 ? fmin(1, 2 * (1 - gb_t_cdf(beyond / m->ch.se, m->ch.df))) : (beyond > 0 ? 0 : 1);
+        family++;
+    }
+    gb_holm(p, nm, adj);
+    int counts[GB_V_NOT_COMPARED + 1] = {0};
+    cJSON *list = cJSON_AddArrayToObject(doc, "comparisons");
+    for (size_t i = 0; i < nm; i++) {
+        matched *m = &ms[i];
+        double lo = NAN, hi = NAN, change = NAN;
+        if (m->have_ch) {
+            m->p = p[i];
+            m->p_holm = adj[i];
+            double q = gb_t_quantile(1 - m->rule.alpha / 2, m->ch.df);
+            change = exp(m->ch.d) - 1;
+            lo = exp(m->ch.d - q * m->ch.se) - 1;
+            hi = exp(m->ch.d + q * m->ch.se) - 1;
+            judge(m, lo, hi, family);
+        }
+        counts[m->verdict]++;
+        const gb_case_result *c = m->b->c;
+        cJSON *item = cJSON_CreateObject();
+        gb_result_name(c, m->b->r, m->b->machine, name, sizeof name);
+        cJSON_AddStringToObject(item, "name", name);
+        cJSON_AddStringToObject(item, "op", c->op);
+        cJSON_AddStringToObject(item, "dtype", c->dtype);
+        cJSON_AddStringToObject(item, "label", c->label);
+        cJSON_AddItemToObject(item, "shape", gb_case_shape_to_cjson(c));
+        if (c->params.present) cJSON_AddItemToObject(item, "params", gb_kvlist_to_cjson(&c->params));
+        cJSON_AddStringToObject(item, "backend", m->b->r->backend);
+        cJSON_AddStringToObject(item, "timing", m->b->r->timing);
+        if (m->b->machine) cJSON_AddStringToObject(item, "machine", m->b->machine);
+        cJSON_AddNumberToObject(item, "threshold", m->rule.threshold);
+        cJSON_AddNumberToObject(item, "alpha", m->rule.alpha);
+        cJSON_AddNumberToObject(item, "min_change_s", m->rule.min_change_s);
+        int ok = m->noise.ok;
+        cJSON_AddItemToObject(item, "baseline",
+                              side_json(m->b->r, m->db, m->nb_seen, m->kb, ok ? exp(m->noise.mean_b) : NAN,
+                                        ok ? m->noise.round_spread : NAN, ok ? m->noise.proc_spread_b : NAN));
+        cJSON_AddItemToObject(item, "current",
+                              side_json(m->cp[0] ? m->cp[0] : m->b->r, m->dc, m->nc_seen, m->kc,
+                                        ok ? exp(m->noise.mean_c) : NAN, ok ? m->noise.round_spread : NAN,
+                                        ok ? m->noise.proc_spread_c : NAN));
+        add_num_or_null(item, "change", change);
+        add_num_or_null(item, "ci_low", lo);
+        add_num_or_null(item, "ci_high", hi);
+        add_num_or_null(item, "p_value", m->have_ch ? m->p : NAN);
+        add_num_or_null(item, "p_holm", m->have_ch ? m->p_holm : NAN);
+        add_num_or_null(item, "df", m->have_ch && isfinite(m->ch.df) ? m->ch.df : NAN);
+        if (m->have_ch) {
+            cJSON *nz = cJSON_AddObjectToObject(item, "noise");
+            cJSON_AddNumberToObject(nz, "process_sd", sqrt(m->ch.proc_var));
+            cJSON_AddStringToObject(nz, "process_from", m->ch.proc_measured ? "case" : "suite");
+            cJSON_AddNumberToObject(nz, "round_sd", sqrt(m->ch.round_var));
+            cJSON_AddNumberToObject(nz, "sampling_sd", sqrt(m->noise.vw));
+        }
+        if (m->plans_b) {
+            cJSON_AddNumberToObject(item, "baseline_plans", m->plans_b);
+            cJSON_AddBoolToObject(item, "plan_changed", m->plan_changed);
+        }
+        cJSON_AddStringToObject(item, "verdict", gb_verdict_name(m->verdict));
+        /* a case that moves a lot between processes says so whatever its verdict */
+        double ps = m->noise.proc_spread_b;
+        if (ok && isfinite(ps) && ps > m->rule.threshold) {
+            char tail[sizeof m->reason];
+            memcpy(tail, m->reason, sizeof tail);
+            char plans[48] = "";
+            if (m->plans_b > 1) snprintf(plans, sizeof plans, " (%d plans)", m->plans_b);
+            snprintf(m->reason, sizeof m->reason, "process spread %.0f%% over %d baseline runs%s%s%.400s", 100 * ps,
+                     m->kb, plans, *tail ? "; " : "", tail);
+        }
+        cJSON_AddStringToObject(item, "reason", m->reason);
         cJSON_AddItemToArray(list, item);
     }
-    for (size_t j = 0; j < ec.n; j++) {
-        if (ec.e[j].matched) continue;
-        gb_result_name(ec.e[j].c, ec.e[j].r, ec.e[j].machine, name, sizeof name);
-        if (current_failed(ec.e[j].r)) {
-            failed_only_current++;
-            result_ok(ec.e[j].r, dc, sizeof dc);
-            char line[800];
-            snprintf(line, sizeof line, "%s (%s)", name, dc);
-            cJSON_AddItemToArray(only_c, cJSON_CreateString(line));
-        } else {
-            cJSON_AddItemToArray(only_c, cJSON_CreateString(name));
+    free(all);
+    free(p);
+    free(adj);
+    int failed_only_current = 0;
+    for (size_t f = 0; f < ncur; f++)
+        for (size_t j = 0; j < ec[f].n; j++) {
+            entry *x = &ec[f].e[j];
+            if (x->matched) continue;
+            x->matched = 1; /* the same result in a later current file is listed once */
+            for (size_t g = f + 1; g < ncur; g++) match_in(&ec[g], x);
+            gb_result_name(x->c, x->r, x->machine, name, sizeof name);
+            if (current_failed(x->r)) {
+                failed_only_current++;
+                char dc[120], line[800];
+                result_ok(x->r, dc, sizeof dc);
+                snprintf(line, sizeof line, "%s (%s)", name, dc);
+                cJSON_AddItemToArray(only_c, cJSON_CreateString(line));
+            } else {
+                cJSON_AddItemToArray(only_c, cJSON_CreateString(name));
+            }
         }
-    }
 
     cJSON *sum = cJSON_AddObjectToObject(doc, "summary");
     cJSON_AddNumberToObject(sum, "compared", (double)(counts[GB_V_SAME] + counts[GB_V_IMPROVEMENT] +
@@ -531,10 +729,30 @@ cJSON *gb_compare_docs(const gb_results *base, const char *base_name, const gb_r
     cJSON_AddNumberToObject(sum, "failed_only_in_current", failed_only_current);
     cJSON_AddNumberToObject(sum, "only_in_baseline", cJSON_GetArraySize(only_b));
     cJSON_AddNumberToObject(sum, "only_in_current", cJSON_GetArraySize(only_c));
+    double present = eb[0].n ? (double)nm / (double)eb[0].n : 0;
+    cJSON_AddNumberToObject(sum, "present", present);
     int bad = counts[GB_V_REGRESSION] + counts[GB_V_FAILED] + failed_only_current;
-    cJSON_AddNumberToObject(doc, "exit_code", bad ? 1 : 0);
+    int code = bad ? 1 : 0;
+    char err[300] = "";
+    if (nm == 0)
+        snprintf(err, sizeof err, "no result of the baseline matched one of the current run (%zu only in the baseline, "
+                 "%d only in the current run): nothing was compared", eb[0].n, cJSON_GetArraySize(only_c));
+    else if (present + 1e-12 < o->require_present)
+        snprintf(err, sizeof err, "only %zu of the baseline's %zu results (%.1f%%) are in the current run; at least "
+                 "%.4g%% must be (--require-present)", nm, eb[0].n, 100 * present, 100 * o->require_present);
+    if (*err) {
+        code = 2;
+        cJSON_AddStringToObject(doc, "error", err);
+    }
+    cJSON_AddNumberToObject(doc, "exit_code", code);
 out:
-    free(eb.e);
-    free(ec.e);
+    for (size_t i = 0; i < nbase; i++) free(eb[i].e);
+    for (size_t i = 0; i < ncur; i++) free(ec[i].e);
+    free(ms);
     return doc;
+}
+
+cJSON *gb_compare_docs(const gb_results *base, const char *base_name, const gb_results *cur, const char *cur_name,
+                       const gb_compare_options *o) {
+    return gb_compare_runs(&base, &base_name, 1, &cur, &cur_name, 1, o);
 }

@@ -1,13 +1,14 @@
-/* compare.h — regression check between two results documents.
+/* compare.h — regression check between runs.
  *
- * Matches every result of CURRENT with the one of BASELINE measuring the
- * same thing (op, dtype, shape, params, backend, timing kind — and machine,
- * when merged files hold several), judges each pair from its samples and
+ * Matches every result of the BASELINE runs with the CURRENT runs measuring
+ * the same thing (op, dtype, shape, params, backend, timing kind — and
+ * machine, when merged files hold several), judges each case from its
+ * rounds and processes (compare_stats.h) and
  * returns the whole verdict as a cJSON document (the `--format json`
  * output, schema "gpubench-compare"), which the table and Markdown renderers
  * read. The two documents are read through the results model
  * (results_model.h). Usable without the CLI. The statistics and the verdict
- * rules are documented in docs/ci.md. */
+ * rules are documented in docs/regression-statistics.md. */
 #ifndef GB_COMPARE_H
 #define GB_COMPARE_H
 #include <stddef.h>
@@ -31,27 +32,32 @@ const char *gb_verdict_name(gb_cmp_verdict v);
 /* Thresholds are fractions (0.05 = 5%). */
 typedef struct {
     double threshold;
-    double alpha;
-    double min_change_s;  /* the time floor: see gb_apply_time_floor */
+    double alpha;         /* family-wise, over the cases of one comparison (Holm) */
+    double min_change_s;  /* optional absolute floor on the medians' difference (0: none) */
 } gb_rule;
 
 #define GB_DEFAULT_THRESHOLD 0.05
 #define GB_DEFAULT_ALPHA 0.01
-/* 10 µs: between two processes of the same build on the H100 host, cuBLAS
- * GEMMs of 15-20 µs moved by 4.1-4.2 µs in every round (a launch-bound
- * call's fixed costs differ per process); twice that is the default. */
-#define GB_DEFAULT_MIN_CHANGE_S 10e-6
+/* No fixed time floor: each case's own between-process spread is its floor
+ * (compare_stats.h). A user may still set one (--min-change, policy). */
+#define GB_DEFAULT_MIN_CHANGE_S 0
 #define GB_DEFAULT_RULE {GB_DEFAULT_THRESHOLD, GB_DEFAULT_ALPHA, GB_DEFAULT_MIN_CHANGE_S}
+/* The share of the baseline's results the current run must hold. */
+#define GB_DEFAULT_REQUIRE_PRESENT 1.0
 
 /* Which values the command line set (they win over a policy's top level). */
-enum { GB_CLI_THRESHOLD = 1, GB_CLI_ALPHA = 2, GB_CLI_MIN_CHANGE = 4 };
+enum { GB_CLI_THRESHOLD = 1, GB_CLI_ALPHA = 2, GB_CLI_MIN_CHANGE = 4, GB_CLI_REQUIRE_PRESENT = 8 };
 
-/* Parse a duration: "10us", "0.5ms", "2e-5s" or a bare number of seconds.
- * Seconds in *out; 0 or -1. */
-int gb_parse_duration(const char *s, double *out);
+/* Parse a duration with its unit: "10us", "0.5ms", "2e-5s", "300ns"; "0"
+ * alone is allowed (zero needs no unit). Seconds in *out. 0, or -1 with
+ * why (sized >= 120) saying what was wrong: a bare "10" is refused, not
+ * read as 10 seconds. */
+int gb_parse_duration(const char *s, double *out, char *why, size_t len);
 
-/* Parse "5%", "5" (percent) or "0.5%": fraction in *out. 0 or -1. */
-int gb_parse_percent(const char *s, double *out);
+/* Parse a percentage with its sign: "5%", "0.5%". A bare number is refused
+ * (is 0.05 five percent or 0.05 percent?). Fraction in *out; 0, or -1 with
+ * why. */
+int gb_parse_percent(const char *s, double *out, char *why, size_t len);
 
 /* A policy file (docs/ci.md): default threshold/alpha plus per-op and
  * per-op-per-backend overrides. */
@@ -63,6 +69,8 @@ gb_policy *gb_policy_load(const char *path, gb_err *e);
 /* Same from a parsed document (the caller keeps ownership of doc). */
 gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, gb_err *e);
 void gb_policy_free(gb_policy *p);
+/* The policy's "require_present" share, or base when it has none. */
+double gb_policy_require_present(const gb_policy *p, double base);
 /* The rule for one op/backend: start from base (the CLI or built-in
  * default); the policy's top level replaces it only where the CLI did not
  * set a value (cli_set: GB_CLI_* bits), then the op's entry, then the op's
@@ -70,7 +78,10 @@ void gb_policy_free(gb_policy *p);
 gb_rule gb_policy_rule(const gb_policy *p, const char *op, const char *backend, gb_rule base,
                        unsigned cli_set);
 
-/* The verdict for one pair of sample sets. */
+/* What the samples alone say (Mann-Whitney U and Hodges-Lehmann over all
+ * samples of one result a side). It treats every sample as independent, so
+ * it cannot see drift between rounds or shifts between processes: compare
+ * decides by compare_stats.h instead. Kept for tools and its tests. */
 typedef struct {
     size_t n_base, n_cur;
     double base_median, cur_median;
@@ -82,46 +93,37 @@ typedef struct {
     char reason[160];         /* why unsure / not compared */
 } gb_sample_verdict;
 
-/* Judge cur against base under rule. Samples must be positive and finite
+/* Judge cur against base under rule (threshold, alpha). Samples must be positive and finite
  * (they are times); otherwise the verdict is GB_V_NOT_COMPARED with the
  * reason. Returns 0, or -1 on out of memory. */
 int gb_compare_samples(const double *base, size_t nb, const double *cur, size_t nc, gb_rule rule,
                        gb_sample_verdict *out);
-
-/* How far the medians of a result's rounds spread: max/min − 1 (0.08 = the
- * slowest round's median is 8% above the fastest's); 0 with fewer than two
- * rounds. round_n[r] samples of round r follow each other in samples. */
-double gb_round_spread(const double *samples, size_t n, const size_t *round_n, int rounds);
-
-/* The noise floor: a change no larger than the spread either run showed
- * between its own rounds is not evidence of a change, whatever the samples
- * of the two runs say (they cannot see what drifts between runs). A
- * regression or improvement whose interval does not clear floor becomes
- * unsure, with the reason. */
-void gb_apply_noise_floor(gb_sample_verdict *v, double floor);
-
-/* The time floor: a regression or improvement whose medians differ by less
- * than min_change_s (absolute) becomes unsure. Launch-bound calls of a few
- * microseconds shift by a few microseconds from one process to the next,
- * in every round alike, which neither the samples nor the rounds can show. */
-void gb_apply_time_floor(gb_sample_verdict *v, double min_change_s);
 
 typedef struct {
     gb_rule rule;                 /* CLI or built-in defaults */
     unsigned cli_set;             /* GB_CLI_* bits */
     const gb_policy *policy;      /* may be NULL */
     const char *policy_path;      /* shown in the report; may be NULL */
+    double require_present;       /* share of the baseline's results that must be matched (1: all) */
 } gb_compare_options;
 
 /* Compare two loaded results documents (gb_results_load). Names are what the
  * report calls them (their paths). Returns the comparison document:
- *   {"schema": "gpubench-compare", "schema_version": 1, "baseline": {...},
- *    "current": {...}, "method": {...}, "warnings": [...],
- *    "comparisons": [...], "only_in_baseline": [...], "only_in_current": [...],
- *    "summary": {...}, "exit_code": 0|1}
+ *   {"schema": "gpubench-compare", "schema_version": 2, "baseline": {...},
+ *    "current": {...}, "baseline_files": [...], "current_files": [...],
+ *    "method": {...}, "warnings": [...], "comparisons": [...],
+ *    "only_in_baseline": [...], "only_in_current": [...], "summary": {...},
+ *    "exit_code": 0|1|2, "error"?: "why 2"}
  * or NULL (out of memory). */
 cJSON *gb_compare_docs(const gb_results *base, const char *base_name, const gb_results *cur,
                        const char *cur_name, const gb_compare_options *o);
+/* The same with a baseline of nbase runs and a current side of ncur runs
+ * (each file one process: how much a case moves between them is measured,
+ * compare_stats.h). Cases are those of base[0]; exit_code is 2 (with
+ * "error") when none matched or fewer than o->require_present of them. */
+cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_names, size_t nbase,
+                       const gb_results *const *cur, const char *const *cur_names, size_t ncur,
+                       const gb_compare_options *o);
 
 typedef enum { GB_CMP_TABLE = 0, GB_CMP_MD, GB_CMP_JSON } gb_compare_format;
 /* Render a comparison document. */

@@ -18,35 +18,52 @@ struct gb_policy {
     cJSON *doc; /* validated copy */
 };
 
-int gb_parse_percent(const char *s, double *out) {
-    if (!s || !*s) return -1;
+int gb_parse_percent(const char *s, double *out, char *why, size_t len) {
     char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s) return -1;
-    while (*end == ' ') end++;
-    if (*end == '%') end++;
-    if (*end != '\0' || !isfinite(v) || v < 0) return -1;
+    double v = s && *s ? strtod(s, &end) : 0;
+    if (!s || end == s || !isfinite(v) || v < 0) {
+        snprintf(why, len, "expected a percentage like 5%%, got '%s'", s ? s : "");
+        return -1;
+    }
+    if (*end == '\0') {
+        snprintf(why, len, "'%s' has no %% sign: give it as %g%% (or, if a fraction was meant, %g%%)", s, v,
+                 100.0 * v);
+        return -1;
+    }
+    if (strcmp(end, "%") != 0) {
+        snprintf(why, len, "expected a percentage like 5%%, got '%s'", s);
+        return -1;
+    }
     *out = v / 100.0;
     return 0;
 }
 
-int gb_parse_duration(const char *s, double *out) {
+int gb_parse_duration(const char *s, double *out, char *why, size_t len) {
     static const struct { const char *unit; double scale; } units[] = {
-        {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"", 1}};
+        {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v) || v < 0) return -1;
+    double v = s && *s ? strtod(s, &end) : 0;
+    if (!s || !*s || end == s || errno || !isfinite(v) || v < 0) {
+        snprintf(why, len, "expected a duration like 10us or 0.5ms, got '%s'", s ? s : "");
+        return -1;
+    }
+    if (*end == '\0') {
+        if (v == 0) { *out = 0; return 0; }
+        snprintf(why, len, "%s: give a unit: %gus, %gms or %gs", s, v, v, v);
+        return -1;
+    }
     for (size_t i = 0; i < sizeof units / sizeof *units; i++)
         if (strcmp(end, units[i].unit) == 0) {
             *out = v * units[i].scale;
             return 0;
         }
+    snprintf(why, len, "'%s': unknown unit '%s' (ns, us, ms or s)", s, end);
     return -1;
 }
 
-/* threshold: "5%" or a number (percent). alpha: a number in (0, 1).
- * min_change: "10us" or a number of seconds. */
+/* threshold: "5%" (a string with its sign). alpha: a number in (0, 1).
+ * min_change: "10us" (a string with its unit). require_present: "90%". */
 static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, int allow_backends,
                           const char *name, gb_err *e) {
     if (!cJSON_IsObject(obj)) {
@@ -55,19 +72,23 @@ static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, in
     }
     for (const cJSON *it = obj->child; it; it = it->next) {
         const char *k = it->string;
-        if (strcmp(k, "threshold") == 0) {
-            double t;
-            if (cJSON_IsString(it) ? gb_parse_percent(it->valuestring, &t) != 0
-                                   : !(cJSON_IsNumber(it) && it->valuedouble >= 0)) {
-                gb_errf(e, GB_FAIL, "%s: %s.threshold: expected a percentage like \"5%%\"", name, where);
+        int pct = !strcmp(k, "threshold") || (allow_ops && !strcmp(k, "require_present"));
+        if (pct || strcmp(k, "min_change") == 0) {
+            double v;
+            char why[160];
+            if (!cJSON_IsString(it)) {
+                char *txt = cJSON_PrintUnformatted(it);
+                snprintf(why, sizeof why, "%s is not a string: write it with its %s, e.g. %s", txt ? txt : "?",
+                         pct ? "% sign" : "unit", pct ? "\"5%\"" : "\"10us\"");
+                free(txt);
+            }
+            if (!cJSON_IsString(it) || (pct ? gb_parse_percent(it->valuestring, &v, why, sizeof why)
+                                            : gb_parse_duration(it->valuestring, &v, why, sizeof why)) != 0) {
+                gb_errf(e, GB_FAIL, "%s: %s.%s: %s", name, where, k, why);
                 return -1;
             }
-        } else if (strcmp(k, "min_change") == 0) {
-            double d;
-            if (cJSON_IsString(it) ? gb_parse_duration(it->valuestring, &d) != 0
-                                   : !(cJSON_IsNumber(it) && it->valuedouble >= 0)) {
-                gb_errf(e, GB_FAIL, "%s: %s.min_change: expected a duration like \"10us\" (or seconds)", name,
-                         where);
+            if (!strcmp(k, "require_present") && v > 1) {
+                gb_errf(e, GB_FAIL, "%s: %s.require_present: %s is over 100%%", name, where, it->valuestring);
                 return -1;
             }
         } else if (strcmp(k, "alpha") == 0) {
@@ -106,7 +127,7 @@ static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, in
             }
         } else {
             gb_errf(e, GB_FAIL, "%s: %s: unknown key \"%s\" (expected threshold, alpha, min_change%s%s)", name,
-                     where, k, allow_ops ? ", ops" : "", allow_backends ? ", backends" : "");
+                     where, k, allow_ops ? ", require_present, ops" : "", allow_backends ? ", backends" : "");
             return -1;
         }
     }
@@ -160,6 +181,14 @@ gb_policy *gb_policy_load(const char *path, gb_err *e) {
     return p;
 }
 
+double gb_policy_require_present(const gb_policy *p, double base) {
+    const cJSON *rp = p ? cJSON_GetObjectItemCaseSensitive(p->doc, "require_present") : NULL;
+    double v;
+    char why[160];
+    if (cJSON_IsString(rp) && gb_parse_percent(rp->valuestring, &v, why, sizeof why) == 0) return v;
+    return base;
+}
+
 void gb_policy_free(gb_policy *p) {
     if (!p) return;
     cJSON_Delete(p->doc);
@@ -172,14 +201,12 @@ static void apply(const cJSON *obj, gb_rule *r, int set_t, int set_a, int set_m)
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "alpha");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, "min_change");
     double v;
-    if (m && set_m) {
-        if (cJSON_IsString(m) && gb_parse_duration(m->valuestring, &v) == 0) r->min_change_s = v;
-        else if (cJSON_IsNumber(m)) r->min_change_s = m->valuedouble;
-    }
-    if (t && set_t) {
-        if (cJSON_IsString(t) && gb_parse_percent(t->valuestring, &v) == 0) r->threshold = v;
-        else if (cJSON_IsNumber(t)) r->threshold = t->valuedouble / 100.0;
-    }
+    char why[160];
+    /* validated when loaded: strings with their units */
+    if (m && set_m && cJSON_IsString(m) && gb_parse_duration(m->valuestring, &v, why, sizeof why) == 0)
+        r->min_change_s = v;
+    if (t && set_t && cJSON_IsString(t) && gb_parse_percent(t->valuestring, &v, why, sizeof why) == 0)
+        r->threshold = v;
     if (cJSON_IsNumber(a) && set_a) r->alpha = a->valuedouble;
 }
 

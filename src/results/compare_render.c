@@ -94,11 +94,11 @@ static void header(const cJSON *cmp, int md, FILE *out) {
         fprintf(out, "\n");
     }
     double a = n_of(m, "alpha");
-    fprintf(out, "%sthreshold %.1f%%, alpha %g%s%s%s: change = Hodges-Lehmann ratio estimate (the median "
-            "of every current/baseline sample ratio: it can differ from the ratio of the two medians), its %g%% "
-            "interval, Mann-Whitney U p-value\n\n",
+    fprintf(out, "%sthreshold %.1f%%, alpha %g%s%s%s: %.0f baseline run%s, %.0f current; change = ratio of the "
+            "runs' round medians, %g%% interval from their rounds and runs, p Holm-adjusted over the cases\n\n",
             md ? "- " : "", 100.0 * n_of(m, "threshold"), a, *s_of(m, "policy") ? " (policy " : "",
-            s_of(m, "policy"), *s_of(m, "policy") ? " overrides per op)" : "", 100.0 * (1.0 - a));
+            s_of(m, "policy"), *s_of(m, "policy") ? " overrides per op)" : "", n_of(m, "baseline_runs"),
+            n_of(m, "baseline_runs") == 1 ? "" : "s", n_of(m, "current_runs"), 100.0 * (1.0 - a));
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(cmp, "warnings");
     if (w && w->child) {
         if (md) fprintf(out, "> [!WARNING]\n");
@@ -138,7 +138,8 @@ static void summary(const cJSON *cmp, int md, FILE *out) {
         else
             fprintf(out, "%s%s %s %s\n", md ? "- " : "  ", loud(v, md), s_of(it, "name"), ch);
     }
-    fprintf(out, "%s", n_of(cmp, "exit_code") != 0 ? "Result: FAIL\n" : "Result: pass\n");
+    if (*s_of(cmp, "error")) fprintf(out, "Result: ERROR: %s\n", s_of(cmp, "error"));
+    else fprintf(out, "%s", n_of(cmp, "exit_code") != 0 ? "Result: FAIL\n" : "Result: pass\n");
 }
 
 /* One comparison's cells as both formats print them. */
@@ -151,7 +152,7 @@ static void row_format(const cJSON *it, row_cells *r) {
     fmt_time(n_of(cJSON_GetObjectItemCaseSensitive(it, "current"), "median_s"), r->cur, sizeof r->cur);
     fmt_pct(n_of(it, "change"), r->change, sizeof r->change);
     fmt_ci(it, r->interval, sizeof r->interval);
-    fmt_p(n_of(it, "p_value"), r->p, sizeof r->p);
+    fmt_p(n_of(it, "p_holm"), r->p, sizeof r->p);
 }
 
 static void table(const cJSON *cmp, FILE *out) {

@@ -1,6 +1,7 @@
 /* fleet.c — columns (run, device), rows (cases), and each cell judged
  * against the row's reference column with compare's statistics. */
 #include "fleet.h"
+#include "compare_stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -226,6 +227,35 @@ static cJSON *device_json(const gb_device_id *d) {
     return o;
 }
 
+/* A difference the samples establish is still "unsure" while the interval
+ * reaches into how far either side moved between its own rounds (the
+ * largest slowest/fastest round median of compare_stats.h's summary): two
+ * columns of one fleet are two processes, and a round's drift is noise, not
+ * a slow node. */
+static void apply_round_floor(const gb_result *ref, const gb_result *r, gb_sample_verdict *v) {
+    gb_proc_view pb = {ref->samples, ref->nsamples, ref->round_sizes, ref->nrounds};
+    gb_proc_view pc = {r->samples, r->nsamples, r->round_sizes, r->nrounds};
+    gb_case_noise nz;
+    gb_noise_summarize(&pb, 1, &pc, 1, &nz);
+    double floor = nz.ok && isfinite(nz.round_spread) ? nz.round_spread : 0;
+    if (!(floor > 0)) return;
+    double reach = v->verdict == GB_V_REGRESSION ? v->ci_low : v->verdict == GB_V_IMPROVEMENT ? -v->ci_high : INFINITY;
+    if (reach > floor) return;
+    v->verdict = GB_V_UNSURE;
+    snprintf(v->reason, sizeof v->reason, "interval reaches %+.1f%%, within the %.1f%% the runs varied between their own rounds",
+             100.0 * (v->ci_low > 0 ? v->ci_low : v->ci_high), 100.0 * floor);
+}
+
+/* --min-change: medians closer than this are not called slow or fast. */
+static void apply_time_floor(gb_sample_verdict *v, double min_change_s) {
+    if (v->verdict != GB_V_REGRESSION && v->verdict != GB_V_IMPROVEMENT) return;
+    double shift = v->cur_median - v->base_median;
+    if (!(fabs(shift) < min_change_s)) return;
+    v->verdict = GB_V_UNSURE;
+    snprintf(v->reason, sizeof v->reason, "medians differ by %.2g us, under the %.2g us asked for", fabs(shift) * 1e6,
+             min_change_s * 1e6);
+}
+
 /* One cell: the judgement of column col's result against the reference's. */
 static cJSON *judge_cell(const gb_result *ref, const gb_result *r, int is_ref, double ref_median, gb_rule rule,
                          const char *why_unusable, int *slow, int *fast) {
@@ -251,10 +281,8 @@ static cJSON *judge_cell(const gb_result *ref, const gb_result *r, int is_ref, d
         cJSON_AddStringToObject(cell, "reason", "out of memory");
         return cell;
     }
-    double sr = gb_round_spread(ref->samples, ref->nsamples, ref->round_sizes, (int)ref->nrounds);
-    double sc = gb_round_spread(r->samples, r->nsamples, r->round_sizes, (int)r->nrounds);
-    gb_apply_noise_floor(&v, sr > sc ? sr : sc);
-    gb_apply_time_floor(&v, rule.min_change_s);
+    apply_round_floor(ref, r, &v);
+    apply_time_floor(&v, rule.min_change_s);
     const char *verdict = v.verdict == GB_V_REGRESSION    ? "slow"
                           : v.verdict == GB_V_IMPROVEMENT ? "fast"
                           : v.verdict == GB_V_SAME        ? "same"

@@ -1,0 +1,111 @@
+/* compare_stats.h — how much a result moves, and whether a change is real.
+ *
+ * A result's samples come in three layers, and each layer has its own noise:
+ *
+ *   process   one `gpubench run` (a results file). Some costs are fixed for
+ *             the life of a process: where buffers landed, which plan FFTW
+ *             picked, a launch queue's state. Measured on the H100 host: most
+ *             cases move 2-5% between processes, FFTW r2c 32x32 with
+ *             planner=measure 85% (5.2 or 9.5 us), while its rounds within
+ *             one process agree to 2%.
+ *   round     one visit of the suite within a process (runner.h). The
+ *             machine drifts over seconds: clocks, neighbours.
+ *   sample    one repetition within a round.
+ *
+ * Everything here works on log times (a change is a ratio). For one result:
+ *   m[p][r]   the median of round r of process p (robust to slow outliers);
+ *   v_w       the sampling variance of such a median, from the round's own
+ *             spread (pi/2 * (1.4826 MAD)^2 / n), averaged over rounds;
+ *   s_r^2     the variance of round medians around their process's mean,
+ *             pooled over the processes of both sides (df = sum(R_p - 1));
+ *             its excess over v_w is the between-round drift, net of
+ *             sampling noise: sigma_r^2 = max(0, s_r^2 - v_w);
+ *   s_p^2     the variance of process means around their side's mean
+ *             (needs two or more processes on a side); its excess over what
+ *             the rounds explain is the between-process variance sigma_p^2.
+ * The change is d = mean of the current side's process means - the
+ * baseline's, with
+ *   Var(d) = sum over sides of (sigma_p^2 + (v_w + sigma_r^2) / R) / k
+ * (k processes of R rounds on that side). A variance measured with few
+ * degrees of freedom is shrunk toward what the other cases of the same
+ * comparison showed (the moderated variance of limma: (d0*s0^2 + df*s^2) /
+ * (d0 + df), df + d0 degrees of freedom, d0 = GB_NOISE_PRIOR_DF), so that a
+ * baseline of two runs is usable and a case that truly moves (FFTW's 85%)
+ * keeps most of its own variance. With one process a side, a case's own
+ * between-process variance cannot be measured: the typical one is taken from
+ * how the changes of all cases spread around their median (robust: a few
+ * real regressions do not move it), and its degrees of freedom are only the
+ * prior's — the verdict says so. The interval is a t interval with
+ * Welch–Satterthwaite degrees of freedom (the sampling variance counts
+ * GB_MAD_EFFICIENCY * (n - 1) of them a round: a MAD of 2 samples a round
+ * says little). docs/regression-statistics.md has
+ * the why and the simulation that checks it. */
+#ifndef GB_COMPARE_STATS_H
+#define GB_COMPARE_STATS_H
+#include <stddef.h>
+
+/* How many degrees of freedom the suite-wide typical variance counts for. */
+#define GB_NOISE_PRIOR_DF 4.0
+/* The MAD's efficiency for normal data (relative to the standard deviation). */
+#define GB_MAD_EFFICIENCY 0.37
+
+/* One process's samples of one result (a view into a results file). */
+typedef struct {
+    const double *samples;   /* seconds, in the order taken */
+    size_t n;
+    const size_t *round_n;   /* samples per round; NULL or 0 rounds: one round */
+    size_t rounds;
+} gb_proc_view;
+
+/* What one result's processes and rounds say, before the suite-wide priors. */
+typedef struct {
+    int ok;                  /* 0: no usable samples (reason set) */
+    char reason[120];
+    int kb, kc;              /* processes a side */
+    double rb, rc;           /* mean rounds per process a side */
+    double mean_b, mean_c;   /* mean of the process means (log seconds) */
+    double vw;               /* sampling variance of one round median */
+    double df_w;             /* its degrees of freedom (a MAD of few samples is itself noisy) */
+    double sr2;              /* variance of round medians within a process (includes vw) */
+    double df_r;             /* its degrees of freedom */
+    double sp2;              /* variance of process means within a side */
+    double df_p;             /* its degrees of freedom (0: one process a side) */
+    double proc_spread_b;    /* baseline's slowest/fastest process median - 1 (NAN: one process) */
+    double proc_spread_c;
+    double round_spread;     /* largest slowest/fastest round median - 1 within any one process */
+} gb_case_noise;
+
+/* Summarise one result from kb baseline and kc current processes. */
+void gb_noise_summarize(const gb_proc_view *base, int kb, const gb_proc_view *cur, int kc, gb_case_noise *out);
+
+/* The typical between-round and between-process variances of a comparison's
+ * cases: the priors every case's own estimate is shrunk toward. */
+typedef struct {
+    double round_var;        /* net between-round variance of a round median */
+    double proc_var;         /* between-process variance; NAN when unknown */
+    int proc_from_spread;    /* 1: from how the cases' changes spread (one process a side) */
+    size_t cases;            /* cases it was estimated from */
+} gb_noise_prior;
+void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr);
+
+/* The change of one result and its uncertainty: d (log ratio), its standard
+ * error and degrees of freedom (INFINITY: normal); the between-round and
+ * between-process variances used. Returns 0, or -1 when the process
+ * variance is unknown (se is then NAN). */
+typedef struct {
+    double d, se, df;
+    double round_var, proc_var;
+    int proc_measured;       /* the case's own processes contributed (df_p > 0) */
+} gb_change;
+int gb_noise_change(const gb_case_noise *c, const gb_noise_prior *pr, gb_change *out);
+
+/* Student's t: distribution function and quantile (df may be INFINITY). */
+double gb_t_cdf(double t, double df);
+double gb_t_quantile(double p, double df);
+
+/* Holm's step-down adjusted p-values: hypothesis i is rejected at
+ * family-wise level alpha when adj[i] <= alpha (adj = max over the smaller
+ * p-values of min(1, (m - rank) * p)). p[i] NAN is not tested: adj[i] NAN,
+ * and not counted in the family of m. */
+void gb_holm(const double *p, size_t n, double *adj);
+#endif
