@@ -26,6 +26,8 @@ static const gb_op_impl *const impls[GB_OP_COUNT] = {
     [GB_OP_SOLVE] = &gb_cpu_solve,
     [GB_OP_SPGEMM] = &gb_cpu_spgemm,
     [GB_OP_SVD] = &gb_cpu_svd,
+    [GB_OP_STENCIL] = &gb_cpu_stencil,
+    [GB_OP_SLICING] = &gb_cpu_slicing,
 };
 
 /* Prepared state: which op implementation it belongs to, and its own state. */

@@ -18,6 +18,8 @@ static const gb_op_impl *impl_for(gb_op_id id) {
     case GB_OP_SOLVE: return &gb_cuda_solve;
     case GB_OP_SPGEMM: return &gb_cuda_spgemm;
     case GB_OP_SVD: return &gb_cuda_svd;
+    case GB_OP_STENCIL: return &gb_cuda_stencil;
+    case GB_OP_SLICING: return &gb_cuda_slicing;
     default: return NULL;
     }
 }

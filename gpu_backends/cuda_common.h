@@ -115,6 +115,8 @@ void gb_cuda_flush_l2(void);                         /* write a buffer larger th
 /* The per-op implementations (one file each). */
 extern const gb_op_impl gb_cuda_matmul, gb_cuda_elementwise, gb_cuda_reduction,
     gb_cuda_fft, gb_cuda_solve, gb_cuda_spgemm, gb_cuda_svd;
+extern const gb_op_impl gb_cuda_stencil;
+extern const gb_op_impl gb_cuda_slicing;
 
 #ifdef __cplusplus
 }

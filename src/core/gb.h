@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define GB_VERSION "0.1.0"
-#define GB_ABI_VERSION 2
+#define GB_ABI_VERSION 3
 #define GB_MSG_LEN 512
 
 /* Status codes returned by every function that can fail. The order matters:
@@ -42,7 +42,10 @@ typedef enum {
 
 typedef enum {
     GB_OP_MATMUL, GB_OP_ELEMENTWISE, GB_OP_REDUCTION, GB_OP_FFT,
-    GB_OP_SOLVE, GB_OP_SPGEMM, GB_OP_SVD, GB_OP_COUNT
+    GB_OP_SOLVE, GB_OP_SPGEMM, GB_OP_SVD,
+    GB_OP_STENCIL,
+    GB_OP_SLICING,
+    GB_OP_COUNT
 } gb_op_id;
 
 /* A named host array, 64-byte aligned, owned by the gb_arrays holding it. */
@@ -69,6 +72,7 @@ typedef enum {
     GB_SVD_AUTO = 0, GB_SVD_GESDD, GB_SVD_GESVD, GB_SVD_GESVDJ, GB_SVD_GESVDP,
     GB_SVD_XGESVD, GB_SVD_XGESVDP, GB_SVD_METHOD_COUNT
 } gb_svd_method;
+typedef enum { GB_SLICE_STRIDE2 = 0, GB_SLICE_TRANSPOSE = 1 } gb_slice_kind;
 /* Their names, as suites and results spell them (NULL-terminated; gb.c). */
 extern const char *const gb_svd_method_names[GB_SVD_METHOD_COUNT + 1];
 
@@ -80,6 +84,9 @@ typedef struct {
     int nrhs;          /* solve: right-hand sides */
     double density;    /* spgemm: fraction of non-zeros in A and B */
     int svd_method;    /* svd: gb_svd_method */
+    int iters;         /* stencil: Jacobi sweeps per repetition */
+    int norm_every;    /* stencil: residual norm every this many sweeps */
+    int slice_kind;    /* slicing: gb_slice_kind */
 } gb_params;
 
 /* One benchmark case: op × shape × dtype × params. Built by the suite
@@ -97,6 +104,27 @@ typedef struct gb_case {
     double bytes;            /* minimum bytes moved (inputs read + outputs written) */
     int memory_bound;        /* the op's rate is judged in bytes moved (op.h rate_kind "bytes") */
 } gb_case;
+
+/* The stencil's facts every backend needs (src/ops/op_stencil.c says why):
+ * how many residual norms a repetition computes, and dx² with dx = 1/(cols−1). */
+static inline size_t gb_stencil_norm_count(const gb_params *p) {
+    return p->norm_every > 0 && p->iters > 0 ? (size_t)(p->iters / p->norm_every) : 0;
+}
+static inline double gb_stencil_h2(const gb_case *c) {
+    double dx = 1.0 / (double)(c->shape[1] - 1);
+    return dx * dx;
+}
+/* The slicing output's shape: x[::2, ::2] is ceil(rows/2)×ceil(cols/2), the
+ * transposed copy cols×rows. */
+static inline void gb_slicing_out_shape(const gb_case *c, int64_t *rows, int64_t *cols) {
+    if (c->params.slice_kind == GB_SLICE_TRANSPOSE) {
+        *rows = c->shape[1];
+        *cols = c->shape[0];
+    } else {
+        *rows = (c->shape[0] + 1) / 2;
+        *cols = (c->shape[1] + 1) / 2;
+    }
+}
 
 /* What a backend is to the comparison: the host side every speedup is
  * measured against, or an accelerator. Code outside the backends reads this

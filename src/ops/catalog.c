@@ -4,6 +4,8 @@
 
 extern const gb_op gb_op_matmul, gb_op_elementwise, gb_op_reduction, gb_op_fft,
     gb_op_solve, gb_op_spgemm, gb_op_svd;
+extern const gb_op gb_op_stencil;
+extern const gb_op gb_op_slicing;
 
 const gb_op *const gb_ops[GB_OP_COUNT] = {
     [GB_OP_MATMUL] = &gb_op_matmul,
@@ -13,6 +15,8 @@ const gb_op *const gb_ops[GB_OP_COUNT] = {
     [GB_OP_SOLVE] = &gb_op_solve,
     [GB_OP_SPGEMM] = &gb_op_spgemm,
     [GB_OP_SVD] = &gb_op_svd,
+    [GB_OP_STENCIL] = &gb_op_stencil,
+    [GB_OP_SLICING] = &gb_op_slicing,
 };
 
 const gb_op *gb_op_find(const char *name) {

@@ -117,6 +117,9 @@ void gb_params_default(gb_params *p) {
     p->nrhs = 1;
     p->density = 0.01;
     p->svd_method = GB_SVD_AUTO;
+    p->iters = 100;
+    p->norm_every = 1;
+    p->slice_kind = GB_SLICE_STRIDE2;
 }
 
 double gb_case_elements(const gb_case *c) { return (double)c->shape[0] * (double)c->shape[1]; }
