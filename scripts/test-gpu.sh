@@ -5,7 +5,8 @@
 #   scripts/test-gpu.sh ./gpubench [--sanitize]
 #
 # --sanitize also runs the suite under compute-sanitizer: memcheck over every
-# op, racecheck and synccheck over our own kernels (elementwise, reduction).
+# op, racecheck and synccheck over our own kernels (elementwise, reduction,
+# stencil, slicing).
 #
 # Without a GPU it prints a SKIP line and exits 0. With a GPU present (device
 # nodes or nvidia-smi) but the CUDA backend unavailable it fails: a GPU test
@@ -17,7 +18,7 @@ SANITIZE=0
 for arg in "$@"; do
     case "$arg" in
         --sanitize) SANITIZE=1 ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) BIN="$arg" ;;
     esac
 done
@@ -134,7 +135,7 @@ if [ "$SANITIZE" = 1 ]; then
             $SAN --tool memcheck "$BIN" run "$SUITE" --backend cpu,cuda --no-peak --out "$WORK/memcheck.json"
         for tool in racecheck synccheck; do
             run_suite "$tool" "$WORK/$tool.json" \
-                $SAN --tool "$tool" "$BIN" run "$SUITE" --backend cpu,cuda --op elementwise,reduction \
+                $SAN --tool "$tool" "$BIN" run "$SUITE" --backend cpu,cuda --op elementwise,reduction,stencil,slicing \
                 --no-peak --out "$WORK/$tool.json"
         done
     fi
