@@ -103,6 +103,11 @@ static int cuda_init(const gb_backend_options *opt, gb_err *why) {
     CUSOLVER_TRY(cusolverDnSetStream(gb_cuda.cusolver, gb_cuda.stream));
     CUSPARSE_TRY(cusparseCreate(&gb_cuda.cusparse));
     CUSPARSE_TRY(cusparseSetStream(gb_cuda.cusparse, gb_cuda.stream));
+    for (int i = 0; i < GB_CUDA_CHUNK_STREAMS; i++) {
+        CUDA_TRY(cudaStreamCreateWithFlags(&gb_cuda.chunk_stream[i], cudaStreamNonBlocking));
+        CUDA_TRY(cudaEventCreateWithFlags(&gb_cuda.chunk_done[i], cudaEventDisableTiming));
+    }
+    CUDA_TRY(cudaEventCreateWithFlags(&gb_cuda.ev_fork, cudaEventDisableTiming));
     /* cudaMallocAsync (spgemm's output) draws from the default pool; with
      * the default threshold of 0 the pool hands memory back to the driver at
      * every synchronization and each repetition pays for a fresh map. */
@@ -274,6 +279,14 @@ static void cuda_shutdown(void) {
     if (gb_cuda.ev_start) (void)cudaEventDestroy(gb_cuda.ev_start);
     if (gb_cuda.ev_stop) (void)cudaEventDestroy(gb_cuda.ev_stop);
     if (gb_cuda.stream) (void)cudaStreamDestroy(gb_cuda.stream);
+    for (int i = 0; i < GB_CUDA_CHUNK_STREAMS; i++) {
+        if (gb_cuda.chunk_stream[i]) (void)cudaStreamDestroy(gb_cuda.chunk_stream[i]);
+        if (gb_cuda.chunk_done[i]) (void)cudaEventDestroy(gb_cuda.chunk_done[i]);
+        gb_cuda.chunk_stream[i] = NULL;
+        gb_cuda.chunk_done[i] = NULL;
+    }
+    if (gb_cuda.ev_fork) (void)cudaEventDestroy(gb_cuda.ev_fork);
+    gb_cuda.ev_fork = NULL;
     gb_cuda.cusparse = NULL;
     gb_cuda.cusolver = NULL;
     gb_cuda.cublas = NULL;
@@ -293,13 +306,22 @@ static const char *cuda_ceiling(const gb_case *c, int timing) {
     return c->dtype == GB_FLOAT32 ? "gemm_float32_gflops" : "gemm_float64_gflops";
 }
 
+/* device and end_to_end apply to every op; end_to_end_overlapped to the
+ * ops whose file implements it (gb_op_impl.has_timing). */
+static int cuda_has_timing(const gb_case *c, int timing) {
+    if (timing == GB_CUDA_TIMING_DEVICE || timing == GB_CUDA_TIMING_END_TO_END) return 1;
+    const gb_op_impl *impl = impl_for(c->op_id);
+    return impl && impl->has_timing && impl->has_timing(c, timing);
+}
+
 static const gb_backend cuda_backend = {
     .abi_version = GB_ABI_VERSION,
     .name = "cuda",
     .role = GB_ROLE_ACCELERATOR,
-    .ntimings = 2,
-    .timings = {"device", "end_to_end"},
-    .timing_labels = {"gpu dev", "gpu e2e"},
+    .ntimings = 3,
+    .timings = {"device", "end_to_end", "end_to_end_overlapped"},
+    .timing_labels = {"gpu dev", "gpu e2e", "gpu e2e-ovl"},
+    .has_timing = cuda_has_timing,
     .init = cuda_init,
     .describe = cuda_describe,
     .supports = cuda_supports,

@@ -352,6 +352,64 @@ fail:
     return status;
 }
 
+/* Drain every stream after a failed issue; a sticky error outranks e. */
+static int drain_after(int status, gb_err *e) {
+    gb_err sync_err;
+    for (int i = 0; i < GB_CUDA_CHUNK_STREAMS; i++)
+        if (gb_cuda.chunk_stream[i] &&
+            gb_cuda_check(cudaStreamSynchronize(gb_cuda.chunk_stream[i]), "cudaStreamSynchronize", &sync_err) ==
+                GB_FATAL)
+            *e = sync_err;
+    if (gb_cuda_check(cudaStreamSynchronize(gb_cuda.stream), "cudaStreamSynchronize", &sync_err) == GB_FATAL)
+        *e = sync_err;
+    return gb_cuda.lost ? GB_FATAL : status;
+}
+
+int gb_cuda_time_overlapped(size_t nchunks, gb_cuda_chunk_fn chunk, gb_cuda_issue_fn join, void *state,
+                            double *seconds, gb_err *e) {
+    int status = gb_cuda_lost_check(e);
+    if (status != GB_OK) return status;
+    CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
+    double t0 = gb_now();
+    /* The chunk streams start after whatever the backend's stream holds. */
+    CUDA_TRY(cudaEventRecord(gb_cuda.ev_fork, gb_cuda.stream));
+    for (int i = 0; i < GB_CUDA_CHUNK_STREAMS; i++) CUDA_TRY(cudaStreamWaitEvent(gb_cuda.chunk_stream[i], gb_cuda.ev_fork, 0));
+    for (size_t k = 0; k < nchunks; k++) {
+        status = chunk(state, k, nchunks, gb_cuda.chunk_stream[k % GB_CUDA_CHUNK_STREAMS], e);
+        if (status != GB_OK) return drain_after(status, e);
+    }
+    for (int i = 0; i < GB_CUDA_CHUNK_STREAMS; i++) {
+        CUDA_TRY(cudaEventRecord(gb_cuda.chunk_done[i], gb_cuda.chunk_stream[i]));
+        CUDA_TRY(cudaStreamWaitEvent(gb_cuda.stream, gb_cuda.chunk_done[i], 0));
+    }
+    if (join) {
+        status = join(state, e);
+        if (status != GB_OK) return drain_after(status, e);
+    }
+    CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
+    *seconds = gb_now() - t0;
+    return GB_OK;
+fail:
+    return status == GB_FATAL ? status : drain_after(status, e);
+}
+
+size_t gb_cuda_overlap_chunks(double bytes) {
+    double n = bytes / (4.0 * 1024 * 1024);
+    return n < 1 ? 1 : n > 64 ? 64 : (size_t)n;
+}
+
+void gb_cuda_chunk_range(size_t n, size_t nchunks, size_t k, size_t align, size_t *lo, size_t *hi) {
+    size_t per = (n + nchunks - 1) / nchunks;
+    per = (per + align - 1) / align * align;
+    *lo = k * per < n ? k * per : n;
+    *hi = *lo + per < n ? *lo + per : n;
+}
+
+int gb_cuda_has_overlapped(const gb_case *c, int timing) {
+    (void)c;
+    return timing == GB_CUDA_TIMING_OVERLAPPED;
+}
+
 int gb_cuda_time(gb_cuda_io *io, int timing, gb_cuda_issue_fn issue, void *state, double *seconds,
                  gb_err *e) {
     int status = gb_cuda_lost_check(e);

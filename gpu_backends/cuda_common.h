@@ -35,6 +35,10 @@ typedef struct {
     cusolverDnHandle_t cusolver;
     cusparseHandle_t cusparse;
     cudaMemPool_t pool;           /* device's default pool, release threshold raised */
+    /* The overlapped end-to-end timing's streams (chunks go round-robin over
+     * them) and the events that join them back into stream. */
+    cudaStream_t chunk_stream[4];
+    cudaEvent_t chunk_done[4], ev_fork;
     int lost;                     /* a sticky error happened: backend disabled */
     char lost_reason[GB_MSG_LEN];
 } gb_cuda_context;
@@ -94,10 +98,35 @@ int gb_cuda_io_output(gb_cuda_io *io, const char *name, gb_elem elem, size_t cou
  *                          its pinned mirror, stream sync, host clock.
  * issue() must enqueue on gb_cuda.stream only and not synchronize, unless
  * the library forces it (then say so in a comment). */
-enum { GB_CUDA_TIMING_DEVICE = 0, GB_CUDA_TIMING_END_TO_END = 1 }; /* backend.timings order */
+enum { GB_CUDA_TIMING_DEVICE = 0, GB_CUDA_TIMING_END_TO_END = 1, GB_CUDA_TIMING_OVERLAPPED = 2 }; /* backend.timings order */
 typedef int (*gb_cuda_issue_fn)(void *state, gb_err *e);
 int gb_cuda_time(gb_cuda_io *io, int timing, gb_cuda_issue_fn issue, void *state,
                  double *seconds, gb_err *e);
+
+/* The overlapped end-to-end timing (timing 2, "end_to_end_overlapped"), for
+ * ops whose work splits into independent chunks: what a careful user writes
+ * when the data lives in (pinned) host memory.
+ *   sync, host clock; chunk(state, k, nchunks, stream_k) for k = 0..nchunks-1,
+ *   stream_k = gb_cuda.chunk_stream[k % GB_CUDA_CHUNK_STREAMS], each enqueuing
+ *   the H2D of chunk k's inputs from the pinned mirrors, its compute and the
+ *   D2H of its outputs into the pinned mirrors (only on that stream); then
+ *   gb_cuda.stream waits for every chunk stream, join(state) (may be NULL)
+ *   enqueues what needs all chunks (a final reduction and its D2H) on
+ *   gb_cuda.stream; stream sync, host clock.
+ * Copies of one chunk overlap the compute of another and the copies the
+ * other way (H100: one copy engine per direction). */
+#define GB_CUDA_CHUNK_STREAMS 4
+typedef int (*gb_cuda_chunk_fn)(void *state, size_t chunk, size_t nchunks, cudaStream_t stream, gb_err *e);
+int gb_cuda_time_overlapped(size_t nchunks, gb_cuda_chunk_fn chunk, gb_cuda_issue_fn join, void *state,
+                            double *seconds, gb_err *e);
+/* How many chunks for an op moving `bytes` over PCIe each way at most: about
+ * 4 MiB each (big enough that a copy runs at full speed, small enough that
+ * the pipeline fills), at least 1, at most 64. */
+size_t gb_cuda_overlap_chunks(double bytes);
+/* [lo, hi) of chunk k of n items cut into nchunks, lo a multiple of align. */
+void gb_cuda_chunk_range(size_t n, size_t nchunks, size_t k, size_t align, size_t *lo, size_t *hi);
+/* gb_op_impl.has_timing for ops that implement the overlapped timing. */
+int gb_cuda_has_overlapped(const gb_case *c, int timing);
 /* Copy every device output into host arrays named like the buffers. */
 int gb_cuda_io_fetch(gb_cuda_io *io, gb_arrays *out, gb_err *e);
 void gb_cuda_io_free(gb_cuda_io *io);
