@@ -85,6 +85,7 @@ typedef struct {
 typedef struct {
     int n_in, n_out;
     gb_cuda_buffer in[GB_MAX_ARRAYS], out[GB_MAX_ARRAYS];
+    int last_timing;   /* the timing of the last repetition (see gb_cuda_io_fetch) */
 } gb_cuda_io;
 
 /* Device copy + pinned mirror of a host input, uploaded once (outside timers). */
@@ -117,8 +118,8 @@ int gb_cuda_time(gb_cuda_io *io, int timing, gb_cuda_issue_fn issue, void *state
  * other way (H100: one copy engine per direction). */
 #define GB_CUDA_CHUNK_STREAMS 4
 typedef int (*gb_cuda_chunk_fn)(void *state, size_t chunk, size_t nchunks, cudaStream_t stream, gb_err *e);
-int gb_cuda_time_overlapped(size_t nchunks, gb_cuda_chunk_fn chunk, gb_cuda_issue_fn join, void *state,
-                            double *seconds, gb_err *e);
+int gb_cuda_time_overlapped(gb_cuda_io *io, size_t nchunks, gb_cuda_chunk_fn chunk, gb_cuda_issue_fn join,
+                            void *state, double *seconds, gb_err *e);
 /* How many chunks for an op moving `bytes` over PCIe each way at most: about
  * 4 MiB each (big enough that a copy runs at full speed, small enough that
  * the pipeline fills), at least 1, at most 64. */
@@ -127,7 +128,12 @@ size_t gb_cuda_overlap_chunks(double bytes);
 void gb_cuda_chunk_range(size_t n, size_t nchunks, size_t k, size_t align, size_t *lo, size_t *hi);
 /* gb_op_impl.has_timing for ops that implement the overlapped timing. */
 int gb_cuda_has_overlapped(const gb_case *c, int timing);
-/* Copy every device output into host arrays named like the buffers. */
+/* Copy every output into host arrays named like the buffers: from the
+ * device, or, when the last repetition was the overlapped end-to-end, from
+ * the pinned mirrors its chunks downloaded into, so that verification sees
+ * what the host received (a chunk missed on the way up, in the kernel or on
+ * the way down fails it: gb_cuda_time_overlapped poisons the outputs on both
+ * sides before its first repetition after another timing). */
 int gb_cuda_io_fetch(gb_cuda_io *io, gb_arrays *out, gb_err *e);
 void gb_cuda_io_free(gb_cuda_io *io);
 /* Free the pinned blocks kept between cases (at shutdown). */

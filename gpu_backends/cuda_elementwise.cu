@@ -170,7 +170,7 @@ fail:
 int ew_run(void *state, int timing, double *seconds, gb_err *e) {
     ew_state *s = (ew_state *)state;
     if (timing == GB_CUDA_TIMING_OVERLAPPED)
-        return gb_cuda_time_overlapped(s->chunks, ew_chunk, NULL, s, seconds, e);
+        return gb_cuda_time_overlapped(&s->io, s->chunks, ew_chunk, NULL, s, seconds, e);
     return gb_cuda_time(&s->io, timing, ew_issue, s, seconds, e);
 }
 

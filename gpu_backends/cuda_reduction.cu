@@ -259,7 +259,7 @@ fail:
 int red_run(void *state, int timing, double *seconds, gb_err *e) {
     red_state *s = (red_state *)state;
     if (timing == GB_CUDA_TIMING_OVERLAPPED)
-        return gb_cuda_time_overlapped(s->chunks, red_chunk, red_join, s, seconds, e);
+        return gb_cuda_time_overlapped(&s->io, s->chunks, red_chunk, red_join, s, seconds, e);
     return gb_cuda_time(&s->io, timing, red_issue, s, seconds, e);
 }
 

@@ -172,7 +172,7 @@ fail:
 int sl_run(void *state, int timing, double *seconds, gb_err *e) {
     sl_state *s = (sl_state *)state;
     if (timing == GB_CUDA_TIMING_OVERLAPPED)
-        return gb_cuda_time_overlapped(s->chunks, sl_chunk, NULL, s, seconds, e);
+        return gb_cuda_time_overlapped(&s->io, s->chunks, sl_chunk, NULL, s, seconds, e);
     return gb_cuda_time(&s->io, timing, sl_issue, s, seconds, e);
 }
 

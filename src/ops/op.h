@@ -18,6 +18,10 @@
  *               out: C_rowptr, C_colind (I32), C_val (CSR; column order within a row free)
  *   svd         in: A (m×n, column-major)        out: S (min(m,n)), U (m×k), VT (k×n), k = min(m,n),
  *                                                     column-major, singular values descending
+ *   stencil     in: p0, f (rows×cols, row-major) out: p (rows×cols, after iters sweeps; boundary ring = p0's),
+ *                                                     norms (F64, iters / norm_every of them)
+ *   slicing     in: x (rows×cols, row-major)     out: y: x[::2, ::2] (ceil(rows/2)×ceil(cols/2)) or
+ *                                                     x.T (cols×rows), row-major
  */
 #ifndef GB_OP_H
 #define GB_OP_H
@@ -80,7 +84,8 @@ const gb_op *gb_op_find(const char *name);
 
 /* Shared helpers for ops (src/ops/op_common.c). */
 /* The defaults of every param, in one place: math default, fast_math off,
- * fft r2c planned with FFTW_MEASURE, nrhs 1, density 0.01, svd auto. */
+ * fft r2c planned with FFTW_MEASURE, nrhs 1, density 0.01, svd auto, stencil
+ * 100 sweeps with a norm each, slicing stride2. */
 void gb_params_default(gb_params *p);
 /* Parse a size that is a positive integer n → rows = cols = n (rank 2). */
 int gb_parse_square_size(const cJSON *size, gb_case *c, gb_err *e);
