@@ -2,13 +2,18 @@
 # gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
 # from an unpacked bundle (make bundle) or a build tree:
 #
-#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead]...
+#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|seedops]...
 #
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
 #   sanitize  test-gpu.sh --sanitize (compute-sanitizer memcheck, racecheck, synccheck)
 #   measure   suites/default.json, then suites/quick.json twice (stability, compare)
 #   overhead  scripts/check-cpu-overhead.sh at the default suite's largest sizes
+#   seedops   suites/workshop.json (the Jacobi stencil, 256² to 8192²) and the
+#             stencil, slicing, elementwise and reduction cases of
+#             suites/pybench.json (8 MB and 800 MB arrays): % of the measured
+#             ceilings on both sides, and the overlapped end-to-end beside the
+#             serial one
 #   newcomer  the README's command as a new user types it: suites/default.json,
 #             no flags, stdout piped to a file with each line's second of
 #             arrival (do case lines arrive as cases finish?), the wall time
@@ -47,6 +52,17 @@ for what in "$@"; do
         step "svd methods"
         "$B" run suites/svd-methods.json --no-peak --quiet \
             --out "$OUTDIR/svd-methods.json" --format md
+        ;;
+    seedops)
+        step "workshop suite (stencil)"
+        "$B" run suites/workshop.json --out "$OUTDIR/workshop.json" --format md > "$OUTDIR/workshop.md"
+        echo "exit $?"
+        cat "$OUTDIR/workshop.md"
+        step "pybench: stencil, slicing, elementwise, reduction"
+        "$B" run suites/pybench.json --op stencil,slicing,elementwise,reduction \
+            --out "$OUTDIR/pybench-seed.json" --format md > "$OUTDIR/pybench-seed.md"
+        echo "exit $?"
+        cat "$OUTDIR/pybench-seed.md"
         ;;
     sanitize)
         step "compute-sanitizer"
