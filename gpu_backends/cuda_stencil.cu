@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kBlockX) jacobi_sweep(const T *__restrict__ sr
     const int j = 1 + blockIdx.x * kBlockX + threadIdx.x;
     const int i0 = 1 + blockIdx.y * kRows;
     const int i1 = min(i0 + kRows, R - 1);
-    T d2 = 0, p2 = 0;
+    double d2 = 0, p2 = 0; // in double whatever T: verify() allows (rows+cols)·u64 of summation error
     if (j < C - 1 && i0 < R - 1) {
         const size_t c = (size_t)C;
         T up = src[(size_t)(i0 - 1) * c + j], mid = src[(size_t)i0 * c + j];
@@ -69,16 +69,16 @@ __global__ void __launch_bounds__(kBlockX) jacobi_sweep(const T *__restrict__ sr
             T v = (T)0.25 * (up + down + src[x - 1] + src[x + 1] + h2 * f[x]);
             dst[x] = v;
             if (NORM) {
-                T d = v - mid;
+                double d = (double)v - (double)mid;
                 d2 += d * d;
-                p2 += v * v;
+                p2 += (double)v * (double)v;
             }
             up = mid;
             mid = down;
         }
     }
     if (NORM) {
-        double2 s = block_sum2((double)d2, (double)p2);
+        double2 s = block_sum2(d2, p2);
         if (threadIdx.x == 0) partial[blockIdx.y * gridDim.x + blockIdx.x] = s;
     }
 }
