@@ -97,6 +97,11 @@ double gb_max_rel_err(const gb_array *out, const gb_array *ref, size_t *worst_in
 /* rows × cols of a 2-D case, and the bytes of one element of a dtype. */
 double gb_case_elements(const gb_case *c);
 double gb_dtype_bytes(gb_dtype d);
+/* A verdict that could not compare (inputs or outputs missing or
+ * mis-sized): status FAILED (error +inf) or NOT_CHECKED (error NaN), and the
+ * detail printf-style. */
+void gb_verdict_unmeasured(gb_verdict *v, gb_verify_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Unit roundoff of the dtype (2^-24 or 2^-53): tolerances are multiples of it. */
 double gb_eps(gb_dtype d);
 

@@ -90,19 +90,11 @@ static void verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out, 
     snprintf(v->metric, sizeof v->metric, "mismatched_elements");
     v->tolerance = 0;
     const gb_array *x = gb_arrays_find(in, "x"), *y = gb_arrays_find(out, "y");
-    if (!x || x->count != R * C || x->elem != el) {
-        v->status = GB_VERIFY_FAILED;
-        v->error = INFINITY;
-        snprintf(v->detail, sizeof v->detail, "input x missing or mis-sized");
-        return;
-    }
-    if (!y || y->count != M || y->elem != el) {
-        v->status = GB_VERIFY_FAILED;
-        v->error = INFINITY;
-        snprintf(v->detail, sizeof v->detail, "output 'y' (%lldx%lld %s) missing or mis-sized", (long long)orr,
-                 (long long)oc, gb_dtype_name(c->dtype));
-        return;
-    }
+    if (!x || x->count != R * C || x->elem != el)
+        return gb_verdict_unmeasured(v, GB_VERIFY_FAILED, "input x missing or mis-sized");
+    if (!y || y->count != M || y->elem != el)
+        return gb_verdict_unmeasured(v, GB_VERIFY_FAILED, "output 'y' (%lldx%lld %s) missing or mis-sized",
+                                     (long long)orr, (long long)oc, gb_dtype_name(c->dtype));
     int transpose = c->params.slice_kind == GB_SLICE_TRANSPOSE;
     size_t bad = 0, first = M;
 #pragma omp parallel for schedule(static) reduction(+ : bad) reduction(min : first)

@@ -54,7 +54,7 @@ enum { STREAM_P0 = 1, STREAM_F = 2 };
 
 static const gb_param_spec params[] = {
     {"iters", GB_PARAM_INT, offsetof(gb_params, iters), 1, 1e7, NULL,
-     "Jacobi sweeps per repetition, each starting from the same p0 (default 100)"},
+     "Jacobi sweeps per repetition (every repetition starts again from p0; default 100)"},
     {"norm_every", GB_PARAM_INT, offsetof(gb_params, norm_every), 1, 1e7, NULL,
      "compute the residual norm after every k-th sweep (default 1, as the workshop does)"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
@@ -145,12 +145,6 @@ static int reference(const gb_case *c, const gb_array *p0, const gb_array *f, do
 
 static double tolerance(const gb_case *c) { return 4.0 * gb_eps(c->dtype) * (c->params.iters + 4.0); }
 
-static void fail(gb_verdict *v, gb_verify_status st, const char *what) {
-    v->status = st;
-    v->error = st == GB_VERIFY_FAILED ? INFINITY : NAN;
-    snprintf(v->detail, sizeof v->detail, "%s", what);
-}
-
 static void verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out, const gb_arrays *ref,
                    gb_verdict *v) {
     size_t R = (size_t)c->shape[0], C = (size_t)c->shape[1], N = R * C;
@@ -163,22 +157,22 @@ static void verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out, 
     const gb_array *p0 = gb_arrays_find(in, "p0"), *f = gb_arrays_find(in, "f");
     const gb_array *p = gb_arrays_find(out, "p"), *norms = gb_arrays_find(out, "norms");
     if (!p0 || !f || p0->count != N || f->count != N || p0->elem != el || f->elem != el)
-        return fail(v, GB_VERIFY_FAILED, "inputs p0 and f missing or mis-sized");
+        return gb_verdict_unmeasured(v, GB_VERIFY_FAILED, "inputs p0 and f missing or mis-sized");
     if (!p || p->count != N || p->elem != el || !norms || norms->count != nn || norms->elem != GB_E_F64)
-        return fail(v, GB_VERIFY_FAILED, "outputs 'p' (rows·cols of the dtype) and 'norms' (float64) missing or mis-sized");
+        return gb_verdict_unmeasured(v, GB_VERIFY_FAILED, "outputs 'p' (rows·cols of the dtype) and 'norms' (float64) missing or mis-sized");
     double *want_p = NULL, *want_n = NULL;
     const gb_array *rp = NULL, *rn = NULL;
     if (ref) {
         rp = gb_arrays_find(ref, "p");
         rn = gb_arrays_find(ref, "norms");
         if (!rp || rp->count != N || rp->elem != el || !rn || rn->count != nn || rn->elem != GB_E_F64)
-            return fail(v, GB_VERIFY_NOT_CHECKED, "reference outputs 'p' and 'norms' missing or mis-sized");
+            return gb_verdict_unmeasured(v, GB_VERIFY_NOT_CHECKED, "reference outputs 'p' and 'norms' missing or mis-sized");
         want_n = rn->data;
     } else {
         want_n = malloc((nn ? nn : 1) * sizeof *want_n);
         if (!want_n || reference(c, p0, f, &want_p, want_n) != 0) {
             free(want_n);
-            return fail(v, GB_VERIFY_NOT_CHECKED, "out of memory for the double-precision reference sweeps");
+            return gb_verdict_unmeasured(v, GB_VERIFY_NOT_CHECKED, "out of memory for the double-precision reference sweeps");
         }
     }
     /* The grid: max |p − ref| / max |ref|, NaN-aware (a point never written
