@@ -63,6 +63,8 @@ __global__ void __launch_bounds__(kBlockX) jacobi_sweep(const T *__restrict__ sr
     if (j < C - 1 && i0 < R - 1) {
         const size_t c = (size_t)C;
         T up = src[(size_t)(i0 - 1) * c + j], mid = src[(size_t)i0 * c + j];
+        // unrolled so that the loads of several rows are in flight at once
+#pragma unroll 4
         for (int i = i0; i < i1; i++) {
             const size_t x = (size_t)i * c + j;
             T down = src[x + c];
