@@ -13,9 +13,14 @@
  * the triad ceiling at 4096², because the rows of a power-of-two-wide array
  * all map to the same L1 sets and evict each other before the tile's other
  * columns are read; the buffer's rows are padded by one element for the
- * same reason. Threads split the tiles statically. */
+ * same reason. Threads split the tiles statically. The next tile's rows of x
+ * are prefetched by hand and y is written with streaming stores (why at
+ * col_out_f32): 1.7 → 4.2 GB/s at 8192² float32 on the 2-core KVM host, where
+ * a plain copy moved 4.3 GB/s at the same moment. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <emmintrin.h>
 #include <cjson/cJSON.h>
 
 #include "cpu_backend.h"
@@ -24,7 +29,26 @@
 #define SL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #define GB_TILE 64
 
-#define SL_KERNELS(T, STRIDE2, TRANSPOSE)                                                                \
+/* Column j of a tile (n elements) out to a row of y. Non-temporal (16-byte
+ * streaming) stores where dst is 16-byte aligned and n fills whole vectors:
+ * y is written once and not read again, so bringing its lines into the cache
+ * first (the read-for-ownership of a normal store) is a third of the traffic
+ * for nothing, and on the 2-core KVM host it doubled the time. */
+static inline void col_out_f32(float *restrict dst, float (*tile)[GB_TILE + 1], size_t j, size_t n) {
+    if (((uintptr_t)dst & 15) == 0 && n % 4 == 0)
+        for (size_t i = 0; i < n; i += 4)
+            _mm_stream_ps(dst + i, _mm_set_ps(tile[i + 3][j], tile[i + 2][j], tile[i + 1][j], tile[i][j]));
+    else
+        for (size_t i = 0; i < n; i++) dst[i] = tile[i][j];
+}
+static inline void col_out_f64(double *restrict dst, double (*tile)[GB_TILE + 1], size_t j, size_t n) {
+    if (((uintptr_t)dst & 15) == 0 && n % 2 == 0)
+        for (size_t i = 0; i < n; i += 2) _mm_stream_pd(dst + i, _mm_set_pd(tile[i + 1][j], tile[i][j]));
+    else
+        for (size_t i = 0; i < n; i++) dst[i] = tile[i][j];
+}
+
+#define SL_KERNELS(T, STRIDE2, TRANSPOSE, COL_OUT)                                                       \
     SL_CLONES static void STRIDE2(const T *restrict x, T *restrict y, size_t R, size_t C, int threads) { \
         size_t orr = (R + 1) / 2, oc = (C + 1) / 2;                                                      \
         _Pragma("omp parallel for schedule(static) num_threads(threads)") for (size_t r = 0; r < orr; r++) { \
@@ -41,20 +65,24 @@
                 for (size_t bj = 0; bj < tc; bj++) {                                                     \
                     size_t i0 = bi * GB_TILE, j0 = bj * GB_TILE;                                         \
                     size_t ni = R - i0 < GB_TILE ? R - i0 : GB_TILE, nj = C - j0 < GB_TILE ? C - j0 : GB_TILE; \
+                    /* the next tile's rows of x (this thread's next, with a static split) are 64 */   \
+                    /* short runs that no hardware prefetcher follows: ask for them now */             \
+                    if (bj + 1 < tc)                                                                     \
+                        for (size_t i = 0; i < ni; i++)                                                  \
+                            for (size_t l = 0; l < GB_TILE * sizeof(T); l += 64)                         \
+                                __builtin_prefetch((const char *)(x + (i0 + i) * C + j0 + GB_TILE) + l); \
                     for (size_t i = 0; i < ni; i++) {                                                    \
                         const T *restrict src = x + (i0 + i) * C + j0;                                   \
                         _Pragma("omp simd") for (size_t j = 0; j < nj; j++) tile[i][j] = src[j];         \
                     }                                                                                    \
-                    for (size_t j = 0; j < nj; j++) {                                                    \
-                        T *restrict dst = y + (j0 + j) * R + i0;                                         \
-                        _Pragma("omp simd") for (size_t i = 0; i < ni; i++) dst[i] = tile[i][j];         \
-                    }                                                                                    \
+                    for (size_t j = 0; j < nj; j++) COL_OUT(y + (j0 + j) * R + i0, tile, j, ni);         \
                 }                                                                                        \
+            _mm_sfence(); /* the streaming stores are visible before the region ends */                 \
         }                                                                                                \
     }
 
-SL_KERNELS(float, stride2_f32, transpose_f32)
-SL_KERNELS(double, stride2_f64, transpose_f64)
+SL_KERNELS(float, stride2_f32, transpose_f32, col_out_f32)
+SL_KERNELS(double, stride2_f64, transpose_f64, col_out_f64)
 
 typedef struct {
     gb_dtype dtype;
