@@ -33,6 +33,8 @@ static const gb_op_impl *const impls[GB_OP_COUNT] = {
     [GB_OP_MATMUL_XT] = &gb_cpu_matmul,
     [GB_OP_SOLVE_MG] = &gb_cpu_solve,
     [GB_OP_FFT_XT] = &gb_cpu_fft,
+    [GB_OP_STENCIL] = &gb_cpu_stencil,
+    [GB_OP_SLICING] = &gb_cpu_slicing,
 };
 
 /* Prepared state: which op implementation it belongs to, and its own state. */

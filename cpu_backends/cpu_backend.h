@@ -23,4 +23,6 @@ size_t gb_cpu_llc_bytes(void);
 extern const gb_op_impl gb_cpu_matmul, gb_cpu_elementwise, gb_cpu_reduction,
     gb_cpu_fft, gb_cpu_solve, gb_cpu_spgemm, gb_cpu_svd;
 extern const gb_op_impl gb_cpu_transfer;
+extern const gb_op_impl gb_cpu_stencil;
+extern const gb_op_impl gb_cpu_slicing;
 #endif

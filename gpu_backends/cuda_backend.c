@@ -19,6 +19,8 @@ static const gb_op_impl *impl_for(gb_op_id id) {
     case GB_OP_SPGEMM: return &gb_cuda_spgemm;
     case GB_OP_SVD: return &gb_cuda_svd;
     case GB_OP_TRANSFER: return &gb_cuda_transfer;
+    case GB_OP_STENCIL: return &gb_cuda_stencil;
+    case GB_OP_SLICING: return &gb_cuda_slicing;
     case GB_OP_BATCHED_MATMUL: return &gb_cuda_matmul;
     case GB_OP_MATMUL_XT: return &gb_cuda_matmul_xt;
     case GB_OP_SOLVE_MG: return &gb_cuda_solve_mg;
@@ -107,6 +109,11 @@ static int init_device(int ordinal, gb_err *why) {
     CUSOLVER_TRY(cusolverDnSetStream(gb_cuda.cusolver, gb_cuda.stream));
     CUSPARSE_TRY(cusparseCreate(&gb_cuda.cusparse));
     CUSPARSE_TRY(cusparseSetStream(gb_cuda.cusparse, gb_cuda.stream));
+    for (int i = 0; i < GB_CUDA_CHUNK_STREAMS; i++) {
+        CUDA_TRY(cudaStreamCreateWithFlags(&gb_cuda.chunk_stream[i], cudaStreamNonBlocking));
+        CUDA_TRY(cudaEventCreateWithFlags(&gb_cuda.chunk_done[i], cudaEventDisableTiming));
+    }
+    CUDA_TRY(cudaEventCreateWithFlags(&gb_cuda.ev_fork, cudaEventDisableTiming));
     /* cudaMallocAsync (spgemm's output) draws from the default pool; with
      * the default threshold of 0 the pool hands memory back to the driver at
      * every synchronization and each repetition pays for a fresh map. */
@@ -355,6 +362,14 @@ static void cuda_shutdown(void) {
         if (d->ev_start) (void)cudaEventDestroy(d->ev_start);
         if (d->ev_stop) (void)cudaEventDestroy(d->ev_stop);
         if (d->stream) (void)cudaStreamDestroy(d->stream);
+        for (int k = 0; k < GB_CUDA_CHUNK_STREAMS; k++) {
+            if (d->chunk_stream[k]) (void)cudaStreamDestroy(d->chunk_stream[k]);
+            if (d->chunk_done[k]) (void)cudaEventDestroy(d->chunk_done[k]);
+            d->chunk_stream[k] = NULL;
+            d->chunk_done[k] = NULL;
+        }
+        if (d->ev_fork) (void)cudaEventDestroy(d->ev_fork);
+        d->ev_fork = NULL;
         d->cusparse = NULL;
         d->cusolver = NULL;
         d->cublas = NULL;
@@ -385,13 +400,22 @@ static const char *cuda_ceiling(const gb_case *c, int timing) {
     return c->dtype == GB_FLOAT32 ? "gemm_float32_gflops" : "gemm_float64_gflops";
 }
 
+/* device and end_to_end apply to every op; end_to_end_overlapped to the
+ * ops whose file implements it (gb_op_impl.has_timing). */
+static int cuda_has_timing(const gb_case *c, int timing) {
+    if (timing == GB_CUDA_TIMING_DEVICE || timing == GB_CUDA_TIMING_END_TO_END) return 1;
+    const gb_op_impl *impl = impl_for(c->op_id);
+    return impl && impl->has_timing && impl->has_timing(c, timing);
+}
+
 static const gb_backend cuda_backend = {
     .abi_version = GB_ABI_VERSION,
     .name = "cuda",
     .role = GB_ROLE_ACCELERATOR,
-    .ntimings = 2,
-    .timings = {"device", "end_to_end"},
-    .timing_labels = {"gpu dev", "gpu e2e"},
+    .ntimings = 3,
+    .timings = {"device", "end_to_end", "end_to_end_overlapped"},
+    .timing_labels = {"gpu dev", "gpu e2e", "gpu e2e-ovl"},
+    .has_timing = cuda_has_timing,
     .init = cuda_init,
     .describe = cuda_describe,
     .supports = cuda_supports,

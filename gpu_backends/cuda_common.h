@@ -38,6 +38,10 @@ typedef struct {
     void *l2_buf;                 /* cold-cache mode's flush buffer (cuda_health.c) */
     size_t l2_bytes;
     unsigned l2_pass;
+    /* The overlapped end-to-end timing's streams (chunks go round-robin over
+     * them) and the events that join them back into stream. */
+    cudaStream_t chunk_stream[4];
+    cudaEvent_t chunk_done[4], ev_fork;
     int lost;                     /* a sticky error happened: backend disabled */
     char lost_reason[GB_MSG_LEN];
 } gb_cuda_context;
@@ -93,6 +97,7 @@ typedef struct {
 typedef struct {
     int n_in, n_out;
     gb_cuda_buffer in[GB_MAX_ARRAYS], out[GB_MAX_ARRAYS];
+    int last_timing;   /* the timing of the last repetition (see gb_cuda_io_fetch) */
 } gb_cuda_io;
 
 /* Device copy + pinned mirror of a host input, uploaded once (outside timers). */
@@ -106,11 +111,41 @@ int gb_cuda_io_output(gb_cuda_io *io, const char *name, gb_elem elem, size_t cou
  *                          its pinned mirror, stream sync, host clock.
  * issue() must enqueue on gb_cuda.stream only and not synchronize, unless
  * the library forces it (then say so in a comment). */
-enum { GB_CUDA_TIMING_DEVICE = 0, GB_CUDA_TIMING_END_TO_END = 1 }; /* backend.timings order */
+enum { GB_CUDA_TIMING_DEVICE = 0, GB_CUDA_TIMING_END_TO_END = 1, GB_CUDA_TIMING_OVERLAPPED = 2 }; /* backend.timings order */
 typedef int (*gb_cuda_issue_fn)(void *state, gb_err *e);
 int gb_cuda_time(gb_cuda_io *io, int timing, gb_cuda_issue_fn issue, void *state,
                  double *seconds, gb_err *e);
-/* Copy every device output into host arrays named like the buffers. */
+
+/* The overlapped end-to-end timing (timing 2, "end_to_end_overlapped"), for
+ * ops whose work splits into independent chunks: what a careful user writes
+ * when the data lives in (pinned) host memory.
+ *   sync, host clock; chunk(state, k, nchunks, stream_k) for k = 0..nchunks-1,
+ *   stream_k = gb_cuda.chunk_stream[k % GB_CUDA_CHUNK_STREAMS], each enqueuing
+ *   the H2D of chunk k's inputs from the pinned mirrors, its compute and the
+ *   D2H of its outputs into the pinned mirrors (only on that stream); then
+ *   gb_cuda.stream waits for every chunk stream, join(state) (may be NULL)
+ *   enqueues what needs all chunks (a final reduction and its D2H) on
+ *   gb_cuda.stream; stream sync, host clock.
+ * Copies of one chunk overlap the compute of another and the copies the
+ * other way (H100: one copy engine per direction). */
+#define GB_CUDA_CHUNK_STREAMS 4
+typedef int (*gb_cuda_chunk_fn)(void *state, size_t chunk, size_t nchunks, cudaStream_t stream, gb_err *e);
+int gb_cuda_time_overlapped(gb_cuda_io *io, size_t nchunks, gb_cuda_chunk_fn chunk, gb_cuda_issue_fn join,
+                            void *state, double *seconds, gb_err *e);
+/* How many chunks for an op moving `bytes` over PCIe each way at most: about
+ * 4 MiB each (big enough that a copy runs at full speed, small enough that
+ * the pipeline fills), at least 1, at most 64. */
+size_t gb_cuda_overlap_chunks(double bytes);
+/* [lo, hi) of chunk k of n items cut into nchunks, lo a multiple of align. */
+void gb_cuda_chunk_range(size_t n, size_t nchunks, size_t k, size_t align, size_t *lo, size_t *hi);
+/* gb_op_impl.has_timing for ops that implement the overlapped timing. */
+int gb_cuda_has_overlapped(const gb_case *c, int timing);
+/* Copy every output into host arrays named like the buffers: from the
+ * device, or, when the last repetition was the overlapped end-to-end, from
+ * the pinned mirrors its chunks downloaded into, so that verification sees
+ * what the host received (a chunk missed on the way up, in the kernel or on
+ * the way down fails it: gb_cuda_time_overlapped poisons the outputs on both
+ * sides before its first repetition after another timing). */
 int gb_cuda_io_fetch(gb_cuda_io *io, gb_arrays *out, gb_err *e);
 void gb_cuda_io_free(gb_cuda_io *io);
 /* Page-locked host memory from the blocks kept between cases (or a new
@@ -153,6 +188,8 @@ int gb_cuda_multigpu_sync(int gpus, const int *ids, gb_err *e);
 void gb_cuda_multigpu_peer(int gpus, const int *ids);
 /* Page-locked host memory usable from every device (cudaHostAllocPortable). */
 int gb_cuda_host_alloc(void **p, size_t bytes, gb_err *e);
+extern const gb_op_impl gb_cuda_stencil;
+extern const gb_op_impl gb_cuda_slicing;
 
 #ifdef __cplusplus
 }

@@ -56,22 +56,25 @@ struct ew_state {
     const void *a, *b;
     void *out;
     int blocks;
+    size_t chunks; // of the overlapped end-to-end timing
     const char *kernel_name;
 };
 
-// Launch the right instantiation; one place names them all.
-void launch(const ew_state *s) {
-    dim3 grid(s->blocks), block(kThreads);
+// Launch the right instantiation over elements [lo, lo + n) on stream st
+// with `blocks` blocks; one place names them all. lo keeps the vector view
+// aligned (a multiple of 4 elements: cudaMalloc's 256-byte alignment holds).
+void launch(const ew_state *s, size_t lo, size_t n, int blocks, cudaStream_t st) {
+    dim3 grid(blocks), block(kThreads);
     if (s->dtype == GB_FLOAT32) {
-        const float *a = (const float *)s->a, *b = (const float *)s->b;
-        float *o = (float *)s->out;
+        const float *a = (const float *)s->a + lo, *b = (const float *)s->b + lo;
+        float *o = (float *)s->out + lo;
         if (s->fast)
-            elementwise_kernel<float, float4, 4, true><<<grid, block, 0, gb_cuda.stream>>>(a, b, o, s->n);
+            elementwise_kernel<float, float4, 4, true><<<grid, block, 0, st>>>(a, b, o, n);
         else
-            elementwise_kernel<float, float4, 4, false><<<grid, block, 0, gb_cuda.stream>>>(a, b, o, s->n);
+            elementwise_kernel<float, float4, 4, false><<<grid, block, 0, st>>>(a, b, o, n);
     } else {
-        elementwise_kernel<double, double2, 2, false><<<grid, block, 0, gb_cuda.stream>>>(
-            (const double *)s->a, (const double *)s->b, (double *)s->out, s->n);
+        elementwise_kernel<double, double2, 2, false><<<grid, block, 0, st>>>(
+            (const double *)s->a + lo, (const double *)s->b + lo, (double *)s->out + lo, n);
     }
 }
 
@@ -125,6 +128,7 @@ int ew_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
     s->blocks = gb_cuda.prop.multiProcessorCount * per_sm;
     if ((size_t)s->blocks > want) s->blocks = (int)want;
     if (s->blocks < 1) s->blocks = 1;
+    s->chunks = gb_cuda_overlap_chunks(2.0 * (double)s->n * (s->dtype == GB_FLOAT32 ? 4 : 8));
     *state = s;
     return GB_OK;
 fail:
@@ -135,12 +139,38 @@ fail:
 
 int ew_issue(void *state, gb_err *e) {
     ew_state *s = (ew_state *)state;
-    launch(s);
+    launch(s, 0, s->n, s->blocks, gb_cuda.stream);
     return gb_cuda_check_launch(s->kernel_name, e);
+}
+
+// One chunk of the overlapped end-to-end: a and b up, the kernel on the
+// chunk (a grid for the chunk's size: chunks of other streams run beside
+// it), out down.
+int ew_chunk(void *state, size_t k, size_t nchunks, cudaStream_t st, gb_err *e) {
+    ew_state *s = (ew_state *)state;
+    int status = GB_OK;
+    size_t lo, hi, es = s->dtype == GB_FLOAT32 ? 4 : 8;
+    gb_cuda_chunk_range(s->n, nchunks, k, 64, &lo, &hi);
+    if (hi <= lo) return GB_OK;
+    size_t want = ((hi - lo) / (16 / es) + kThreads) / kThreads;
+    int blocks = want < (size_t)s->blocks ? (int)want : s->blocks;
+    for (int i = 0; i < 2; i++)
+        CUDA_TRY(cudaMemcpyAsync((char *)s->io.in[i].dev + lo * es, (const char *)s->io.in[i].pinned + lo * es,
+                                 (hi - lo) * es, cudaMemcpyHostToDevice, st));
+    launch(s, lo, hi - lo, blocks < 1 ? 1 : blocks, st);
+    status = gb_cuda_check_launch(s->kernel_name, e);
+    if (status != GB_OK) return status;
+    CUDA_TRY(cudaMemcpyAsync((char *)s->io.out[0].pinned + lo * es, (const char *)s->io.out[0].dev + lo * es,
+                             (hi - lo) * es, cudaMemcpyDeviceToHost, st));
+    return GB_OK;
+fail:
+    return status;
 }
 
 int ew_run(void *state, int timing, double *seconds, gb_err *e) {
     ew_state *s = (ew_state *)state;
+    if (timing == GB_CUDA_TIMING_OVERLAPPED)
+        return gb_cuda_time_overlapped(&s->io, s->chunks, ew_chunk, NULL, s, seconds, e);
     return gb_cuda_time(&s->io, timing, ew_issue, s, seconds, e);
 }
 
@@ -154,6 +184,8 @@ void ew_annotate(void *state, cJSON *extra) {
     cJSON_AddBoolToObject(extra, "fast_math", s->fast);
     cJSON_AddNumberToObject(extra, "grid_blocks", s->blocks);
     cJSON_AddNumberToObject(extra, "block_threads", kThreads);
+    cJSON_AddNumberToObject(extra, "overlap_chunks", (double)s->chunks);
+    cJSON_AddNumberToObject(extra, "overlap_streams", GB_CUDA_CHUNK_STREAMS);
 }
 
 void ew_release(void *state) {
@@ -166,4 +198,4 @@ void ew_release(void *state) {
 } // namespace
 
 extern "C" const gb_op_impl gb_cuda_elementwise = {ew_supports, ew_prepare, ew_run, ew_fetch, ew_annotate,
-                                                   ew_release};
+                                                   ew_release, gb_cuda_has_overlapped};

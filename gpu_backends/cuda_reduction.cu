@@ -147,6 +147,11 @@ struct red_state {
     double *stats;
     moments *partial; // workspace: one summary per block of pass 1
     int blocks;
+    // The overlapped end-to-end: each chunk's pass 1 writes chunk_blocks
+    // summaries of its own into ov_partial; pass 2 merges them all.
+    size_t chunks;
+    int chunk_blocks;
+    moments *ov_partial;
 };
 
 const void *kernel_ptr(gb_dtype d) {
@@ -186,32 +191,75 @@ int red_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) 
     if ((size_t)s->blocks > want) s->blocks = (int)want;
     if (s->blocks < 1) s->blocks = 1;
     CUDA_TRY(cudaMalloc((void **)&s->partial, (size_t)s->blocks * sizeof(moments)));
+    // Chunks run side by side on several streams: a chunk gets a share of
+    // the device's blocks, not all of them.
+    s->chunks = gb_cuda_overlap_chunks((double)s->n * (s->dtype == GB_FLOAT32 ? 4 : 8));
+    s->chunk_blocks = (int)((s->blocks + GB_CUDA_CHUNK_STREAMS - 1) / GB_CUDA_CHUNK_STREAMS);
+    if (s->chunk_blocks < 1) s->chunk_blocks = 1;
+    CUDA_TRY(cudaMalloc((void **)&s->ov_partial, s->chunks * (size_t)s->chunk_blocks * sizeof(moments)));
     *state = s;
     return GB_OK;
 fail:
     if (s->partial) (void)cudaFree(s->partial);
+    if (s->ov_partial) (void)cudaFree(s->ov_partial);
     gb_cuda_io_free(&s->io);
     free(s);
     return status;
 }
 
+// Pass 1 over elements [lo, lo + n) into `blocks` summaries at partial.
+void launch_moments(const red_state *s, size_t lo, size_t n, int blocks, moments *partial, cudaStream_t st) {
+    if (s->dtype == GB_FLOAT32)
+        moments_kernel<float, float4, 4><<<blocks, kThreads, 0, st>>>((const float *)s->x + lo, n, partial);
+    else
+        moments_kernel<double, double2, 2><<<blocks, kThreads, 0, st>>>((const double *)s->x + lo, n, partial);
+}
+
 int red_issue(void *state, gb_err *e) {
     red_state *s = (red_state *)state;
     int status;
-    if (s->dtype == GB_FLOAT32)
-        moments_kernel<float, float4, 4><<<s->blocks, kThreads, 0, gb_cuda.stream>>>((const float *)s->x, s->n,
-                                                                                     s->partial);
-    else
-        moments_kernel<double, double2, 2><<<s->blocks, kThreads, 0, gb_cuda.stream>>>((const double *)s->x,
-                                                                                       s->n, s->partial);
+    launch_moments(s, 0, s->n, s->blocks, s->partial, gb_cuda.stream);
     status = gb_cuda_check_launch("moments_kernel", e);
     if (status != GB_OK) return status;
     finish_kernel<<<1, kFinishThreads, 0, gb_cuda.stream>>>(s->partial, s->blocks, s->stats);
     return gb_cuda_check_launch("finish_kernel", e);
 }
 
+// One chunk of the overlapped end-to-end: its part of x up, pass 1 on it.
+// An empty chunk still writes its summaries (count 0), which merge as nothing.
+int red_chunk(void *state, size_t k, size_t nchunks, cudaStream_t st, gb_err *e) {
+    red_state *s = (red_state *)state;
+    int status = GB_OK;
+    size_t lo, hi, es = s->dtype == GB_FLOAT32 ? 4 : 8;
+    gb_cuda_chunk_range(s->n, nchunks, k, 64, &lo, &hi);
+    if (hi > lo)
+        CUDA_TRY(cudaMemcpyAsync((char *)s->io.in[0].dev + lo * es, (const char *)s->io.in[0].pinned + lo * es,
+                                 (hi - lo) * es, cudaMemcpyHostToDevice, st));
+    launch_moments(s, lo, hi - lo, s->chunk_blocks, s->ov_partial + k * (size_t)s->chunk_blocks, st);
+    return gb_cuda_check_launch("moments_kernel", e);
+fail:
+    return status;
+}
+
+// After every chunk: pass 2 over all their summaries, the 24 bytes down.
+int red_join(void *state, gb_err *e) {
+    red_state *s = (red_state *)state;
+    int status = GB_OK;
+    finish_kernel<<<1, kFinishThreads, 0, gb_cuda.stream>>>(s->ov_partial, (int)(s->chunks * (size_t)s->chunk_blocks),
+                                                            s->stats);
+    status = gb_cuda_check_launch("finish_kernel", e);
+    if (status != GB_OK) return status;
+    CUDA_TRY(cudaMemcpyAsync(s->io.out[0].pinned, s->io.out[0].dev, s->io.out[0].bytes, cudaMemcpyDeviceToHost,
+                             gb_cuda.stream));
+    return GB_OK;
+fail:
+    return status;
+}
+
 int red_run(void *state, int timing, double *seconds, gb_err *e) {
     red_state *s = (red_state *)state;
+    if (timing == GB_CUDA_TIMING_OVERLAPPED)
+        return gb_cuda_time_overlapped(&s->io, s->chunks, red_chunk, red_join, s, seconds, e);
     return gb_cuda_time(&s->io, timing, red_issue, s, seconds, e);
 }
 
@@ -226,12 +274,15 @@ void red_annotate(void *state, cJSON *extra) {
     cJSON_AddStringToObject(extra, "accumulator", "float64 shifted sums, Chan merge");
     cJSON_AddNumberToObject(extra, "grid_blocks", s->blocks);
     cJSON_AddNumberToObject(extra, "block_threads", kThreads);
+    cJSON_AddNumberToObject(extra, "overlap_chunks", (double)s->chunks);
+    cJSON_AddNumberToObject(extra, "overlap_streams", GB_CUDA_CHUNK_STREAMS);
 }
 
 void red_release(void *state) {
     red_state *s = (red_state *)state;
     if (!s) return;
     if (s->partial) (void)cudaFree(s->partial);
+    if (s->ov_partial) (void)cudaFree(s->ov_partial);
     gb_cuda_io_free(&s->io);
     free(s);
 }
@@ -239,4 +290,4 @@ void red_release(void *state) {
 } // namespace
 
 extern "C" const gb_op_impl gb_cuda_reduction = {red_supports, red_prepare, red_run, red_fetch, red_annotate,
-                                                 red_release};
+                                                 red_release, gb_cuda_has_overlapped};

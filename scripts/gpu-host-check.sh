@@ -2,7 +2,7 @@
 # gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
 # from an unpacked bundle (make bundle) or a build tree:
 #
-#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|svd|newcomer|again|see|regress]...
+#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|seedops|svd|newcomer|again|see|regress]...
 #
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
@@ -29,6 +29,11 @@
 #             baseline, run 5 as the current); and run 5 with one case
 #             slowed (x1.5 on the 64^3 CPU GEMM, +10% and +20% on others)
 #             against that baseline: each must be flagged, and only it
+#   seedops   suites/workshop.json (the Jacobi stencil, 256² to 8192²) and the
+#             stencil, slicing, elementwise and reduction cases of
+#             suites/pybench.json (8 MB and 800 MB arrays): % of the measured
+#             ceilings on both sides, and the overlapped end-to-end beside the
+#             serial one
 #   newcomer  the README's command as a new user types it: suites/default.json,
 #             no flags, stdout piped to a file with each line's second of
 #             arrival (do case lines arrive as cases finish?), the wall time
@@ -54,7 +59,7 @@
 # what OpenBLAS detected and what runs, so a reader can check. Every command
 # here is as a user types it: no flag is needed for honest numbers.
 set -u
-OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|measure|overhead|newcomer|again|seed|svd|multigpu|fleet|see|regress]...}
+OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|seedops|svd|newcomer|again|see|regress]...}
 shift
 cd "$(dirname "$0")/.."
 if [ -x bin/gpubench ]; then B=bin/gpubench; else B=./gpubench; fi
@@ -80,6 +85,17 @@ for what in "$@"; do
         step "svd methods"
         "$B" run suites/svd-methods.json --no-peak --quiet \
             --out "$OUTDIR/svd-methods.json" --format md
+        ;;
+    seedops)
+        step "workshop suite (stencil)"
+        "$B" run suites/workshop.json --out "$OUTDIR/workshop.json" --format md > "$OUTDIR/workshop.md"
+        echo "exit $?"
+        cat "$OUTDIR/workshop.md"
+        step "pybench: stencil, slicing, elementwise, reduction"
+        "$B" run suites/pybench.json --op stencil,slicing,elementwise,reduction \
+            --out "$OUTDIR/pybench-seed.json" --format md > "$OUTDIR/pybench-seed.md"
+        echo "exit $?"
+        cat "$OUTDIR/pybench-seed.md"
         ;;
     sanitize)
         step "compute-sanitizer"

@@ -8,8 +8,12 @@
 #
 # --sanitize also runs the suite under compute-sanitizer: memcheck over every
 # op, racecheck and synccheck over our own kernels (elementwise, reduction,
-# transfer's mapped-memory copy kernel, and svd, whose gesvdp64 converts
-# with a kernel of ours).
+# transfer's mapped-memory copy kernel, svd, whose gesvdp64 converts
+# with a kernel of ours, stencil, slicing).
+#
+# It also runs the ops of the overlapped end-to-end timing with one chunk left
+# out on purpose (GPUBENCH_FAULT_SKIP_CHUNK=1): each case of two or more
+# chunks must then fail verification ("missed-chunk").
 #
 # Without a GPU it prints a SKIP line and exits 0. With a GPU present (device
 # nodes or nvidia-smi) but the CUDA backend unavailable it fails: a GPU test
@@ -21,7 +25,7 @@ SANITIZE=0
 for arg in "$@"; do
     case "$arg" in
         --sanitize) SANITIZE=1 ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         *) BIN="$arg" ;;
     esac
 done
@@ -126,6 +130,48 @@ run_suite() { # run_suite LABEL OUT.json [prefix command...] -- [extra gpubench 
 run_suite verify "$WORK/verify.json" \
     "$BIN" run "$SUITE" --backend cpu,cuda --devices all --no-peak --out "$WORK/verify.json"
 
+# ---- a missed chunk must fail verification ---------------------------------
+# The overlapped end-to-end timing (elementwise, reduction, slicing) with chunk
+# 1 of every repetition left out on purpose (GPUBENCH_FAULT_SKIP_CHUNK): every
+# case cut into two or more chunks must fail its check, the others pass.
+missed_chunk() {
+    out="$WORK/missed-chunk.json"
+    echo "== test-gpu [missed-chunk]: GPUBENCH_FAULT_SKIP_CHUNK=1 $BIN run ... --op elementwise,reduction,slicing"
+    GPUBENCH_FAULT_SKIP_CHUNK=1 "$BIN" run "$SUITE" --backend cpu,cuda --op elementwise,reduction,slicing \
+        --no-peak --quiet --out "$out" >/dev/null 2>&1
+    if [ ! -s "$out" ]; then
+        echo "test-gpu [missed-chunk]: FAIL: no results written" >&2
+        status=1
+        return
+    fi
+    [ -n "$PY" ] || { echo "test-gpu: note: no python3, missed-chunk not judged" >&2; return; }
+    "$PY" - "$out" <<'EOF2' || status=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+caught = missed = fine = 0
+bad = []
+for c in doc.get("cases", []):
+    name = "%s %s %s %s" % (c.get("op"), c.get("dtype"), c.get("label"), json.dumps(c.get("params", {}), sort_keys=True))
+    for r in c.get("results", []):
+        if r.get("backend") != "cuda" or r.get("timing") != "end_to_end_overlapped":
+            continue
+        chunks = (r.get("extra") or {}).get("overlap_chunks", 0)
+        ver = (r.get("verification") or {}).get("status")
+        if chunks >= 2:
+            if ver == "failed": caught += 1
+            else: missed += 1; bad.append("%s: %d chunks, chunk 1 skipped, verification %s" % (name, chunks, ver))
+        elif ver == "passed":
+            fine += 1
+        else:
+            bad.append("%s: one chunk (nothing skipped) but verification %s" % (name, ver))
+print("test-gpu [missed-chunk]: %d cases with a missed chunk caught by verification, %d not, %d single-chunk cases passed"
+      % (caught, missed, fine))
+for b in bad: print("  " + b)
+sys.exit(1 if bad or caught == 0 else 0)
+EOF2
+}
+missed_chunk
+
 if [ "$SANITIZE" = 1 ]; then
     CS=""
     for c in /usr/local/cuda/bin/compute-sanitizer "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer"; do
@@ -141,7 +187,7 @@ if [ "$SANITIZE" = 1 ]; then
             $SAN --tool memcheck "$BIN" run "$SUITE" --backend cpu,cuda --devices all --no-peak --out "$WORK/memcheck.json"
         for tool in racecheck synccheck; do
             run_suite "$tool" "$WORK/$tool.json" \
-                $SAN --tool "$tool" "$BIN" run "$SUITE" --backend cpu,cuda --op elementwise,reduction,transfer,svd \
+                $SAN --tool "$tool" "$BIN" run "$SUITE" --backend cpu,cuda --op elementwise,reduction,transfer,svd,stencil,slicing \
                 --no-peak --out "$WORK/$tool.json"
         done
     fi

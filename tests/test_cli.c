@@ -134,14 +134,14 @@ TEST(cli_quick_suite_cpu_end_to_end) {
     CHECK(cJSON_IsNumber(get(cpu_peaks, "gemm_float64_gflops")));
 
     const cJSON *cases = get(doc, "cases");
-    CHECK(cJSON_GetArraySize(cases) == 42); /* 21 sizes in suites/quick.json × 2 dtypes */
+    CHECK(cJSON_GetArraySize(cases) == 54); /* 27 sizes in suites/quick.json × 2 dtypes */
     unsigned ops_seen = 0;
     int ok = 0, projected = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, cases) {
         const char *op = get(c, "op")->valuestring;
-        static const char *const names[] = {"matmul", "elementwise", "reduction", "fft", "solve",
-                                            "spgemm", "svd", "transfer", "batched_matmul"};
+        static const char *const names[] = {"matmul", "elementwise", "reduction",      "fft",     "solve", "spgemm",
+                                            "svd",    "transfer",    "batched_matmul", "stencil", "slicing"};
         for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
             if (!strcmp(op, names[i])) ops_seen |= 1u << i;
         CHECK(cJSON_IsArray(get(c, "shape")) && cJSON_IsString(get(c, "label")));
@@ -186,7 +186,7 @@ TEST(cli_quick_suite_cpu_end_to_end) {
         CHECK(cJSON_IsObject(get(r, "extra")));
         CHECK(get(c, "speedup") == NULL); /* one backend: no speedup */
     }
-    CHECK(ops_seen == 0x1ff);
+    CHECK(ops_seen == 0x7ff);
     CHECK(ok > 0 && ok + projected == cJSON_GetArraySize(cases));
     const cJSON *sum = get(doc, "summary");
     CHECK(get(sum, "ok")->valueint == ok && get(sum, "failed")->valueint == 0);
@@ -218,7 +218,7 @@ static void check_stopped_by(const char *sig, int code) {
     /* every case is listed; what was measured is kept; the run stopped
      * before its end: a case not reached is skipped as "interrupted", or a
      * result has fewer rounds than the run was to make */
-    CHECK(cJSON_GetArraySize(get(doc, "cases")) == 42); /* every case of suites/quick.json */
+    CHECK(cJSON_GetArraySize(get(doc, "cases")) == 54); /* every case of suites/quick.json */
     const cJSON *sum = get(doc, "summary");
     CHECK(get(sum, "ok")->valueint > 0);
     int rounds = get(get(doc, "context"), "rounds")->valueint, short_of_rounds = 0;

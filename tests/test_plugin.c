@@ -135,8 +135,11 @@ TEST(plugin_init_reports_why_cuda_is_unavailable) {
         snprintf(reason, sizeof reason, "%.*s", (int)strcspn(why, "("), why);
     } else {
         CHECK(strcmp(b->name, "cuda") == 0);
-        CHECK(b->ntimings == 2 && strcmp(b->timings[0], "device") == 0 &&
-              strcmp(b->timings[1], "end_to_end") == 0);
+        CHECK(b->ntimings == 3 && strcmp(b->timings[0], "device") == 0 &&
+              strcmp(b->timings[1], "end_to_end") == 0 && strcmp(b->timings[2], "end_to_end_overlapped") == 0);
+        /* the overlapped timing is the ops' to declare: elementwise has it, matmul not */
+        gb_case ew = {.op_id = GB_OP_ELEMENTWISE}, mm = {.op_id = GB_OP_MATMUL};
+        CHECK(b->has_timing && b->has_timing(&ew, 2) && !b->has_timing(&mm, 2) && b->has_timing(&mm, 1));
         gb_backend_options opt = {.threads = 1, .device = 0, .cache_cold = 0};
         gb_err e = {{0}};
         int st = b->init(&opt, &e);

@@ -26,15 +26,18 @@ typedef struct {
 
 /* How a repetition is timed. A backend offers one or more timings; the
  * runner measures each with the same stopping rule and records each. */
-#define GB_MAX_TIMINGS 2
+#define GB_MAX_TIMINGS 3
 
 typedef struct gb_backend {
     int abi_version;              /* GB_ABI_VERSION at build time */
     const char *name;             /* "cpu", "cuda" */
     gb_backend_role role;
     int ntimings;
-    const char *timings[GB_MAX_TIMINGS]; /* cpu: {"host"}; cuda: {"device", "end_to_end"} */
-    const char *timing_labels[GB_MAX_TIMINGS]; /* as tables print them: "cpu"; "gpu dev", "gpu e2e" */
+    /* cpu: {"host"}; cuda: {"device", "end_to_end", "end_to_end_overlapped"} */
+    const char *timings[GB_MAX_TIMINGS];
+    /* as tables print them: "cpu"; "gpu dev", "gpu e2e", "gpu e2e-ovl" (the
+     * last word heads the GPU ms and speedup columns) */
+    const char *timing_labels[GB_MAX_TIMINGS];
 
     /* Bring the backend up. GB_OK when usable; otherwise GB_SKIP with the
      * reason ("no CUDA device", "driver too old") and it is listed as
@@ -92,6 +95,12 @@ typedef struct gb_backend {
      * runner calls it before each visit; with --devices-concurrent each
      * thread calls it for its own device). GB_OK, or GB_FATAL with why. */
     int (*use_device)(int k, gb_device_info *info, gb_err *e);
+    /* Does this timing apply to this case (1) or not (0)? A timing only some
+     * ops have (the CUDA backend's end_to_end_overlapped: ops whose work
+     * splits into independent chunks) gets no result at all for the others,
+     * rather than a "skipped" in every table. May be NULL: every timing
+     * applies to every case. */
+    int (*has_timing)(const gb_case *c, int timing);
 } gb_backend;
 
 /* Per-op part of a backend: each op file of a backend exports one of these,
@@ -103,6 +112,9 @@ typedef struct gb_op_impl {
     int (*fetch)(void *state, gb_arrays *out, gb_err *e);
     void (*annotate)(void *state, cJSON *extra);      /* may be NULL */
     void (*release)(void *state);
+    /* The backend's optional timings this op has (see gb_backend.has_timing);
+     * may be NULL: none of them. */
+    int (*has_timing)(const gb_case *c, int timing);
 } gb_op_impl;
 
 /* The CPU backend is linked in; the CUDA one comes from the plugin. */

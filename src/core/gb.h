@@ -46,6 +46,8 @@ typedef enum {
     GB_OP_TRANSFER,
     GB_OP_BATCHED_MATMUL,
     GB_OP_MATMUL_XT, GB_OP_SOLVE_MG, GB_OP_FFT_XT, /* multi-GPU library routines (param gpus) */
+    GB_OP_STENCIL,
+    GB_OP_SLICING,
     GB_OP_COUNT
 } gb_op_id;
 
@@ -76,6 +78,7 @@ typedef enum {
     GB_SVD_XGESVDR,  /* randomized SVD at full rank */
     GB_SVD_METHOD_COUNT
 } gb_svd_method;
+typedef enum { GB_SLICE_STRIDE2 = 0, GB_SLICE_TRANSPOSE = 1 } gb_slice_kind;
 /* Their names, as suites and results spell them (NULL-terminated; gb.c). */
 extern const char *const gb_svd_method_names[GB_SVD_METHOD_COUNT + 1];
 /* transfer: which way the bytes go, and what host memory they live in. */
@@ -96,6 +99,9 @@ typedef struct {
     int batch;         /* batched_matmul: independent products */
     int gpus;          /* multi-GPU ops (matmul_xt, solve_mg, fft_xt): devices the library spreads over */
     int block;         /* matmul_xt: cuBLASXt block dim; solve_mg: column tile; 0 = the routine's default */
+    int iters;         /* stencil: Jacobi sweeps per repetition */
+    int norm_every;    /* stencil: residual norm every this many sweeps */
+    int slice_kind;    /* slicing: gb_slice_kind */
 } gb_params;
 
 /* One benchmark case: op × shape × dtype × params. Built by the suite
@@ -122,6 +128,26 @@ typedef struct {
     char uuid[48];         /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it; "" unknown */
     char pci_bus_id[32];   /* "00000000:19:00.0"; "" unknown */
 } gb_device_info;
+/* The stencil's facts every backend needs (src/ops/op_stencil.c says why):
+ * how many residual norms a repetition computes, and dx² with dx = 1/(cols−1). */
+static inline size_t gb_stencil_norm_count(const gb_params *p) {
+    return p->norm_every > 0 && p->iters > 0 ? (size_t)(p->iters / p->norm_every) : 0;
+}
+static inline double gb_stencil_h2(const gb_case *c) {
+    double dx = 1.0 / (double)(c->shape[1] - 1);
+    return dx * dx;
+}
+/* The slicing output's shape: x[::2, ::2] is ceil(rows/2)×ceil(cols/2), the
+ * transposed copy cols×rows. */
+static inline void gb_slicing_out_shape(const gb_case *c, int64_t *rows, int64_t *cols) {
+    if (c->params.slice_kind == GB_SLICE_TRANSPOSE) {
+        *rows = c->shape[1];
+        *cols = c->shape[0];
+    } else {
+        *rows = (c->shape[0] + 1) / 2;
+        *cols = (c->shape[1] + 1) / 2;
+    }
+}
 
 /* What a backend is to the comparison: the host side every speedup is
  * measured against, or an accelerator. Code outside the backends reads this

@@ -262,11 +262,19 @@ oom:
     return -1;
 }
 
-/* Add a result with the same status for every timing of a backend. */
-static void add_all_timings(gb_run_config *cfg, size_t ci, const gb_backend_slot *slot, gb_result_status status,
-                            const char *reason) {
+/* Does timing t of backend b apply to case ci's case (gb_backend.has_timing)?
+ * A timing that does not gets no result at all. */
+static int timing_applies(const gb_backend *b, const gb_case *c, int t) {
+    return !b->has_timing || b->has_timing(c, t);
+}
+
+/* Add a result with the same status for every timing of a backend that
+ * applies to the case. */
+static void add_all_timings(gb_run_config *cfg, size_t ci, const gb_case *c, const gb_backend_slot *slot,
+                            gb_result_status status, const char *reason) {
     if (!slot->b) return;
-    for (int t = 0; t < slot->b->ntimings; t++) new_result(cfg, ci, slot, slot->b->timings[t], status, reason);
+    for (int t = 0; t < slot->b->ntimings; t++)
+        if (timing_applies(slot->b, c, t)) new_result(cfg, ci, slot, slot->b->timings[t], status, reason);
 }
 
 typedef struct {
@@ -290,17 +298,17 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     if (slot->disabled) {
         char why[GB_MSG_LEN + 32];
         snprintf(why, sizeof why, "backend disabled: %s", slot->reason);
-        add_all_timings(cfg, ci, slot, GB_RS_SKIPPED, why);
+        add_all_timings(cfg, ci, c, slot, GB_RS_SKIPPED, why);
         return;
     }
     if (gb_interrupted) {
-        add_all_timings(cfg, ci, slot, GB_RS_SKIPPED, "interrupted");
+        add_all_timings(cfg, ci, c, slot, GB_RS_SKIPPED, "interrupted");
         return;
     }
     int status = gb_backends_use(slot, &e);
     if (status == GB_OK) status = b->supports(c, &e);
     if (status != GB_OK) {
-        add_all_timings(cfg, ci, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
+        add_all_timings(cfg, ci, c, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         return;
     }
@@ -312,7 +320,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
                  "projected %.3g s per repetition (from the rate at %s) exceeds max_time_s %g; "
                  "raise max_time_s (or --max-time) to run it",
                  projected, from, item->budget.max_time_s);
-        add_all_timings(cfg, ci, slot, GB_RS_SKIPPED, why);
+        add_all_timings(cfg, ci, c, slot, GB_RS_SKIPPED, why);
         return;
     }
 
@@ -322,7 +330,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     double setup = gb_now() - t0;
     account(cfg, c->op_id, GB_T_SETUP, setup);
     if (status != GB_OK) {
-        add_all_timings(cfg, ci, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
+        add_all_timings(cfg, ci, c, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         return;
     }
@@ -331,6 +339,8 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     long made[GB_MAX_TIMINGS];
     int measured_any = 0, fatal = 0;
     for (int t = 0; t < b->ntimings; t++) {
+        made[t] = -1;
+        if (!timing_applies(b, c, t)) continue;
         long ri = made[t] = new_result(cfg, ci, slot, b->timings[t], GB_RS_OK, NULL);
         if (ri < 0) continue;
         gb_result *r = &case_at(cfg, ci)->results[ri];
@@ -626,7 +636,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
 
     if (gb_interrupted) {
         for (int k = 0; k < cfg->backends->count; k++)
-            if (visits_slot(c, &cfg->backends->slot[k])) add_all_timings(cfg, ci, &cfg->backends->slot[k], GB_RS_SKIPPED, "interrupted");
+            if (visits_slot(c, &cfg->backends->slot[k])) add_all_timings(cfg, ci, c, &cfg->backends->slot[k], GB_RS_SKIPPED, "interrupted");
         return;
     }
     double need = c->op->host_bytes(c), avail = host_available_bytes();
@@ -642,7 +652,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     if (made != GB_OK) {
         for (int k = 0; k < cfg->backends->count; k++)
             if (visits_slot(c, &cfg->backends->slot[k]))
-                add_all_timings(cfg, ci, &cfg->backends->slot[k],
+                add_all_timings(cfg, ci, c, &cfg->backends->slot[k],
                                 made == GB_FAIL && need <= avail ? GB_RS_ERROR : GB_RS_SKIPPED, err.msg);
         return;
     }

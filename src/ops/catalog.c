@@ -7,6 +7,8 @@ extern const gb_op gb_op_matmul, gb_op_elementwise, gb_op_reduction, gb_op_fft,
 extern const gb_op gb_op_transfer;
 extern const gb_op gb_op_batched_matmul;
 extern const gb_op gb_op_matmul_xt, gb_op_solve_mg, gb_op_fft_xt; /* multi-GPU routines */
+extern const gb_op gb_op_stencil;
+extern const gb_op gb_op_slicing;
 
 const gb_op *const gb_ops[GB_OP_COUNT] = {
     [GB_OP_MATMUL] = &gb_op_matmul,
@@ -21,6 +23,8 @@ const gb_op *const gb_ops[GB_OP_COUNT] = {
     [GB_OP_MATMUL_XT] = &gb_op_matmul_xt,
     [GB_OP_SOLVE_MG] = &gb_op_solve_mg,
     [GB_OP_FFT_XT] = &gb_op_fft_xt,
+    [GB_OP_STENCIL] = &gb_op_stencil,
+    [GB_OP_SLICING] = &gb_op_slicing,
 };
 
 const gb_op *gb_op_find(const char *name) {

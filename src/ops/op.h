@@ -25,6 +25,10 @@
  *                                                     y_back (direction both): the D2H leg's copy
  *   batched_matmul in: A (batch×m×k), B (batch×k×n) out: C (batch×m×n), each product row-major,
  *                                                     products stored one after another
+ *   stencil     in: p0, f (rows×cols, row-major) out: p (rows×cols, after iters sweeps; boundary ring = p0's),
+ *                                                     norms (F64, iters / norm_every of them)
+ *   slicing     in: x (rows×cols, row-major)     out: y: x[::2, ::2] (ceil(rows/2)×ceil(cols/2)) or
+ *                                                     x.T (cols×rows), row-major
  */
 #ifndef GB_OP_H
 #define GB_OP_H
@@ -107,7 +111,8 @@ const gb_op *gb_op_find(const char *name);
 /* Shared helpers for ops (src/ops/op_common.c). */
 /* The defaults of every param, in one place: math default, fast_math off,
  * fft r2c planned with FFTW_MEASURE, nrhs 1, density 0.01, svd auto, transfer
- * h2d from pinned memory, batch 1000. */
+ * h2d from pinned memory, batch 1000, stencil 100 sweeps with a norm each,
+ * slicing stride2. */
 void gb_params_default(gb_params *p);
 /* Parse a size that is a positive integer n → rows = cols = n (rank 2). */
 int gb_parse_square_size(const cJSON *size, gb_case *c, gb_err *e);
@@ -119,6 +124,11 @@ double gb_max_rel_err(const gb_array *out, const gb_array *ref, size_t *worst_in
 /* rows × cols of a 2-D case, and the bytes of one element of a dtype. */
 double gb_case_elements(const gb_case *c);
 double gb_dtype_bytes(gb_dtype d);
+/* A verdict that could not compare (inputs or outputs missing or
+ * mis-sized): status FAILED (error +inf) or NOT_CHECKED (error NaN), and the
+ * detail printf-style. */
+void gb_verdict_unmeasured(gb_verdict *v, gb_verify_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Unit roundoff of the dtype (2^-24 or 2^-53): tolerances are multiples of it. */
 double gb_eps(gb_dtype d);
 /* Parse "sizes" entries that are byte counts: a positive integer up to 2^40,

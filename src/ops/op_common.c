@@ -1,5 +1,6 @@
 /* op_common.c — helpers the op files share: size parsing, error metrics. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "op.h"
@@ -123,7 +124,19 @@ void gb_params_default(gb_params *p) {
     p->batch = 1000;
     p->gpus = 1;
     p->block = 0;
+    p->iters = 100;
+    p->norm_every = 1;
+    p->slice_kind = GB_SLICE_STRIDE2;
 }
 
 double gb_case_elements(const gb_case *c) { return (double)c->shape[0] * (double)c->shape[1]; }
 double gb_dtype_bytes(gb_dtype d) { return (double)gb_elem_size(gb_real_elem(d)); }
+
+void gb_verdict_unmeasured(gb_verdict *v, gb_verify_status status, const char *fmt, ...) {
+    v->status = status;
+    v->error = status == GB_VERIFY_FAILED ? INFINITY : NAN;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->detail, sizeof v->detail, fmt, ap);
+    va_end(ap);
+}

@@ -23,10 +23,12 @@
 
 /* ---- reading the document ------------------------------------------------ */
 
-/* A case's columns: the host backend's result, then the accelerator's first
- * and second timing (device-resident and end-to-end for CUDA): which backend
- * and timing fills which comes from the results model, never from a name. */
-enum { SIDE_CPU = 0, SIDE_DEV, SIDE_E2E, NSIDES };
+/* A case's columns: the host backend's result, then one per timing of the
+ * accelerator, in the order it declares them (device-resident, end-to-end
+ * and end-to-end overlapped for CUDA): which backend and timing fills which
+ * comes from the results model, never from a name. Side 1 + j is the
+ * accelerator's timing j; NACC bounds how many a document can show. */
+enum { SIDE_CPU = 0, SIDE_DEV = 1, SIDE_E2E = 2, NACC = 3, NSIDES = 1 + NACC };
 
 typedef struct {
     const gb_result *r;    /* NULL: the run has no such result */
@@ -44,24 +46,26 @@ typedef struct {
     double size;
     char params[256];      /* "k=v k=v", for sorting and CSV */
     side s[NSIDES];
-    double speedup[2];     /* the accelerator's two timings; NAN when absent */
+    double speedup[NACC];  /* per accelerator timing; NAN when absent */
     long device;           /* the accelerator device of this row (a case measured on
                             * several has a row per device); -1: one device or none */
     char device_label[96]; /* label with the device: "4096 gpu1" */
 } row;
 
 /* What the document calls its sides: the host backend's timing and the
- * accelerator's two, for column heads, footnotes and CSV columns. */
+ * accelerator's, for column heads, footnotes and CSV columns. */
 typedef struct {
-    char word[NSIDES][32];   /* "host", "device", "end-to-end" */
-    char name[NSIDES][32];   /* "host", "device", "end_to_end" */
-    char label[NSIDES][32];  /* "cpu", "gpu dev", "gpu e2e" */
-    char brief[2][16];       /* the accelerator's: "dev", "e2e" */
+    int nacc;                /* the accelerator's timings (at most NACC) */
+    char word[NSIDES][32];   /* "host", "device", "end-to-end", "end-to-end-overlapped" */
+    char name[NSIDES][32];   /* "host", "device", "end_to_end", "end_to_end_overlapped" */
+    char label[NSIDES][32];  /* "cpu", "gpu dev", "gpu e2e", "gpu e2e-ovl" */
+    char brief[NACC][16];    /* the accelerator's: "dev", "e2e", "e2e-ovl" */
 } side_names;
 
 static void side_names_of(const gb_results *r, int run, side_names *sn) {
     const gb_backend_desc *h = gb_results_host(r, run), *a = gb_results_accelerator(r, run);
     memset(sn, 0, sizeof *sn);
+    sn->nacc = a->ntimings < NACC ? (int)a->ntimings : NACC;
     for (int k = 0; k < NSIDES; k++) {
         const gb_backend_desc *b = k == SIDE_CPU ? h : a;
         size_t t = k == SIDE_CPU ? 0 : (size_t)(k - SIDE_DEV);
@@ -141,7 +145,7 @@ static void read_row_of(const gb_results *r, const gb_case_result *c, long devic
         if (b->role == GB_ROLE_HOST) k = SIDE_CPU;
         else if (*res->backend && on_device(res, device)) {
             int t = gb_backend_timing_index(b, res->timing);
-            if (t == 0 || t == 1) k = SIDE_DEV + t;
+            if (t >= 0 && t < NACC) k = SIDE_DEV + t;
         }
         if (k >= 0 && !w->s[k].r) read_side(c, res, &w->s[k]);
     }
@@ -154,10 +158,10 @@ static void read_row_of(const gb_results *r, const gb_case_result *c, long devic
          * has the ratio of its own medians */
         snprintf(w->device_label, sizeof w->device_label, "%s gpu%ld", c->label, device);
         w->label = w->device_label;
-        for (int j = 0; j < 2; j++) w->speedup[j] = gb_result_speedup(w->s[SIDE_CPU].r, w->s[SIDE_DEV + j].r);
+        for (int j = 0; j < NACC; j++) w->speedup[j] = gb_result_speedup(w->s[SIDE_CPU].r, w->s[SIDE_DEV + j].r);
         return;
     }
-    for (int j = 0; j < 2; j++)
+    for (int j = 0; j < NACC; j++)
         w->speedup[j] = (size_t)j < a->ntimings ? gb_case_speedup(c, a->timings[j].name) : NAN;
 }
 
@@ -366,16 +370,22 @@ static void why_not_ok(const side *s, char *buf, size_t len) {
     }
 }
 
-/* One note per distinct text; when both GPU timings went the same way for
- * the same reason, one note without the timing serves both cells. */
+/* One note per distinct text; when every GPU timing of the row went the
+ * same way for the same reason, one note without the timing serves them all. */
 static void side_note(notes *ns, const side_names *sn, const row *w, int k, char *marker, size_t mlen) {
     const side *s = &w->s[k];
     char why[GB_CELL_LEN * 3], text[GB_CELL_LEN * 4];
     why_not_ok(s, why, sizeof why);
-    const side *twin = k == SIDE_DEV ? &w->s[SIDE_E2E] : k == SIDE_E2E ? &w->s[SIDE_DEV] : NULL;
-    char twin_why[GB_CELL_LEN * 3] = "";
-    if (twin && twin->r) why_not_ok(twin, twin_why, sizeof twin_why);
-    if (twin && twin->r && !strcmp(twin->status, s->status) && !strcmp(twin_why, why))
+    int twins = 0, alike = k != SIDE_CPU;
+    for (int o = SIDE_DEV; o < NSIDES && alike; o++) {
+        const side *twin = &w->s[o];
+        if (o == k || !twin->r) continue;
+        char twin_why[GB_CELL_LEN * 3] = "";
+        why_not_ok(twin, twin_why, sizeof twin_why);
+        alike = !strcmp(twin->status, s->status) && !strcmp(twin_why, why);
+        twins++;
+    }
+    if (twins && alike)
         snprintf(text, sizeof text, "%s %s: %s", s->backend, s->status, why);
     else
         snprintf(text, sizeof text, "%s %s %s: %s", s->backend, sn->word[k],
@@ -386,7 +396,7 @@ static void side_note(notes *ns, const side_names *sn, const row *w, int k, char
 /* ---- the per-op table ------------------------------------------------------ */
 
 typedef struct {
-    int size, dtype, param0, nparams, t[NSIDES], ci[NSIDES], sp[2], rate[2], pct[2], check;
+    int size, dtype, param0, nparams, t[NSIDES], ci[NSIDES], sp[NACC], rate[2], pct[2], check;
 } layout;
 
 /* Params whose value differs between the rows [a, b) get a column; the rest
@@ -444,7 +454,7 @@ static void check_cell(gb_table *t, long r, int col, const row *w) {
  * dropped for a line under the table. */
 static void fit_narrow(gb_table *t, const layout *L, char *dropped, size_t dlen) {
     const int order[][2] = {{L->pct[1], -1}, {L->pct[0], -1}, {L->rate[1], -1}, {L->rate[0], -1},
-                            {L->t[SIDE_E2E], L->ci[SIDE_E2E]}};
+                            {L->t[SIDE_E2E + 1], L->ci[SIDE_E2E + 1]}, {L->t[SIDE_E2E], L->ci[SIDE_E2E]}};
     size_t off = 0;
     dropped[0] = '\0';
     for (size_t i = 0; i < sizeof order / sizeof order[0] && gb_table_term_width(t) > GB_REPORT_COLUMNS; i++) {
@@ -489,19 +499,24 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
      * head), so that the medians stay aligned. */
     L.t[SIDE_CPU] = gb_table_col(t, "CPU ms", GB_ALIGN_RIGHT);
     if (d->narrow) L.ci[SIDE_CPU] = gb_table_col(t, "", GB_ALIGN_LEFT);
-    if (d->gpu_cols) {
-        snprintf(h, sizeof h, "GPU ms %s", d->sn.brief[0]);
-        L.t[SIDE_DEV] = gb_table_col(t, h, GB_ALIGN_RIGHT);
-        if (d->narrow) L.ci[SIDE_DEV] = gb_table_col(t, "", GB_ALIGN_LEFT);
-        snprintf(h, sizeof h, "GPU ms %s", d->sn.brief[1]);
-        L.t[SIDE_E2E] = gb_table_col(t, h, GB_ALIGN_RIGHT);
-        if (d->narrow) L.ci[SIDE_E2E] = gb_table_col(t, "", GB_ALIGN_LEFT);
-        /* "×dev": the speedup over the device time (narrow tables have no room for the word) */
-        snprintf(h, sizeof h, d->narrow ? "×%s" : "speedup %s", d->sn.brief[0]);
-        L.sp[0] = gb_table_col(t, h, GB_ALIGN_RIGHT);
-        snprintf(h, sizeof h, d->narrow ? "×%s" : "speedup %s", d->sn.brief[1]);
-        L.sp[1] = gb_table_col(t, h, GB_ALIGN_RIGHT);
-    }
+    /* A GPU timing gets its columns when some row of this op's table has a
+     * result for it: a timing only some ops have (end-to-end overlapped)
+     * leaves no empty columns in the others' tables. */
+    int shown[NACC] = {0};
+    for (int j = 0; d->gpu_cols && j < d->sn.nacc; j++)
+        for (size_t i = a; i < b && !shown[j]; i++) shown[j] = d->rows[i].s[SIDE_DEV + j].r != NULL;
+    for (int j = 0; j < NACC; j++)
+        if (shown[j]) {
+            snprintf(h, sizeof h, "GPU ms %s", d->sn.brief[j]);
+            L.t[SIDE_DEV + j] = gb_table_col(t, h, GB_ALIGN_RIGHT);
+            if (d->narrow) L.ci[SIDE_DEV + j] = gb_table_col(t, "", GB_ALIGN_LEFT);
+        }
+    /* "×dev": the speedup over the device time (narrow tables have no room for the word) */
+    for (int j = 0; j < NACC; j++)
+        if (shown[j]) {
+            snprintf(h, sizeof h, d->narrow ? "×%s" : "speedup %s", d->sn.brief[j]);
+            L.sp[j] = gb_table_col(t, h, GB_ALIGN_RIGHT);
+        }
     snprintf(h, sizeof h, "CPU %s", unit);
     L.rate[0] = gb_table_col(t, h, GB_ALIGN_RIGHT);
     L.pct[0] = gb_table_col(t, "CPU %peak", GB_ALIGN_RIGHT);
@@ -527,7 +542,7 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
         }
         for (int k = 0; k < NSIDES; k++)
             if (L.t[k] >= 0) add_side_cells(t, r, L.t[k], L.ci[k], k, d, w, ns);
-        for (int j = 0; j < 2; j++) {
+        for (int j = 0; j < NACC; j++) {
             if (L.sp[j] < 0) continue;
             fmt_speedup(buf, sizeof buf, w->speedup[j]);
             gb_table_set(t, r, L.sp[j], speedup_class(w->speedup[j]), "%s", buf);
@@ -708,6 +723,15 @@ static void header(gb_format f, FILE *out, const gb_results *r, const rdoc *d, i
                  d->narrow ? "+a%/−b%" : "[low, high]", d->narrow ? ", relative to the median" : "", gpu_words,
                  d->gpu_cols ? " (the GPU's from the device time)" : "");
         para(f, out, how, 0);
+    }
+    if (d->sn.nacc > 2) {
+        /* Timings beyond the two above are the backend's to name: its brief and full name. */
+        size_t off = (size_t)snprintf(buf, sizeof buf, "Further GPU timings, where an op has them:");
+        for (int j = 2; j < d->sn.nacc && off < sizeof buf; j++)
+            off += (size_t)snprintf(buf + off, sizeof buf - off, "%s \"%s\" (%s)", j > 2 ? ";" : "", d->sn.brief[j],
+                                    d->sn.word[SIDE_DEV + j]);
+        if (off < sizeof buf) snprintf(buf + off, sizeof buf - off, " — see the README, \"How a result is timed\".");
+        para(f, out, buf, 0);
     }
     if (!d->gpu_cols) {
         snprintf(buf, sizeof buf, "No GPU results in this run%s%s: GPU columns are omitted.",
@@ -1035,19 +1059,22 @@ static const char *const csv_tail[] = {"notes", "crossover_timing", "crossover_s
                                        "crossover_text"};
 enum {
     NHEAD = sizeof csv_head / sizeof csv_head[0], NSIDE = sizeof csv_side / sizeof csv_side[0],
-    NTAIL = sizeof csv_tail / sizeof csv_tail[0], NCSV = NHEAD + NSIDES * NSIDE + 2 + NTAIL
+    NTAIL = sizeof csv_tail / sizeof csv_tail[0], NCSV = NHEAD + NSIDES * NSIDE + NACC + NTAIL
 };
 
-static void csv_columns(const side_names *sn, char cols[NCSV][64]) {
+/* The columns for a document whose accelerator has sn->nacc timings (the
+ * host's and each of those); returns how many (at most NCSV). */
+static int csv_columns(const side_names *sn, char cols[NCSV][64]) {
     int c = 0;
     for (int i = 0; i < NHEAD; i++) snprintf(cols[c++], 64, "%s", csv_head[i]);
-    for (int k = 0; k < NSIDES; k++)
+    for (int k = 0; k < 1 + sn->nacc; k++)
         for (int i = 0; i < NSIDE; i++) {
             if (k == SIDE_CPU) snprintf(cols[c++], 64, "cpu_%s", csv_side[i]);
             else snprintf(cols[c++], 64, "gpu_%.24s_%s", sn->name[k], csv_side[i]);
         }
-    for (int j = 0; j < 2; j++) snprintf(cols[c++], 64, "speedup_%.24s", sn->name[SIDE_DEV + j]);
+    for (int j = 0; j < sn->nacc; j++) snprintf(cols[c++], 64, "speedup_%.24s", sn->name[SIDE_DEV + j]);
     for (int i = 0; i < NTAIL; i++) snprintf(cols[c++], 64, "%s", csv_tail[i]);
+    return c;
 }
 
 static void csv_num(char *buf, size_t len, double v) {
@@ -1057,8 +1084,8 @@ static void csv_num(char *buf, size_t len, double v) {
 
 /* The last column, crossover_text, is given apart: a sentence naming every
  * change of winner has no length bound, the other cells have. */
-static void csv_row(FILE *out, char cells[NCSV][512], const char *last) {
-    for (int i = 0; i < NCSV - 1; i++) {
+static void csv_row(FILE *out, char cells[NCSV][512], int ncsv, const char *last) {
+    for (int i = 0; i < ncsv - 1; i++) {
         if (i) fputc(',', out);
         gb_csv_field(cells[i], out);
     }
@@ -1070,9 +1097,9 @@ static void csv_row(FILE *out, char cells[NCSV][512], const char *last) {
 static void render_csv(const rdoc *d, const gb_crossover_entry *xs, size_t nx, const char *ops, FILE *out) {
     static char cells[NCSV][512];
     char cols[NCSV][64];
-    csv_columns(&d->sn, cols);
-    for (int i = 0; i < NCSV; i++) snprintf(cells[i], sizeof cells[i], "%.63s", cols[i]);
-    csv_row(out, cells, cols[NCSV - 1]);
+    int ncsv = csv_columns(&d->sn, cols);
+    for (int i = 0; i < ncsv; i++) snprintf(cells[i], sizeof cells[i], "%.63s", cols[i]);
+    csv_row(out, cells, ncsv, cols[ncsv - 1]);
     for (size_t i = 0; i < d->n; i++) {
         const row *w = &d->rows[i];
         memset(cells, 0, sizeof cells);
@@ -1087,7 +1114,7 @@ static void render_csv(const rdoc *d, const gb_crossover_entry *xs, size_t nx, c
         snprintf(cells[c++], 512, "%s", w->rate_kind);
         snprintf(cells[c++], 512, "%s", !strcmp(w->rate_kind, "bytes") ? "GB/s" : "GFLOP/s");
         char notes_buf[512] = "";
-        for (int k = 0; k < NSIDES; k++) {
+        for (int k = 0; k < 1 + d->sn.nacc; k++) {
             const side *s = &w->s[k];
             snprintf(cells[c++], 512, "%s", s->status);
             csv_num(cells[c++], 512, s->median);
@@ -1104,10 +1131,9 @@ static void render_csv(const rdoc *d, const gb_crossover_entry *xs, size_t nx, c
                          d->sn.word[k], why);
             }
         }
-        csv_num(cells[c++], 512, w->speedup[0]);
-        csv_num(cells[c++], 512, w->speedup[1]);
+        for (int j = 0; j < d->sn.nacc; j++) csv_num(cells[c++], 512, w->speedup[j]);
         snprintf(cells[c++], 512, "%s", notes_buf);
-        csv_row(out, cells, NULL);
+        csv_row(out, cells, ncsv, NULL);
     }
     for (size_t i = 0; i < nx; i++) {
         const gb_crossover_entry *x = &xs[i];
@@ -1117,14 +1143,14 @@ static void render_csv(const rdoc *d, const gb_crossover_entry *xs, size_t nx, c
         snprintf(cells[1], 512, "%s", x->op);
         snprintf(cells[5], 512, "%s", x->dtype);
         params_words(&x->params, " ", cells[6], 512);
-        if (x->device >= 0) snprintf(cells[NCSV - 4], 512, "%s gpu%ld", x->timing, x->device);
-        else snprintf(cells[NCSV - 4], 512, "%s", x->timing);
-        snprintf(cells[NCSV - 3], 512, "%s", x->status);
-        csv_num(cells[NCSV - 2], 512, x->size);
+        if (x->device >= 0) snprintf(cells[ncsv - 4], 512, "%s gpu%ld", x->timing, x->device);
+        else snprintf(cells[ncsv - 4], 512, "%s", x->timing);
+        snprintf(cells[ncsv - 3], 512, "%s", x->status);
+        csv_num(cells[ncsv - 2], 512, x->size);
         if (!strcmp(x->size_measure, "geometric_mean_of_shape"))
-            snprintf(cells[NCSV - 5], 512, "size is the geometric mean of the shape");
+            snprintf(cells[ncsv - 5], 512, "size is the geometric mean of the shape");
         char *text = gb_crossover_text(x);
-        csv_row(out, cells, text ? text : "?");
+        csv_row(out, cells, ncsv, text ? text : "?");
         free(text);
     }
 }
@@ -1386,7 +1412,7 @@ static void report_case_row(const gb_results *r, const gb_case_result *c, long d
         }
         off += snprintf(line + off, sizeof line - (size_t)off, "  %s %s", sn.label[k], buf);
     }
-    for (int j = 0; j < 2; j++) {
+    for (int j = 0; j < sn.nacc; j++) {
         if (isnan(w.speedup[j]) || off >= (int)sizeof line) continue;
         fmt_speedup(buf, sizeof buf, w.speedup[j]);
         off += snprintf(line + off, sizeof line - (size_t)off, "  %s %s", buf, sn.brief[j]);
