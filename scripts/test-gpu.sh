@@ -7,9 +7,12 @@
 #   scripts/test-gpu.sh ./gpubench [--sanitize]
 #
 # --sanitize also runs the suite under compute-sanitizer: memcheck over every
-# op, racecheck and synccheck over our own kernels (elementwise, reduction,
-# transfer's mapped-memory copy kernel, svd, whose gesvdp64 converts
-# with a kernel of ours, stencil, slicing).
+# op, racecheck and synccheck over our own kernels that share memory between
+# threads or streams (elementwise, reduction, transfer's mapped-memory copy
+# kernel, stencil, slicing). svd's float64 conversion kernel (gesvdp64) reads
+# and writes one element per thread and no shared memory: memcheck covers it,
+# and under racecheck cuSOLVER's own kernels took 9 s a repetition at 64x64 on
+# the H100, past any CI budget.
 #
 # It also runs the ops of the overlapped end-to-end timing with one chunk left
 # out on purpose (GPUBENCH_FAULT_SKIP_CHUNK=1): each case of two or more
@@ -187,7 +190,7 @@ if [ "$SANITIZE" = 1 ]; then
             $SAN --tool memcheck "$BIN" run "$SUITE" --backend cpu,cuda --devices all --no-peak --out "$WORK/memcheck.json"
         for tool in racecheck synccheck; do
             run_suite "$tool" "$WORK/$tool.json" \
-                $SAN --tool "$tool" "$BIN" run "$SUITE" --backend cpu,cuda --op elementwise,reduction,transfer,svd,stencil,slicing \
+                $SAN --tool "$tool" "$BIN" run "$SUITE" --backend cpu,cuda --op elementwise,reduction,transfer,stencil,slicing \
                 --no-peak --out "$WORK/$tool.json"
         done
     fi
