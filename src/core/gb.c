@@ -125,3 +125,16 @@ int gb_list_contains(const char *list, const char *name) {
 
 const char *const gb_svd_method_names[GB_SVD_METHOD_COUNT + 1] = {
     "auto", "gesdd", "gesvd", "gesvdj", "gesvdp", "xgesvd", "xgesvdp", NULL};
+
+void gb_safe_file_name(const char *name, char *out, size_t len) {
+    size_t k = 0;
+    if (len == 0) return;
+    for (const char *p = name; *p && k + 1 < len; p++) {
+        char ch = *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+                 ch == '_' || (ch == '.' && k > 0);
+        out[k++] = ok ? ch : '_';
+    }
+    if (k == 0 && len > 1) out[k++] = '_';
+    out[k] = '\0';
+}
