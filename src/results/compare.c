@@ -17,6 +17,8 @@
  *                per-process costs of launch-bound calls) */
 #include "compare.h"
 
+#include "case_index.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +236,73 @@ static int same_key(const entry *a, const entry *b) {
     return pa->present && pb->present && gb_kvlist_equal(pa, pb);
 }
 
+/* Current entries by key, so each baseline entry finds its match in constant
+ * time (a scan of every entry made 20,000 cases take minutes): the index
+ * holds the first entry of each key; next[] chains the others in order, and
+ * head[] skips those already matched. */
+typedef struct {
+    gb_index index;
+    size_t *next, *head; /* next[i]: the next entry with i's key (SIZE_MAX: none); head[first]: the first unmatched */
+    const entries *ec;
+    const entry *probe;
+} matcher;
+
+static uint64_t entry_hash(const entry *x) {
+    uint64_t h = gb_case_hash(GB_HASH_START, x->c, 1);
+    h = gb_hash_str(gb_hash_str(h, x->r->backend), x->r->timing);
+    return x->machine ? gb_hash_str(h, x->machine) : h;
+}
+
+static int same_as_probe(const void *ctx, size_t i) {
+    const matcher *m = ctx;
+    return same_key(m->probe, &m->ec->e[i]);
+}
+
+static int matcher_init(matcher *m, const entries *ec) {
+    memset(m, 0, sizeof *m);
+    m->ec = ec;
+    m->next = malloc((ec->n ? ec->n : 1) * sizeof *m->next);
+    m->head = malloc((ec->n ? ec->n : 1) * sizeof *m->head);
+    if (!m->next || !m->head || gb_index_init(&m->index, ec->n) != GB_OK) return -1;
+    size_t *last = malloc((ec->n ? ec->n : 1) * sizeof *last); /* last[first]: the chain's tail */
+    if (!last) return -1;
+    for (size_t i = 0; i < ec->n; i++) {
+        m->next[i] = SIZE_MAX;
+        m->probe = &ec->e[i];
+        uint64_t h = entry_hash(&ec->e[i]);
+        long f = gb_index_find(&m->index, h, same_as_probe, m);
+        if (f < 0) {
+            m->head[i] = last[i] = i;
+            if (gb_index_add(&m->index, h, i) != GB_OK) {
+                free(last);
+                return -1;
+            }
+        } else {
+            m->next[last[f]] = i;
+            last[f] = i;
+        }
+    }
+    free(last);
+    return 0;
+}
+
+/* The first unmatched current entry with b's key, or NULL. */
+static entry *matcher_take(matcher *m, entries *ec, const entry *b) {
+    m->probe = b;
+    long f = gb_index_find(&m->index, entry_hash(b), same_as_probe, m);
+    if (f < 0) return NULL;
+    size_t i = m->head[f];
+    while (i != SIZE_MAX && ec->e[i].matched) i = m->next[i];
+    m->head[f] = i;
+    return i == SIZE_MAX ? NULL : &ec->e[i];
+}
+
+static void matcher_free(matcher *m) {
+    gb_index_free(&m->index);
+    free(m->next);
+    free(m->head);
+}
+
 /* The spread of a result's round medians (gb_round_spread), from its
  * samples and round sizes; 0 when it has none (a one-round run, or a file
  * from before rounds). */
@@ -400,8 +469,11 @@ cJSON *gb_compare_docs(const gb_results *base, const char *base_name, const gb_r
      * single runs on CI runners with changing hostnames must still match. */
     int by_machine = distinct_run_names(base) > 1 || distinct_run_names(cur) > 1;
     entries eb = {0}, ec = {0};
+    matcher match;
+    memset(&match, 0, sizeof match);
     cJSON *doc = NULL;
-    if (collect(base, by_machine, &eb) != 0 || collect(cur, by_machine, &ec) != 0) goto out;
+    if (collect(base, by_machine, &eb) != 0 || collect(cur, by_machine, &ec) != 0 || matcher_init(&match, &ec) != 0)
+        goto out;
 
     doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "schema", "gpubench-compare");
@@ -440,9 +512,7 @@ cJSON *gb_compare_docs(const gb_results *base, const char *base_name, const gb_r
     char name[400], db[120], dc[120];
 
     for (size_t i = 0; i < eb.n; i++) {
-        entry *b = &eb.e[i], *c = NULL;
-        for (size_t j = 0; j < ec.n && !c; j++)
-            if (!ec.e[j].matched && same_key(b, &ec.e[j])) c = &ec.e[j];
+        entry *b = &eb.e[i], *c = matcher_take(&match, &ec, b);
         gb_result_name(b->c, b->r, b->machine, name, sizeof name);
         if (!c) {
             cJSON_AddItemToArray(only_b, cJSON_CreateString(name));
@@ -525,6 +595,7 @@ cJSON *gb_compare_docs(const gb_results *base, const char *base_name, const gb_r
     int bad = counts[GB_V_REGRESSION] + counts[GB_V_FAILED] + failed_only_current;
     cJSON_AddNumberToObject(doc, "exit_code", bad ? 1 : 0);
 out:
+    matcher_free(&match);
     free(eb.e);
     free(ec.e);
     return doc;
