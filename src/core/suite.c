@@ -400,11 +400,16 @@ out:
     return status;
 }
 
-int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e) {
+int gb_suite_parse_bytes(const char *text, size_t len, const char *path, const gb_suite_filter *f, gb_suite *s,
+                         gb_err *e) {
     cJSON *doc;
     memset(s, 0, sizeof *s);
-    if (gb_json_parse_strict(text, strlen(text), path, &doc, e) != GB_OK) return GB_FAIL;
+    if (gb_json_parse_strict(text, len, path, &doc, e) != GB_OK) return GB_FAIL;
     return suite_from_doc(doc, path, f, s, e);
+}
+
+int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e) {
+    return gb_suite_parse_bytes(text, strlen(text), path, f, s, e);
 }
 
 int gb_suite_load(const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e) {

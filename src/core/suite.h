@@ -68,6 +68,9 @@ int gb_suite_load(const char *path, const gb_suite_filter *f, gb_suite *s, gb_er
 /* Same from a string (tests); path is used in messages only. */
 int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f, gb_suite *s,
                    gb_err *e);
+/* Same from len bytes (a NUL among them is an error, as in a file). */
+int gb_suite_parse_bytes(const char *text, size_t len, const char *path, const gb_suite_filter *f, gb_suite *s,
+                         gb_err *e);
 void gb_suite_free(gb_suite *s);
 
 /* Every param of the case's op with its value (defaults filled in). */
