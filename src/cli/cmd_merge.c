@@ -43,8 +43,14 @@ static int same_case(const gb_case_result *a, const gb_case_result *b) {
     return a->params.present && b->params.present && gb_kvlist_equal(&a->params, &b->params);
 }
 
-/* Grow an array of n elements of size sz by one; NULL on out of memory. */
-static void *grow(void *arr, size_t n, size_t sz) { return realloc(arr, (n + 1) * sz); }
+/* Room for one more after n elements of size sz; NULL on out of memory. The
+ * capacity doubles whenever n is a power of two (every array here starts
+ * empty and grows only through this), so n appends copy O(n) bytes in all:
+ * growing by one each time copied the whole array per case. */
+static void *grow(void *arr, size_t n, size_t sz) {
+    if (n & (n - 1)) return arr;
+    return realloc(arr, (n ? 2 * n : 1) * sz);
+}
 
 /* The cases kept so far, found by run name and case in constant time (a
  * repeat is looked up once per case: merging 20,000 cases compared every
