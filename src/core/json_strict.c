@@ -94,6 +94,22 @@ static unsigned control_char(const char *s, int in_key) {
     return 0;
 }
 
+/* Replace in place what control_char refuses by '?'. */
+static void scrub_string(char *s, int in_key) {
+    for (unsigned char *p = (unsigned char *)s; p && *p; p++) {
+        if ((*p < 0x20 && (in_key || (*p != '\t' && *p != '\n'))) || *p == 0x7f) *p = '?';
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) p[0] = p[1] = '?';
+    }
+}
+
+void gb_json_scrub(cJSON *v) {
+    for (; v; v = v->next) {
+        if (v->string) scrub_string(v->string, 1);
+        if (cJSON_IsString(v)) scrub_string(v->valuestring, 0);
+        if (v->child) gb_json_scrub(v->child);
+    }
+}
+
 static int check_string(walker *w, const step *at, const char *s, int in_key) {
     unsigned c = control_char(s, in_key);
     if (!c) return 0;

@@ -43,4 +43,10 @@ int gb_json_read_strict(const char *path, cJSON **out, gb_err *e);
  * gb_json_parse_strict adds to cJSON). GB_OK or GB_FAIL naming the path. */
 int gb_json_check_tree(const cJSON *doc, const char *name, gb_err *e);
 
+/* Replace, in every key and string of doc (and its siblings), each character
+ * the checks above refuse by '?': what gpubench writes, it can read back (a
+ * command line or an environment value recorded in a results file may hold
+ * anything). */
+void gb_json_scrub(cJSON *doc);
+
 #endif

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_strict.h"
 #include "results_io.h"
 
 struct gb_keyorder {
@@ -1779,6 +1780,7 @@ cJSON *gb_results_to_json(const gb_results *r, unsigned flags) {
 int gb_results_write(const gb_results *r, const char *path, unsigned flags, gb_err *e) {
     cJSON *doc = gb_results_to_json(r, flags);
     if (!doc) return gb_errf(e, GB_FAIL, "%s: out of memory", path);
+    gb_json_scrub(doc); /* never write what the loader refuses */
     int rc = gb_json_write_atomic(doc, path, e);
     cJSON_Delete(doc);
     return rc;
