@@ -11,6 +11,10 @@ bin=${1:-./gpubench}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind-check: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# run re-executes itself (/proc/self/exe) to set the OpenBLAS core and the
+# OpenMP wait policy, which valgrind cannot follow: --openblas-core detected
+# and OMP_WAIT_POLICY set beforehand keep the process as it started.
+export OMP_WAIT_POLICY=PASSIVE
 # OpenMP and OpenBLAS keep thread pools and per-thread buffers until exit:
 # "still reachable", not leaks. Definite leaks and every error count.
 vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
@@ -28,7 +32,7 @@ step() {
     exit 1
 }
 step 0 "$bin" validate suites/quick.json
-step 0 "$bin" run suites/quick.json --backend cpu --dtype float32 --rounds 1 --no-peak --threads 2 --quiet --out "$tmp/run.json"
+step 0 "$bin" run suites/quick.json --backend cpu --dtype float32 --rounds 1 --no-peak --threads 2 --openblas-core detected --quiet --out "$tmp/run.json"
 step 0 "$bin" report "$tmp/run.json"
 step 0 "$bin" report "$tmp/run.json" --format html
 step "0 1" "$bin" compare "$tmp/run.json" tests/data/results_small_cpu_only.json --format md
