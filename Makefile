@@ -7,11 +7,37 @@
 #   make bundle     relocatable tarball for hosts without our CPU libraries
 #   make install PREFIX=/usr/local DESTDIR=
 #   make CUDA=0     build without the CUDA plugin; make WERROR=1 as in CI
+#   make test SANITIZE=address,undefined
+#                   the tests against a sanitized build (in build-san/, binary
+#                   build-san/gpubench: the normal build is left alone)
+#   make fuzz FUZZ_TIME=secs   each libFuzzer harness for that long (clang)
+#   make valgrind   a quick CPU run and every reading command under valgrind
 
 VERSION   := $(shell sed -n 's/^\#define GB_VERSION "\(.*\)"/\1/p' src/core/gb.h)
 PREFIX    ?= /usr/local
 DESTDIR   ?=
+# SANITIZE=address,undefined (any -fsanitize= list): its own build folder and
+# binary; any report stops the test (-fno-sanitize-recover), float-to-int
+# overflow included where the compiler has the check.
+SANITIZE  ?=
+ifneq ($(strip $(SANITIZE)),)
+  BUILD   ?= build-san
+  GB_BIN  := $(BUILD)/gpubench
+  SAN_FLOAT := $(shell $(or $(CC),cc) -fsanitize=float-cast-overflow -x c -c /dev/null -o /dev/null 2>/dev/null && echo -fsanitize=float-cast-overflow)
+  SAN_FLAGS := -fsanitize=$(SANITIZE) $(SAN_FLOAT) -fno-sanitize-recover=all -fno-omit-frame-pointer -g
+  OPT     ?= -O1
+  CUDA    := 0
+endif
+# FUZZ=1 (set by `make fuzz`): clang, libFuzzer's instrumentation, ASan and
+# UBSan, no OpenMP (the fuzzed code is single-threaded; no libomp needed).
+ifeq ($(FUZZ),1)
+  BUILD   ?= build-fuzz
+  SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -g
+  OPT     ?= -O1
+  CUDA    := 0
+endif
 BUILD     ?= build
+GB_BIN    ?= gpubench
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
 
@@ -40,8 +66,9 @@ DEFS      := -D_GNU_SOURCE -DGB_GIT_COMMIT='"$(GIT_COMMIT)"' \
 # include path so a header is named by its file name alone.
 SRC_ROOMS := src/cli src/core src/ops src/results src/system
 INC_SRC   := $(addprefix -I,$(SRC_ROOMS))
-CFLAGS    += -std=c11 $(OPT) $(WARN) -fopenmp $(INC_SRC) -Icpu_backends $(PKG_CFLAGS) $(DEFS)
-LDFLAGS   += -fopenmp -Wl,-rpath,'$$ORIGIN/../lib'
+OMP       := $(if $(filter 1,$(FUZZ)),-Wno-unknown-pragmas -Wno-source-uses-openmp,-fopenmp)
+CFLAGS    += -std=c11 $(OPT) $(WARN) $(OMP) $(SAN_FLAGS) $(INC_SRC) -Icpu_backends $(PKG_CFLAGS) $(DEFS)
+LDFLAGS   += $(if $(filter 1,$(FUZZ)),,-fopenmp) $(SAN_FLAGS) -Wl,-rpath,'$$ORIGIN/../lib'
 
 SRC_MAIN  := src/cli/main.c
 SRC_CORE  := $(filter-out $(SRC_MAIN),$(wildcard $(addsuffix /*.c,$(SRC_ROOMS)))) $(wildcard cpu_backends/*.c)
@@ -76,10 +103,10 @@ ifneq ($(strip $(NVCC)),)
   ALL_PLUGIN := $(PLUGIN)
 endif
 
-.PHONY: all run test test-gpu check-gpu bundle install clean deps tools
-all: gpubench $(ALL_PLUGIN)
+.PHONY: all run test test-gpu check-gpu bundle install clean deps tools fuzz valgrind
+all: $(GB_BIN) $(ALL_PLUGIN)
 
-gpubench: $(OBJ_MAIN) $(OBJ_CORE)
+$(GB_BIN): $(OBJ_MAIN) $(OBJ_CORE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
 
 $(BUILD)/%.o: %.c $(wildcard src/*/*.h cpu_backends/*.h)
@@ -115,11 +142,41 @@ run:
 	$(MAKE) all
 	./gpubench run suites/default.json
 
+# ---- fuzzing (tests/fuzz/README.md) -------------------------------------------
+# Each harness is built twice: a replay binary with the normal compiler, which
+# `make test` runs over the committed corpus and every past crash (seconds, no
+# clang needed), and with clang's libFuzzer for `make fuzz`.
+FUZZERS    := suite results policy
+FUZZ_TIME  ?= 180
+FUZZ_BUILD := build-fuzz
+REPLAYS    := $(FUZZERS:%=$(BUILD)/fuzz/replay_%)
+# What the harnesses reach: the suite parser and ops, the results model and
+# its readers, merge; not the runner or the backends.
+FUZZ_SRC   := $(filter-out src/core/runner.c src/core/stopping.c,$(wildcard src/core/*.c)) $(wildcard src/ops/*.c) \
+              $(wildcard src/results/*.c) src/cli/cmd_merge.c
+FUZZ_OBJ   := $(FUZZ_SRC:%.c=$(BUILD)/%.o)
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(OBJ_CORE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(OBJ_CORE) $(CPU_LIBS)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/fuzz -fsanitize=fuzzer -o $@ tests/fuzz/fuzz_$*.c $(FUZZ_OBJ) $(PKG_LIBS) -lm -ldl -lpthread
+
+fuzz:
+	$(MAKE) FUZZ=1 CC=clang $(FUZZERS:%=$(FUZZ_BUILD)/fuzz/fuzz_%)
+	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_TIME) $(FUZZERS)
+
+valgrind: $(GB_BIN)
+	scripts/valgrind-check.sh ./$(GB_BIN)
+
 # The README's second command: like `make run`, it works on a fresh machine.
 test:
 	scripts/install-deps.sh --if-missing
-	$(MAKE) gpubench $(BUILD)/tests/run_tests $(ALL_PLUGIN)
-	GPUBENCH=./gpubench $(BUILD)/tests/run_tests
+	$(MAKE) $(GB_BIN) $(BUILD)/tests/run_tests $(REPLAYS) $(ALL_PLUGIN)
+	GPUBENCH=./$(GB_BIN) $(BUILD)/tests/run_tests
+	for f in $(FUZZERS); do $(BUILD)/fuzz/replay_$$f tests/fuzz/corpus/$$f tests/fuzz/crashes/$$f || exit 1; done
 
 test-gpu: gpubench $(ALL_PLUGIN)
 	scripts/test-gpu.sh ./gpubench
@@ -135,4 +192,4 @@ install: all
 	install -m 755 scripts/*.py $(DESTDIR)$(PREFIX)/share/gpubench/scripts/ 2>/dev/null || true
 
 clean:
-	rm -rf $(BUILD) gpubench $(PLUGIN) dist
+	rm -rf $(BUILD) build-san $(FUZZ_BUILD) gpubench $(PLUGIN) dist

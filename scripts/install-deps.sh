@@ -4,13 +4,15 @@
 #   scripts/install-deps.sh --if-missing  only when something is missing
 #   scripts/install-deps.sh --list        print the package names
 # patchelf is only for `make bundle`; python3-scipy for scripts/cpu-peer-check.py (and its test);
-# slurm-wlm and munge for the test that starts a one-node SLURM (tests/slurm/run-slurm-test.sh). CUDA is not installed here: the CUDA backend is built when nvcc is found
+# slurm-wlm and munge for the test that starts a one-node SLURM (tests/slurm/run-slurm-test.sh);
+# clang and libclang-rt-14-dev (libFuzzer) for `make fuzz`, valgrind for `make valgrind` (CI runs both);
+# CUDA is not installed here: the CUDA backend is built when nvcc is found
 # (/usr/local/cuda or PATH) and skipped otherwise.
 set -eu
 
 PACKAGES="build-essential pkg-config libopenblas-dev liblapacke-dev libfftw3-dev \
 libsuitesparse-dev libgraphblas-dev libcjson-dev python3 python3-matplotlib python3-scipy xz-utils patchelf \
-slurm-wlm munge"
+slurm-wlm munge clang libclang-rt-14-dev valgrind"
 
 if [ "${1:-}" = "--list" ]; then
     echo $PACKAGES

@@ -609,9 +609,9 @@ TEST(merge_refuses_a_result_without_status_and_names_it) {
     cJSON *doc = NULL;
     gb_err e = {{0}};
     CHECK(gb_json_read_file("tests/data/results_small_cpu_only.json", &doc, &e) == GB_OK);
-    cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "cases"), 0), "results"), 0);
-    CHECK(cJSON_GetObjectItem(r, "status") != NULL);
-    cJSON_DeleteItemFromObject(r, "status");
+    cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "cases"), 0), "results"), 0);
+    CHECK(cJSON_GetObjectItemCaseSensitive(r, "status") != NULL);
+    cJSON_DeleteItemFromObjectCaseSensitive(r, "status");
     CHECK(gb_json_write_atomic(doc, path, &e) == GB_OK);
     cJSON_Delete(doc);
     /* in this process: no crash, a usage error */

@@ -337,13 +337,13 @@ TEST(spgemm_cpu_annotates_what_graphblas_chose) {
         CHECK(b->run(st, 0, &sec, &e) == GB_OK);
         cJSON *x = cJSON_CreateObject();
         b->annotate(st, x);
-        const cJSON *m = cJSON_GetObjectItem(x, "method"), *req = cJSON_GetObjectItem(x, "method_requested"),
-                    *th = cJSON_GetObjectItem(x, "graphblas_threads"), *bu = cJSON_GetObjectItem(x, "graphblas_burble");
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(x, "method"), *req = cJSON_GetObjectItemCaseSensitive(x, "method_requested"),
+                    *th = cJSON_GetObjectItemCaseSensitive(x, "graphblas_threads"), *bu = cJSON_GetObjectItemCaseSensitive(x, "graphblas_burble");
         CHECK(cJSON_IsString(m) && !strncmp(m->valuestring, "saxpy3", 6));
         CHECK(cJSON_IsString(req) && (strstr(req->valuestring, "HASH") != NULL) == cases[k].hash);
         CHECK(cJSON_IsNumber(th) && th->valuedouble >= 1);
         CHECK(cJSON_IsString(bu) && strstr(bu->valuestring, "GrB_mxm") && !strstr(bu->valuestring, " sec"));
-        CHECK(!strcmp(cJSON_GetObjectItem(x, "output_format")->valuestring, "sparse"));
+        CHECK(!strcmp(cJSON_GetObjectItemCaseSensitive(x, "output_format")->valuestring, "sparse"));
         cJSON_Delete(x);
         b->release(st);
         gb_arrays_free(&in);

@@ -43,8 +43,8 @@ static cJSON *read_json(const char *path) {
 
 /* "op dtype label": the start of the script's case name for a results case. */
 static void case_key(const cJSON *c, char *key, size_t len) {
-    snprintf(key, len, "%s %s %s", cJSON_GetObjectItem(c, "op")->valuestring,
-             cJSON_GetObjectItem(c, "dtype")->valuestring, cJSON_GetObjectItem(c, "label")->valuestring);
+    snprintf(key, len, "%s %s %s", cJSON_GetObjectItemCaseSensitive(c, "op")->valuestring,
+             cJSON_GetObjectItemCaseSensitive(c, "dtype")->valuestring, cJSON_GetObjectItemCaseSensitive(c, "label")->valuestring);
 }
 
 TEST(cpu_peer_check_prints_a_ratio_for_every_cpu_case) {
@@ -68,10 +68,10 @@ TEST(cpu_peer_check_prints_a_ratio_for_every_cpu_case) {
         cJSON_Delete(peers);
         return;
     }
-    const cJSON *rows = cJSON_GetObjectItem(peers, "rows"), *c;
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(peers, "rows"), *c;
     int cases = 0, ops_seen = 0;
     char seen[8][16] = {{0}};
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(res, "cases")) {
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(res, "cases")) {
         char key[160];
         case_key(c, key, sizeof key);
         cases++;
@@ -80,7 +80,7 @@ TEST(cpu_peer_check_prints_a_ratio_for_every_cpu_case) {
         int ok = 0;
         const cJSON *r;
         cJSON_ArrayForEach(r, rows) {
-            const cJSON *name = cJSON_GetObjectItem(r, "case"), *ratio = cJSON_GetObjectItem(r, "ratio");
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(r, "case"), *ratio = cJSON_GetObjectItemCaseSensitive(r, "ratio");
             if (!cJSON_IsString(name) || strncmp(name->valuestring, key, strlen(key)) != 0) continue;
             if (cJSON_IsNumber(ratio) && ratio->valuedouble > 0) {
                 char shown[32];
@@ -91,7 +91,7 @@ TEST(cpu_peer_check_prints_a_ratio_for_every_cpu_case) {
             if (ok) break;
         }
         if (!CHECK(ok)) fprintf(stderr, "  no ratio for %s\n", key);
-        const char *op = cJSON_GetObjectItem(c, "op")->valuestring;
+        const char *op = cJSON_GetObjectItemCaseSensitive(c, "op")->valuestring;
         int known = 0;
         for (int i = 0; i < ops_seen; i++) known |= !strcmp(seen[i], op);
         if (!known && ops_seen < 8) snprintf(seen[ops_seen++], sizeof seen[0], "%s", op);

@@ -50,7 +50,7 @@ TEST(results_load_names_line_of_malformed_json) {
     gb_err e = {{0}};
     const char *p = write_tmp("bad.json", "{\n  \"schema\": \"gpubench-results\",\n  \"op\" matmul\n}\n");
     CHECK(load(p, &e) == GB_FAIL);
-    CHECK(strstr(e.msg, ": line 3: malformed JSON near '") != NULL);
+    CHECK(strstr(e.msg, ": line 3, column 8: malformed JSON near '") != NULL);
     unlink(p);
 }
 

@@ -149,7 +149,7 @@ TEST(model_refuses_rounds_that_do_not_add_up_to_the_samples) {
 TEST(model_refuses_negative_times) {
     char msg[512], path[128];
     CHECK(load_edited(negative_sample, msg, sizeof msg, path, sizeof path) == GB_FAIL);
-    CHECK(strstr(msg, ": cases[0].results[0].samples_s[4]: expected a time in seconds (finite, not negative), got -0.002"));
+    CHECK(strstr(msg, ": cases[0].results[0].samples_s[4]: expected a time in seconds (finite, positive), got -0.002"));
     CHECK(load_edited(negative_setup, msg, sizeof msg, path, sizeof path) == GB_FAIL);
     CHECK(strstr(msg, ": cases[4].results[0].setup_s: expected a non-negative number, got -1") != NULL);
     unlink(path);

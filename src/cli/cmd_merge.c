@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "gb.h"
 #include "results_io.h"
+#include "case_index.h"
 #include "results_model.h"
 
 static void usage(FILE *f) {
@@ -52,8 +53,48 @@ static int same_case(const gb_case_result *a, const gb_case_result *b) {
     return a->params.present && b->params.present && gb_kvlist_equal(&a->params, &b->params);
 }
 
-/* Grow an array of n elements of size sz by one; NULL on out of memory. */
-static void *grow(void *arr, size_t n, size_t sz) { return realloc(arr, (n + 1) * sz); }
+/* Room for one more after n elements of size sz; NULL on out of memory. The
+ * capacity doubles whenever n is a power of two (every array here starts
+ * empty and grows only through this), so n appends copy O(n) bytes in all:
+ * growing by one each time copied the whole array per case. */
+static void *grow(void *arr, size_t n, size_t sz) {
+    if (n & (n - 1)) return arr;
+    return realloc(arr, (n ? 2 * n : 1) * sz);
+}
+
+/* The cases kept so far, found by run name and case in constant time (a
+ * repeat is looked up once per case: merging 20,000 cases compared every
+ * pair before). A replaced case is marked gone and dropped at the end, so
+ * the others keep their order. */
+typedef struct {
+    gb_index index;
+    unsigned char *gone; /* per out->cases */
+} kept;
+
+typedef struct {
+    const gb_results *out;
+    const char *run_name;
+    const gb_case_result *c;
+} repeat_probe;
+
+static int is_repeat(const void *ctx, size_t j) {
+    const repeat_probe *q = ctx;
+    const gb_case_result *old = &q->out->cases[j];
+    return strcmp(q->out->runs[old->run].name, q->run_name) == 0 && same_case(old, q->c);
+}
+
+static uint64_t repeat_hash(const char *run_name, const gb_case_result *c) {
+    return gb_case_hash(gb_hash_str(GB_HASH_START, run_name), c, 1);
+}
+
+/* Drop the cases marked gone. */
+static void drop_gone(gb_results *out, const kept *k) {
+    size_t w = 0;
+    for (size_t i = 0; i < out->ncases; i++)
+        if (!k->gone[i]) out->cases[w++] = out->cases[i];
+    out->ncases = w;
+    if (w) memset(k->gone, 0, w); /* dropping twice drops nothing more */
+}
 
 /* Append a line to the merged file's warnings. GB_OK or GB_FAIL. */
 static int add_warning(gb_results *out, const char *line, gb_err *e) {
@@ -67,7 +108,7 @@ static int add_warning(gb_results *out, const char *line, gb_err *e) {
 
 /* Add one input file's runs, cases and crossover to out. GB_OK or GB_FAIL
  * (message in e). name: the --name for a single-run input, or NULL. */
-static int add_input(gb_results *out, const gb_results *doc, const char *path, const char *name, gb_err *e) {
+static int add_input(gb_results *out, kept *k, const gb_results *doc, const char *path, const char *name, gb_err *e) {
     int first = (int)out->nruns;
     for (size_t i = 0; i < doc->nruns; i++) {
         gb_run *grown = grow(out->runs, out->nruns, sizeof *out->runs);
@@ -76,17 +117,20 @@ static int add_input(gb_results *out, const gb_results *doc, const char *path, c
         gb_run *run = &out->runs[out->nruns];
         if (gb_run_copy(run, &doc->runs[i]) != GB_OK) return gb_errf(e, GB_FAIL, "out of memory");
         out->nruns++;
+        /* A name is at most 200 bytes, so "#<k>" always fits after it (a
+         * cut suffix once made every try the same name, and merge looped). */
         char nm[256];
-        snprintf(nm, sizeof nm, "%s", !doc->merged && name ? name : gb_results_run_name(doc, (int)i));
+        const char *base = !doc->merged && name ? name : gb_results_run_name(doc, (int)i);
+        snprintf(nm, sizeof nm, "%.200s", base);
         /* The same name on another machine (containers all called
          * "localhost") gets a suffix; the same machine keeps its name. */
-        for (int k = 2;; k++) {
+        for (int n = 2;; n++) {
             int clash = 0;
             for (size_t r = 0; r + 1 < out->nruns; r++)
                 if (strcmp(out->runs[r].name, nm) == 0 && !same_machine(&out->runs[r].context, &run->context))
                     clash = 1;
             if (!clash) break;
-            snprintf(nm, sizeof nm, "%s#%d", gb_results_run_name(doc, (int)i), k);
+            snprintf(nm, sizeof nm, "%.200s#%d", base, n);
         }
         free(run->name);
         free(run->source);
@@ -103,25 +147,33 @@ static int add_input(gb_results *out, const gb_results *doc, const char *path, c
         int run = first + cs->run;
         const char *rname = out->runs[run].name;
         /* a repeat of a case on the same machine replaces the earlier one */
-        for (size_t j = 0; j < out->ncases; j++) {
+        repeat_probe q = {out, rname, cs};
+        uint64_t h = repeat_hash(rname, cs);
+        long found = gb_index_find(&k->index, h, is_repeat, &q);
+        if (found >= 0) {
+            size_t j = (size_t)found;
             const gb_case_result *old = &out->cases[j];
             const gb_run *orun = &out->runs[old->run];
-            if (strcmp(orun->name, rname) != 0 || !same_case(old, cs)) continue;
             char line[600];
             snprintf(line, sizeof line, "%s %s %s on %s appears in %s and %s; kept the later (%s)", cs->op, cs->dtype,
                      cs->label, rname, orun->source, path, path);
             fprintf(stderr, "gpubench merge: warning: %s\n", line);
             if (add_warning(out, line, e) != GB_OK) return GB_FAIL;
             gb_case_result_free(&out->cases[j]);
-            memmove(&out->cases[j], &out->cases[j + 1], (out->ncases - j - 1) * sizeof *out->cases);
-            out->ncases--;
-            break;
+            k->gone[j] = 1;
         }
         gb_case_result *grown = grow(out->cases, out->ncases, sizeof *out->cases);
         if (!grown) return gb_errf(e, GB_FAIL, "out of memory");
         out->cases = grown;
+        unsigned char *gone = grow(k->gone, out->ncases, 1);
+        if (!gone) return gb_errf(e, GB_FAIL, "out of memory");
+        k->gone = gone;
+        k->gone[out->ncases] = 0;
         if (gb_case_result_copy(&out->cases[out->ncases], cs) != GB_OK) return gb_errf(e, GB_FAIL, "out of memory");
-        out->cases[out->ncases++].run = run;
+        out->cases[out->ncases].run = run;
+        if (found >= 0) gb_index_replace(&k->index, h, (size_t)found, out->ncases);
+        else if (gb_index_add(&k->index, h, out->ncases) != GB_OK) return gb_errf(e, GB_FAIL, "out of memory");
+        out->ncases++;
     }
     for (size_t i = 0; i < doc->ncrossover; i++) {
         gb_crossover_entry *grown = grow(out->crossover, out->ncrossover, sizeof *out->crossover);
@@ -182,6 +234,11 @@ int gb_cmd_merge(int argc, char **argv) {
         return GB_EXIT_USAGE;
     }
     int rc = GB_EXIT_USAGE;
+    kept k = {{0}, NULL};
+    if (gb_index_init(&k.index, 1024) != GB_OK) {
+        fprintf(stderr, "gpubench merge: out of memory\n");
+        return GB_EXIT_USAGE;
+    }
     if (gb_results_init(&out, output, 1, &e) != GB_OK || gb_set_string(&out.gpubench_version, GB_VERSION) != GB_OK) {
         fprintf(stderr, "gpubench merge: out of memory\n");
         goto out;
@@ -207,13 +264,14 @@ int gb_cmd_merge(int argc, char **argv) {
             }
             continue;
         }
-        if (st == GB_OK) st = add_input(&out, &doc, path, in < nnames ? names[in] : NULL, &e);
+        if (st == GB_OK) st = add_input(&out, &k, &doc, path, in < nnames ? names[in] : NULL, &e);
         gb_results_free(&doc);
         if (st != GB_OK) {
             fprintf(stderr, "gpubench merge: %s\n", e.msg);
             goto out;
         }
     }
+    drop_gone(&out, &k);
     if (left_out == ninputs) {
         fprintf(stderr, "gpubench merge: none of the %d input%s could be merged; nothing written\n", ninputs,
                 ninputs == 1 ? "" : "s");
@@ -237,6 +295,9 @@ int gb_cmd_merge(int argc, char **argv) {
                 out.ncases, output);
     rc = GB_EXIT_OK;
 out:
+    if (rc != GB_EXIT_OK) drop_gone(&out, &k); /* gone cases are freed already */
     gb_results_free(&out);
+    gb_index_free(&k.index);
+    free(k.gone);
     return rc;
 }

@@ -184,12 +184,14 @@ static int record_breakdown(gb_results *results, const gb_time_breakdown *b, int
 
 /* results/<suite>-<host>-<UTC timestamp>.json, creating results/ if needed. */
 static void default_out_path(const char *suite, char *out, size_t len) {
-    char host[128], stamp[32];
+    char host[128], name[128], safe_host[128], stamp[32];
     gb_sysinfo_hostname(host, sizeof host);
+    gb_safe_file_name(suite, name, sizeof name);
+    gb_safe_file_name(host, safe_host, sizeof safe_host);
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
     mkdir("results", 0777);
-    snprintf(out, len, "results/%s-%s-%s.json", suite, host, stamp);
+    snprintf(out, len, "results/%s-%s-%s.json", name, safe_host, stamp);
 }
 
 /* The run's provenance — suite, context, peaks, warnings, health — as its

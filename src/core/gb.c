@@ -133,3 +133,16 @@ int gb_multigpu_check(int gpus, int min, int ndevices, const char *routine, gb_e
                        gpus, ndevices, ndevices == 1 ? "" : "s");
     return GB_OK;
 }
+
+void gb_safe_file_name(const char *name, char *out, size_t len) {
+    size_t k = 0;
+    if (len == 0) return;
+    for (const char *p = name; *p && k + 1 < len; p++) {
+        char ch = *p;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+                 ch == '_' || (ch == '.' && k > 0);
+        out[k++] = ok ? ch : '_';
+    }
+    if (k == 0 && len > 1) out[k++] = '_';
+    out[k] = '\0';
+}

@@ -163,6 +163,11 @@ int gb_multigpu_check(int gpus, int min, int ndevices, const char *routine, gb_e
 
 /* Is name one of the entries of a comma-separated list ("cpu,cuda")? */
 int gb_list_contains(const char *list, const char *name);
+/* name as part of a file name: at most len-1 bytes of [A-Za-z0-9._-], every
+ * other byte as '_', no leading '.' (so never "..", never a path, never
+ * hidden); "_" when name is empty. A suite's name or a host name from a file
+ * never escapes the directory it is put in. */
+void gb_safe_file_name(const char *name, char *out, size_t len);
 
 /* Array helpers (src/core/gb.c; the plugin compiles the same file in). */
 void *gb_alloc(size_t bytes);  /* 64-byte aligned; NULL on failure */

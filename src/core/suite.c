@@ -4,6 +4,8 @@
  * defaults. Every error names the file, the JSON path and the reason. */
 #include "suite.h"
 
+#include "json_strict.h"
+
 #include <errno.h>
 #include <math.h>
 #include <regex.h>
@@ -334,16 +336,6 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
     return GB_OK;
 }
 
-/* Line and column of a byte offset, for malformed-JSON messages. */
-static void line_col(const char *text, const char *at, int *line, int *col) {
-    *line = 1;
-    *col = 1;
-    for (const char *p = text; p < at && *p; p++) {
-        if (*p == '\n') { (*line)++; *col = 1; }
-        else (*col)++;
-    }
-}
-
 /* "1024,4096,10000x1000" as suite sizes: [1024, 4096, [10000, 1000]].
  * NULL with the reason in e when an entry is not N or AxB... */
 static cJSON *sizes_json(const char *list, gb_err *e) {
@@ -456,30 +448,16 @@ int gb_suite_from_args(const gb_suite_filter *f, gb_suite *s, gb_err *e) {
     return status;
 }
 
-int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f, gb_suite *s,
-                   gb_err *e) {
+/* The plan from a parsed suite (doc is the suite's from here on, freed with it). */
+static int suite_from_doc(cJSON *doc, const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e) {
     memset(s, 0, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
-    if (f && check_filter(f->ops, "op", known_op,
-                          "matmul, elementwise, reduction, fft, solve, spgemm, svd", e))
-        return GB_FAIL;
-    if (f && check_filter(f->dtypes, "dtype", known_dtype, "float32, float64", e)) return GB_FAIL;
-
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithOpts(text, &end, 1);
-    if (!doc) {
-        int line, col;
-        const char *at = end ? end : cJSON_GetErrorPtr();
-        if (!at) at = text;
-        line_col(text, at, &line, &col);
-        char near[24];
-        snprintf(near, sizeof near, "%.16s", at);
-        for (char *p = near; *p; p++)
-            if (*p == '\n' || *p == '\r') *p = ' ';
-        return gb_errf(e, GB_FAIL, "%s: line %d, column %d: malformed JSON near \"%s\"", path, line,
-                       col, near);
-    }
     s->doc = doc;
+    if (f && (check_filter(f->ops, "op", known_op, "matmul, elementwise, reduction, fft, solve, spgemm, svd", e) ||
+              check_filter(f->dtypes, "dtype", known_dtype, "float32, float64", e))) {
+        gb_suite_free(s);
+        return GB_FAIL;
+    }
     int status = GB_FAIL;
     regex_t name_re;
     int have_re = 0;
@@ -508,6 +486,13 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
     if (!name) { gb_errf(e, GB_FAIL, "%s: top level: missing required key \"name\"", path); goto out; }
     if (!cJSON_IsString(name) || !name->valuestring[0]) {
         gb_errf(e, GB_FAIL, "%s: name: expected a non-empty string, got %s", path, json_type_name(name));
+        goto out;
+    }
+    /* The name becomes part of the results file's name: bounded here, and
+     * reduced to a safe alphabet where it names a file (gb_safe_file_name). */
+    if (strlen(name->valuestring) >= sizeof s->name) {
+        gb_errf(e, GB_FAIL, "%s: name: %zu bytes, at most %zu allowed", path, strlen(name->valuestring),
+                sizeof s->name - 1);
         goto out;
     }
     snprintf(s->name, sizeof s->name, "%s", name->valuestring);
@@ -569,32 +554,23 @@ out:
     return status;
 }
 
-int gb_suite_load(const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e) {
+int gb_suite_parse_bytes(const char *text, size_t len, const char *path, const gb_suite_filter *f, gb_suite *s,
+                         gb_err *e) {
+    cJSON *doc;
     memset(s, 0, sizeof *s);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
-    size_t got;
-    while (text && (got = fread(text + len, 1, cap - len - 1, fp)) > 0) {
-        len += got;
-        if (len + 1 == cap) {
-            char *n = realloc(text, cap *= 2);
-            if (!n) { free(text); text = NULL; }
-            else text = n;
-        }
-    }
-    int rd_err = ferror(fp);
-    fclose(fp);
-    if (!text) return gb_errf(e, GB_FAIL, "%s: out of memory reading the file", path);
-    if (rd_err) {
-        free(text);
-        return gb_errf(e, GB_FAIL, "%s: read error", path);
-    }
-    text[len] = '\0';
-    int status = gb_suite_parse(text, path, f, s, e);
-    free(text);
-    return status;
+    if (gb_json_parse_strict(text, len, path, &doc, e) != GB_OK) return GB_FAIL;
+    return suite_from_doc(doc, path, f, s, e);
+}
+
+int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e) {
+    return gb_suite_parse_bytes(text, strlen(text), path, f, s, e);
+}
+
+int gb_suite_load(const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e) {
+    cJSON *doc;
+    memset(s, 0, sizeof *s);
+    if (gb_json_read_strict(path, &doc, e) != GB_OK) return GB_FAIL;
+    return suite_from_doc(doc, path, f, s, e);
 }
 
 void gb_suite_free(gb_suite *s) {

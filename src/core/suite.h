@@ -79,6 +79,9 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
  * matmul --sizes 1024,4096`): one benchmark per op of f->ops with f->sizes,
  * validated as a file would be; its path reads "(command line)". */
 int gb_suite_from_args(const gb_suite_filter *f, gb_suite *s, gb_err *e);
+/* Same from len bytes (a NUL among them is an error, as in a file). */
+int gb_suite_parse_bytes(const char *text, size_t len, const char *path, const gb_suite_filter *f, gb_suite *s,
+                         gb_err *e);
 void gb_suite_free(gb_suite *s);
 /* A case's name, as --filter sees it and as compare and export name its
  * results (without the backend and timing): op/dtype/shape[/k=v,k=v],

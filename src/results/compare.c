@@ -20,6 +20,8 @@
  * between processes look to it like changes. */
 #include "compare.h"
 
+#include "case_index.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +218,73 @@ static int same_key(const entry *a, const entry *b) {
     return pa->present && pb->present && gb_kvlist_equal(pa, pb);
 }
 
+/* Current entries by key, so each baseline entry finds its match in constant
+ * time (a scan of every entry made 20,000 cases take minutes): the index
+ * holds the first entry of each key; next[] chains the others in order, and
+ * head[] skips those already matched. */
+typedef struct {
+    gb_index index;
+    size_t *next, *head; /* next[i]: the next entry with i's key (SIZE_MAX: none); head[first]: the first unmatched */
+    const entries *ec;
+    const entry *probe;
+} matcher;
+
+static uint64_t entry_hash(const entry *x) {
+    uint64_t h = gb_case_hash(GB_HASH_START, x->c, 1);
+    h = gb_hash_str(gb_hash_str(h, x->r->backend), x->r->timing);
+    return x->machine ? gb_hash_str(h, x->machine) : h;
+}
+
+static int same_as_probe(const void *ctx, size_t i) {
+    const matcher *m = ctx;
+    return same_key(m->probe, &m->ec->e[i]);
+}
+
+static int matcher_init(matcher *m, const entries *ec) {
+    memset(m, 0, sizeof *m);
+    m->ec = ec;
+    m->next = malloc((ec->n ? ec->n : 1) * sizeof *m->next);
+    m->head = malloc((ec->n ? ec->n : 1) * sizeof *m->head);
+    if (!m->next || !m->head || gb_index_init(&m->index, ec->n) != GB_OK) return -1;
+    size_t *last = malloc((ec->n ? ec->n : 1) * sizeof *last); /* last[first]: the chain's tail */
+    if (!last) return -1;
+    for (size_t i = 0; i < ec->n; i++) {
+        m->next[i] = SIZE_MAX;
+        m->probe = &ec->e[i];
+        uint64_t h = entry_hash(&ec->e[i]);
+        long f = gb_index_find(&m->index, h, same_as_probe, m);
+        if (f < 0) {
+            m->head[i] = last[i] = i;
+            if (gb_index_add(&m->index, h, i) != GB_OK) {
+                free(last);
+                return -1;
+            }
+        } else {
+            m->next[last[f]] = i;
+            last[f] = i;
+        }
+    }
+    free(last);
+    return 0;
+}
+
+/* The first unmatched current entry with b's key, or NULL. */
+static entry *matcher_take(matcher *m, entries *ec, const entry *b) {
+    m->probe = b;
+    long f = gb_index_find(&m->index, entry_hash(b), same_as_probe, m);
+    if (f < 0) return NULL;
+    size_t i = m->head[f];
+    while (i != SIZE_MAX && ec->e[i].matched) i = m->next[i];
+    m->head[f] = i;
+    return i == SIZE_MAX ? NULL : &ec->e[i];
+}
+
+static void matcher_free(matcher *m) {
+    gb_index_free(&m->index);
+    free(m->next);
+    free(m->head);
+}
+
 static int verification_failed(const gb_result *r) {
     return r->verification.present && r->verification.status == GB_VS_FAILED;
 }
@@ -409,13 +478,11 @@ static void views_of(const gb_result *const *r, int k, gb_proc_view *v) {
 }
 
 /* Find b's result in doc's entries (not yet matched); mark it. */
-static entry *match_in(entries *es, const entry *b) {
-    for (size_t j = 0; j < es->n; j++)
-        if (!es->e[j].matched && same_key(b, &es->e[j])) {
-            es->e[j].matched = 1;
-            return &es->e[j];
-        }
-    return NULL;
+/* The first unmatched entry of es with b's key, marked matched; NULL when none. */
+static entry *match_in(entries *es, matcher *m, const entry *b) {
+    entry *x = matcher_take(m, es, b);
+    if (x) x->matched = 1;
+    return x;
 }
 
 static cJSON *side_json(const gb_result *r, const char *desc, int files, int runs, double median, double round_spread,
@@ -493,6 +560,12 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
     int failed = 0;
     for (size_t i = 0; i < nbase; i++) failed |= collect(base[i], by_machine, &eb[i]) != 0;
     for (size_t i = 0; i < ncur; i++) failed |= collect(cur[i], by_machine, &ec[i]) != 0;
+    /* each file's entries by key: matching is linear in the cases (20,000 took minutes by scanning) */
+    matcher mb[GB_MAX_PROCS], mc[GB_MAX_PROCS];
+    memset(mb, 0, sizeof mb);
+    memset(mc, 0, sizeof mc);
+    for (size_t i = 0; i < nbase && !failed; i++) failed |= matcher_init(&mb[i], &eb[i]) != 0;
+    for (size_t i = 0; i < ncur && !failed; i++) failed |= matcher_init(&mc[i], &ec[i]) != 0;
     if (failed || !(ms = calloc(eb[0].n ? eb[0].n : 1, sizeof *ms))) goto out;
 
     doc = cJSON_CreateObject();
@@ -549,11 +622,11 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         const gb_result *br[GB_MAX_PROCS], *cr[GB_MAX_PROCS];
         br[m->nb_seen++] = m->b->r;
         for (size_t f = 1; f < nbase; f++) {
-            entry *x = match_in(&eb[f], m->b);
+            entry *x = match_in(&eb[f], &mb[f], m->b);
             if (x) br[m->nb_seen++] = x->r;
         }
         for (size_t f = 0; f < ncur; f++) {
-            entry *x = match_in(&ec[f], m->b);
+            entry *x = match_in(&ec[f], &mc[f], m->b);
             if (x) cr[m->nc_seen++] = x->r;
         }
         gb_result_name(m->b->c, m->b->r, m->b->machine, name, sizeof name);
@@ -709,7 +782,7 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
             entry *x = &ec[f].e[j];
             if (x->matched) continue;
             x->matched = 1; /* the same result in a later current file is listed once */
-            for (size_t g = f + 1; g < ncur; g++) match_in(&ec[g], x);
+            for (size_t g = f + 1; g < ncur; g++) match_in(&ec[g], &mc[g], x);
             gb_result_name(x->c, x->r, x->machine, name, sizeof name);
             if (current_failed(x->r)) {
                 failed_only_current++;
@@ -746,8 +819,8 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
     }
     cJSON_AddNumberToObject(doc, "exit_code", code);
 out:
-    for (size_t i = 0; i < nbase; i++) free(eb[i].e);
-    for (size_t i = 0; i < ncur; i++) free(ec[i].e);
+    for (size_t i = 0; i < nbase; i++) matcher_free(&mb[i]), free(eb[i].e);
+    for (size_t i = 0; i < ncur; i++) matcher_free(&mc[i]), free(ec[i].e);
     free(ms);
     return doc;
 }

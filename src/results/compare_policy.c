@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "json_strict.h"
 #include "op.h"
 
 struct gb_policy {
@@ -146,36 +147,8 @@ gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, gb_err *e) {
 }
 
 gb_policy *gb_policy_load(const char *path, gb_err *e) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        gb_errf(e, GB_FAIL, "%s: cannot open policy file", path);
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *b = realloc(buf, cap);
-            if (!b) { free(buf); fclose(f); gb_errf(e, GB_FAIL, "%s: out of memory", path); return NULL; }
-            buf = b;
-        }
-        size_t got = fread(buf + len, 1, 4096, f);
-        len += got;
-        if (got == 0) break;
-    }
-    fclose(f);
-    buf[len] = '\0';
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-    if (!doc) {
-        long line = 1;
-        for (const char *q = buf; end && q < end; q++) line += *q == '\n';
-        gb_errf(e, GB_FAIL, "%s: line %ld: malformed JSON", path, line);
-        free(buf);
-        return NULL;
-    }
-    free(buf);
+    cJSON *doc;
+    if (gb_json_read_strict(path, &doc, e) != GB_OK) return NULL;
     gb_policy *p = gb_policy_from_json(doc, path, e);
     cJSON_Delete(doc);
     return p;

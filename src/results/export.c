@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_index.h"
 #include "compare.h"
 #include "results_io.h"
 #include "results_model.h"
@@ -49,6 +50,18 @@ static cJSON *gbench_entry(const char *name, const char *run_name, int fam, int 
     return b;
 }
 
+/* Families by name in constant time (a scan of every family made an export
+ * of 20,000 cases quadratic). */
+typedef struct {
+    char (*names)[256];
+    const char *probe;
+} family_probe;
+
+static int same_family(const void *ctx, size_t f) {
+    const family_probe *q = ctx;
+    return strcmp(q->names[f], q->probe) == 0;
+}
+
 cJSON *gb_export_gbench_doc(const gb_results *results) {
     cJSON *doc = cJSON_CreateObject();
     const gb_context *ctx = &results->runs[0].context;
@@ -73,6 +86,11 @@ cJSON *gb_export_gbench_doc(const gb_results *results) {
      * its instances are the shapes. */
     char (*families)[256] = NULL;
     int *instances = NULL, nfam = 0;
+    gb_index index;
+    if (gb_index_init(&index, results->ncases) != GB_OK) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
     for (size_t ci = 0; ci < results->ncases; ci++) {
         const gb_case_result *c = &results->cases[ci];
         for (size_t ri = 0; ri < c->nresults; ri++) {
@@ -87,8 +105,10 @@ cJSON *gb_export_gbench_doc(const gb_results *results) {
             snprintf(fam, sizeof fam, "%s/%s/%s/%s%s/%s", c->op, c->dtype, r->backend, r->timing, dev, machine ? machine : "");
             char *pj = gb_kvlist_json(&c->params);
             if (pj) { strncat(fam, pj, sizeof fam - strlen(fam) - 1); free(pj); }
-            int f = 0;
-            while (f < nfam && strcmp(families[f], fam) != 0) f++;
+            family_probe q = {families, fam};
+            uint64_t h = gb_hash_str(GB_HASH_START, fam);
+            long found = gb_index_find(&index, h, same_family, &q);
+            int f = found < 0 ? nfam : (int)found;
             if (f == nfam) {
                 void *nf = realloc(families, (size_t)(nfam + 1) * sizeof *families);
                 if (!nf) goto oom;
@@ -97,6 +117,7 @@ cJSON *gb_export_gbench_doc(const gb_results *results) {
                 if (!ni) goto oom;
                 instances = ni;
                 snprintf(families[nfam], sizeof families[nfam], "%s", fam);
+                if (gb_index_add(&index, h, (size_t)nfam) != GB_OK) goto oom;
                 instances[nfam++] = 0;
             }
             int inst = instances[f]++;
@@ -132,10 +153,12 @@ cJSON *gb_export_gbench_doc(const gb_results *results) {
     }
     free(families);
     free(instances);
+    gb_index_free(&index);
     return doc;
 oom:
     free(families);
     free(instances);
+    gb_index_free(&index);
     cJSON_Delete(doc);
     return NULL;
 }

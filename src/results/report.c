@@ -18,6 +18,8 @@
 #include "op.h"
 #include "report.h"
 #include "report_svg.h"
+
+#include "case_index.h"
 #include "report_table.h"
 #include "results_model.h"
 
@@ -209,6 +211,16 @@ typedef struct {
     side_names sn;     /* run 0's */
 } rdoc;
 
+typedef struct {
+    const row *rows;
+    const char *op;
+} op_probe;
+
+static int same_op(const void *ctx, size_t j) {
+    const op_probe *q = ctx;
+    return strcmp(q->rows[j].op, q->op) == 0;
+}
+
 static int read_doc(const gb_results *r, const char *ops, rdoc *d) {
     memset(d, 0, sizeof *d);
     d->r = r;
@@ -232,11 +244,21 @@ static int read_doc(const gb_results *r, const char *ops, rdoc *d) {
             if (d->merged) w->run_name = gb_results_run_name(r, w->run);
         }
     }
+    /* Each op's rank: the row where it first appears (found by hash: a
+     * file with thousands of ops must not take n² string compares). */
+    gb_index ops_seen;
+    if (gb_index_init(&ops_seen, d->n) != GB_OK) return -1;
     for (size_t i = 0; i < d->n; i++) {
-        size_t j = 0;
-        while (strcmp(d->rows[j].op, d->rows[i].op)) j++;
-        d->rows[i].op_rank = (int)j;
+        op_probe q = {d->rows, d->rows[i].op};
+        uint64_t h = gb_hash_str(GB_HASH_START, d->rows[i].op);
+        long j = gb_index_find(&ops_seen, h, same_op, &q);
+        if (j < 0 && gb_index_add(&ops_seen, h, i) != GB_OK) {
+            gb_index_free(&ops_seen);
+            return -1;
+        }
+        d->rows[i].op_rank = j < 0 ? (int)i : (int)j;
     }
+    gb_index_free(&ops_seen);
     qsort(d->rows, d->n, sizeof *d->rows, row_cmp);
     for (size_t i = 0; i < d->n; i++) /* the rows moved: their own label buffers with them */
         if (d->rows[i].device >= 0) d->rows[i].label = d->rows[i].device_label;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_index.h"
 #include "report.h"
 #include "results_model.h"
 
@@ -165,10 +166,6 @@ static double case_speedup(const gb_results *r, const gb_case_result *c, const c
     return isnan(v) ? 0 : v;
 }
 
-/* The accelerator devices (alone, not concurrent) of the cases of first's
- * group, in order of appearance, into devs; how many. */
-static int group_devices(const gb_results *r, size_t from, const gb_case_result *first, long *devs, int cap);
-
 /* The backend of the case's result for this timing that is not the host
  * (the accelerator's), or NULL. */
 static const char *accel_backend(const gb_results *r, const gb_case_result *c, const char *timing) {
@@ -230,11 +227,12 @@ static int entry(const gb_case_result *first, const char *timing, const gb_cross
     return GB_OK;
 }
 
-static int group_devices(const gb_results *r, size_t from, const gb_case_result *first, long *devs, int cap) {
+/* The devices a sweep's cases (member[from .. to)) were measured on, in
+ * the order first seen; concurrent results are their own section. */
+static int group_devices(const gb_results *r, const size_t *member, size_t from, size_t to, long *devs, int cap) {
     int n = 0;
-    for (size_t j = from; j < r->ncases; j++) {
-        const gb_case_result *c = &r->cases[j];
-        if (!same_group(first, c)) continue;
+    for (size_t j = from; j < to; j++) {
+        const gb_case_result *c = &r->cases[member[j]];
         for (size_t i = 0; i < c->nresults; i++) {
             const gb_result *res = &c->results[i];
             if (!res->device.present || res->concurrent.present) continue;
@@ -246,33 +244,81 @@ static int group_devices(const gb_results *r, size_t from, const gb_case_result 
     return n;
 }
 
+/* Which sweep each case is in: group[i] for cases[i], numbered in the order
+ * the groups first appear; their first cases in first[]. Linear time (a hash
+ * of each case's group key, same_group on the few candidates). Returns the
+ * number of groups, or -1 out of memory. */
+typedef struct {
+    const gb_results *r;
+    const size_t *first;
+    const gb_case_result *c;
+} group_probe;
+
+static int in_group(const void *ctx, size_t g) {
+    const group_probe *q = ctx;
+    return same_group(&q->r->cases[q->first[g]], q->c);
+}
+
+static uint64_t group_hash(const gb_case_result *c) {
+    return gb_case_hash(gb_hash_num(GB_HASH_START, c->run), c, 0);
+}
+
+static long group_cases(const gb_results *results, size_t *group, size_t *first) {
+    gb_index x;
+    if (gb_index_init(&x, results->ncases) != GB_OK) return -1;
+    size_t ng = 0;
+    for (size_t i = 0; i < results->ncases; i++) {
+        const gb_case_result *c = &results->cases[i];
+        group_probe q = {results, first, c};
+        uint64_t h = group_hash(c);
+        long g = gb_index_find(&x, h, in_group, &q);
+        if (g < 0) {
+            g = (long)ng;
+            first[ng] = i;
+            if (gb_index_add(&x, h, ng++) != GB_OK) {
+                gb_index_free(&x);
+                return -1;
+            }
+        }
+        group[i] = (size_t)g;
+    }
+    gb_index_free(&x);
+    return (long)ng;
+}
+
 int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, size_t *nout, gb_err *e) {
     *out = NULL;
     *nout = 0;
     size_t n = results->ncases, cap = 0;
     if (n == 0) return GB_OK;
     int rc = GB_FAIL;
-    char *done = calloc(n, 1);
+    /* Members of each group in the file's order: member[start[g] .. start[g+1]). */
+    size_t *group = malloc(n * sizeof *group), *first = malloc(n * sizeof *first);
+    size_t *start = calloc(n + 1, sizeof *start), *member = malloc(n * sizeof *member);
     double *size = malloc(n * sizeof *size), *sp = malloc(n * sizeof *sp);
-    if (!done || !size || !sp) goto end;
-    for (size_t i = 0; i < n; i++) {
-        if (done[i]) continue;
-        const gb_case_result *first = &results->cases[i];
-        const gb_backend_desc *accel = gb_results_accelerator(results, first->run);
-        const gb_backend_desc *host = gb_results_host(results, first->run);
+    long ng = -1;
+    if (!group || !first || !start || !member || !size || !sp || (ng = group_cases(results, group, first)) < 0)
+        goto end;
+    for (size_t i = 0; i < n; i++) start[group[i] + 1]++;
+    for (long g = 0; g < ng; g++) start[g + 1] += start[g];
+    /* first[] is done with: it becomes each group's next free place. */
+    for (long g = 0; g < ng; g++) first[g] = start[g];
+    for (size_t i = 0; i < n; i++) member[first[group[i]]++] = i;
+    for (long g = 0; g < ng; g++) {
+        const gb_case_result *lead = &results->cases[member[start[g]]];
+        const gb_backend_desc *accel = gb_results_accelerator(results, lead->run);
+        const gb_backend_desc *host = gb_results_host(results, lead->run);
         /* a sweep per device when its cases were measured on several */
         long devs[GB_MAX_DEVICES];
-        int nd = group_devices(results, i, first, devs, GB_MAX_DEVICES);
+        int nd = group_devices(results, member, start[g], start[g + 1], devs, GB_MAX_DEVICES);
         for (size_t t = 0; t < accel->ntimings * (size_t)(nd > 1 ? nd : 1); t++) {
             const char *timing = accel->timings[t % accel->ntimings].name;
             long device = nd > 1 ? devs[t / accel->ntimings] : -1;
             size_t m = 0;
             int all_square = 1;
             const char *accel_name = NULL;
-            for (size_t j = i; j < n; j++) {
-                const gb_case_result *c = &results->cases[j];
-                if (!same_group(first, c)) continue;
-                done[j] = 1;
+            for (size_t k = start[g]; k < start[g + 1]; k++) {
+                const gb_case_result *c = &results->cases[member[k]];
                 if (!accel_name) accel_name = accel_backend(results, c, timing);
                 int sq;
                 size[m] = gb_case_scalar_size(c, &sq);
@@ -292,7 +338,7 @@ int gb_crossover_compute(const gb_results *results, gb_crossover_entry **out, si
                     *out = grown;
                     cap = bigger;
                 }
-                int st = entry(first, timing, &x, all_square, accel_name ? accel_name : accel->name, host->name,
+                int st = entry(lead, timing, &x, all_square, accel_name ? accel_name : accel->name, host->name,
                                device, &(*out)[*nout]);
                 (*nout)++;
                 if (st != GB_OK) {
@@ -312,7 +358,10 @@ end:
         *out = NULL;
         *nout = 0;
     }
-    free(done);
+    free(group);
+    free(first);
+    free(start);
+    free(member);
     free(size);
     free(sp);
     return rc;

@@ -4,6 +4,8 @@
 #include "results_io.h"
 
 #include <dirent.h>
+#include "json_strict.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -14,74 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Whole file into a NUL-terminated buffer; NULL with errno set on failure. */
-static char *slurp(FILE *f, size_t *len) {
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) return NULL;
-    for (;;) {
-        if (n + 1 >= cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) { free(buf); errno = ENOMEM; return NULL; }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) { int e = errno ? errno : EIO; free(buf); errno = e; return NULL; }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-/* "line N: malformed JSON near '...'" for a parse error at pos. */
-static void parse_error(const char *name, const char *buf, size_t len, const char *pos, gb_err *e) {
-    if (!pos || pos < buf || pos > buf + len) pos = buf + len;
-    long line = 1;
-    for (const char *p = buf; p < pos; p++)
-        if (*p == '\n') line++;
-    char near[32];
-    size_t k = 0;
-    for (const char *p = pos; p < buf + len && k < 24 && *p != '\n' && *p != '\r'; p++)
-        near[k++] = (*p >= 32 && *p < 127) ? *p : '?';
-    near[k] = '\0';
-    if (k == 0) gb_errf(e, GB_FAIL, "%s: line %ld: malformed JSON (unexpected end of file)", name, line);
-    else gb_errf(e, GB_FAIL, "%s: line %ld: malformed JSON near '%s'", name, line, near);
-}
-
-int gb_json_read_file(const char *path, cJSON **out, gb_err *e) {
-    *out = NULL;
-    int is_stdin = strcmp(path, "-") == 0;
-    const char *name = is_stdin ? "<stdin>" : path;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", name, strerror(errno));
-    size_t len = 0;
-    char *buf = slurp(f, &len);
-    int read_errno = errno;
-    if (!is_stdin) fclose(f);
-    if (!buf) return gb_errf(e, GB_FAIL, "%s: cannot read: %s", name, strerror(read_errno));
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-    if (doc && end) { /* only white space may follow the document */
-        const char *p = end;
-        while (p < buf + len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
-        if (p < buf + len) {
-            cJSON_Delete(doc);
-            doc = NULL;
-            end = p;
-        }
-    }
-    if (!doc) {
-        parse_error(name, buf, len, end ? end : cJSON_GetErrorPtr(), e);
-        free(buf);
-        return GB_FAIL;
-    }
-    free(buf);
-    *out = doc;
-    return GB_OK;
-}
+int gb_json_read_file(const char *path, cJSON **out, gb_err *e) { return gb_json_read_strict(path, out, e); }
 
 /* ---- writing ----------------------------------------------------------------- */
 

@@ -1,7 +1,8 @@
 /* results_io.h — JSON files in and out, for the results model and export.
  *
- * Reading: one file (or standard input) into a parsed document, with the
- * line of a syntax error in the message. The results model
+ * Reading: one file (or standard input) into a parsed document, strictly
+ * (json_strict.h: no duplicate keys, NUL or trailing bytes, or control
+ * characters in strings), with the line of a syntax error in the message. The results model
  * (results_model.h) loads results files through it; nothing else reads a
  * results file.
  *

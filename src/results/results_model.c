@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_strict.h"
 #include "results_io.h"
 
 struct gb_keyorder {
@@ -75,7 +76,10 @@ static int oom(chk *k) {
 static const cJSON *item(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key); }
 
 /* Flags for numbers. */
-enum { N_REQ = 1, N_NULL = 2, N_NONNEG = 4, N_POS = 8, N_WHOLE = 16 };
+enum { N_REQ = 1, N_NULL = 2, N_NONNEG = 4, N_POS = 8, N_WHOLE = 16, N_COUNT = 32 };
+/* N_COUNT: a count of CPUs or threads, whole and at most this many (readers
+ * print it as an int; 1e300 threads would overflow the conversion). */
+#define GB_MAX_CPU_COUNT 1e6
 
 /* A number at key: 1 present (NAN when null and N_NULL allows it), 0 absent
  * (*out = NAN), -1 wrong. */
@@ -98,6 +102,8 @@ static int get_num(chk *k, const cJSON *o, const char *path, const char *key, in
     if ((flags & N_NONNEG) && x < 0) return bad(k, p, "expected a non-negative number, got %g", x);
     if ((flags & N_WHOLE) && (x != floor(x) || fabs(x) > 9007199254740992.0))
         return bad(k, p, "expected a whole number, got %g", x);
+    if ((flags & N_COUNT) && (x != floor(x) || x < 0 || x > GB_MAX_CPU_COUNT))
+        return bad(k, p, "expected a whole number from 0 to %g, got %g", GB_MAX_CPU_COUNT, x);
     *out = x;
     return 1;
 }
@@ -537,14 +543,14 @@ static int parse_context(chk *k, const cJSON *o, const char *path, gb_context *c
     char *cache = NULL;
     int has_cache = get_str(k, ctx, p, "cache_mode", 0, &cache);
     free(cache);
-    if (has_cache < 0 || get_num(k, ctx, p, "cpu_threads_used", 0, &c->cpu_threads_used) < 0) return -1;
+    if (has_cache < 0 || get_num(k, ctx, p, "cpu_threads_used", N_COUNT, &c->cpu_threads_used) < 0) return -1;
     const cJSON *cpu, *gpu = item(ctx, "gpu");
     if (get_obj(k, ctx, p, "cpu", 0, &cpu) < 0) return -1;
     join(pp, sizeof pp, p, "cpu");
     if (cpu) {
         free(c->cpu_model);
         if (get_str(k, cpu, pp, "model", 0, &c->cpu_model) < 0 ||
-            get_num(k, cpu, pp, "logical_cpus", 0, &c->cpu_logical_cpus) < 0)
+            get_num(k, cpu, pp, "logical_cpus", N_COUNT, &c->cpu_logical_cpus) < 0)
             return -1;
     }
     join(pp, sizeof pp, p, "gpu");
@@ -803,8 +809,15 @@ static int parse_stats(chk *k, const cJSON *o, const char *path, size_t nsamples
         return bad(k, pn, "%zu, but samples_s has %zu sample%s", s->n, nsamples, nsamples == 1 ? "" : "s");
     }
     double *field[] = {&s->min, &s->max, &s->median, &s->mean, &s->stddev, &s->cv, &s->ci95_low, &s->ci95_high};
+    /* Times are positive (a speedup divides by them); spreads may be 0. */
+    static const int flags[] = {N_POS, N_POS, N_POS, N_POS, N_NONNEG, N_NONNEG, N_NONNEG, N_NONNEG};
     for (int i = 1; K_STATS[i]; i++)
-        if (get_num(k, obj, p, K_STATS[i], N_NONNEG, field[i - 1]) < 0) return -1;
+        if (get_num(k, obj, p, K_STATS[i], flags[i - 1], field[i - 1]) < 0) return -1;
+    if (s->min > s->median || s->median > s->max) {
+        char pm[520];
+        join(pm, sizeof pm, p, "median");
+        return bad(k, pm, "%g is outside [min, max] = [%g, %g]", s->median, s->min, s->max);
+    }
     if (s->ci95_low > s->ci95_high) {
         char pl[520];
         join(pl, sizeof pl, p, "ci95_low");
@@ -893,8 +906,8 @@ static int parse_samples(chk *k, const cJSON *o, const char *path, gb_result *r)
             rc = bad(k, pi, "expected a time in seconds, got %s", type_name(x));
             goto out;
         }
-        if (!isfinite(x->valuedouble) || x->valuedouble < 0) {
-            rc = bad(k, pi, "expected a time in seconds (finite, not negative), got %g", x->valuedouble);
+        if (!isfinite(x->valuedouble) || !(x->valuedouble > 0)) {
+            rc = bad(k, pi, "expected a time in seconds (finite, positive), got %g", x->valuedouble);
             goto out;
         }
         r->samples[r->nsamples++] = x->valuedouble;
@@ -920,6 +933,11 @@ static int parse_round_sizes(chk *k, const cJSON *o, const char *path, gb_result
             return cJSON_IsNumber(x) ? bad(k, pi, "expected a count of samples, got %g", v)
                                      : bad(k, pi, "expected a count of samples, got %s", type_name(x));
         r->round_sizes[r->nrounds++] = (size_t)v;
+        /* Checked as it grows: the sum never passes nsamples, so it never
+         * overflows, and no reader indexes past the samples. */
+        if ((size_t)v > r->nsamples - sum)
+            return bad(k, p, "the rounds add up to more than the %zu sample%s of samples_s", r->nsamples,
+                       r->nsamples == 1 ? "" : "s");
         sum += (size_t)v;
     }
     if (sum != r->nsamples)
@@ -1274,7 +1292,9 @@ static int parse_crossover_entry(chk *k, const cJSON *o, const char *path, const
     if (get_arr(k, o, path, "between", 0, &between) < 0) return -1;
     if (between) {
         join(p, sizeof p, path, "between");
-        if (cJSON_GetArraySize(between) != 2 || !cJSON_IsNumber(between->child) || !cJSON_IsNumber(between->child->next))
+        if (cJSON_GetArraySize(between) != 2 || !cJSON_IsNumber(between->child) ||
+            !cJSON_IsNumber(between->child->next) || !isfinite(between->child->valuedouble) ||
+            !isfinite(between->child->next->valuedouble))
             return bad(k, p, "expected two sizes");
         x->has_between = 1;
         x->between[0] = between->child->valuedouble;
@@ -1874,6 +1894,7 @@ cJSON *gb_results_to_json(const gb_results *r, unsigned flags) {
 int gb_results_write(const gb_results *r, const char *path, unsigned flags, gb_err *e) {
     cJSON *doc = gb_results_to_json(r, flags);
     if (!doc) return gb_errf(e, GB_FAIL, "%s: out of memory", path);
+    gb_json_scrub(doc); /* never write what the loader refuses */
     int rc = gb_json_write_atomic(doc, path, e);
     cJSON_Delete(doc);
     return rc;

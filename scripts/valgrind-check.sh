@@ -1,0 +1,49 @@
+#!/bin/sh
+# make valgrind: a quick CPU run and every command that reads files, under
+# valgrind; any memory error or definite leak fails (--error-exitcode=1).
+#   scripts/valgrind-check.sh [./gpubench]
+# The run is suites/quick.json on the CPU backend cut down to what valgrind
+# can do in a few minutes (float32, one round, no ceilings, two threads):
+# every op still runs once through prepare, measure, verify and release.
+set -eu
+cd "$(dirname "$0")/.."
+bin=${1:-./gpubench}
+command -v valgrind >/dev/null 2>&1 || { echo "valgrind-check: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# run re-executes itself (/proc/self/exe) to set the OpenBLAS core and the
+# OpenMP wait policy, which valgrind cannot follow: --openblas-core detected
+# and OMP_WAIT_POLICY set beforehand keep the process as it started.
+export OMP_WAIT_POLICY=PASSIVE
+# OpenMP and OpenBLAS keep thread pools and per-thread buffers until exit:
+# "still reachable", not leaks. Definite leaks and every error count.
+vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
+# step ALLOWED_EXIT_CODES COMMAND...: run under valgrind; fail on a valgrind
+# error or an exit code not listed.
+step() {
+    ok=$1; shift
+    echo "valgrind-check: $*"
+    rc=0
+    # shellcheck disable=SC2086
+    $vg "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    case " $ok " in *" $rc "*) return 0 ;; esac
+    cat "$tmp/err" >&2
+    echo "valgrind-check: FAILED (exit $rc): $*" >&2
+    exit 1
+}
+step 0 "$bin" validate suites/quick.json
+step 0 "$bin" run suites/quick.json --backend cpu --dtype float32 --rounds 1 --no-peak --threads 2 --openblas-core detected --quiet --out "$tmp/run.json"
+step 0 "$bin" report "$tmp/run.json"
+step 0 "$bin" report "$tmp/run.json" --format html
+step "0 1" "$bin" compare "$tmp/run.json" tests/data/results_small_cpu_only.json --format md
+step 0 "$bin" export "$tmp/run.json" --format gbench -o "$tmp/gbench.json"
+step 0 "$bin" merge "$tmp/run.json" tests/data/results_merged.json -o "$tmp/merged.json"
+step 0 "$bin" report "$tmp/merged.json"
+# and the refusals: a broken file is read, refused, and nothing leaks
+for f in tests/data/hardening/*.json; do
+    case $f in
+        */suite_*) step "0 2" "$bin" validate "$f" ;;
+        *) step "0 2" "$bin" report "$f" ;;
+    esac
+done
+echo "valgrind-check: clean"

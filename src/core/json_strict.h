@@ -1,0 +1,52 @@
+/* json_strict.h — the one way gpubench reads a JSON file it is given: suite
+ * files, results files and compare policies all come through here, so all
+ * three refuse the same things with the same words.
+ *
+ * cJSON alone accepts more than a gpubench file may hold:
+ *   - an object with the same key twice (cJSON keeps both; every lookup
+ *     finds the first, so a second "benchmarks" array was silently dropped);
+ *   - a NUL byte (the text after it was ignored);
+ *   - control characters inside strings (an ANSI escape sequence in an op
+ *     name reached the terminal raw through report and compare).
+ * On top of cJSON's grammar this reader refuses, each with the file and the
+ * place:
+ *   "s.json: a NUL byte at line 3, column 7 (a JSON file is text)"
+ *   "s.json: line 9: unexpected bytes after the JSON document near 'xyz'"
+ *   "s.json: benchmarks[0]: duplicate key \"sizes\" (keys 2 and 5 of that object)"
+ *   "r.json: cases[0].op: control character U+001B in a string (not allowed:
+ *    nothing read from a file may reach a terminal as an escape sequence)"
+ * Allowed in strings: tab and newline (in values, not in keys); refused: every
+ * other C0 control, DEL and the C1 controls U+0080..U+009F. Files larger than
+ * GB_JSON_MAX_BYTES are refused before they are parsed. All checks are one
+ * pass over the text and one over the tree (duplicate keys: a sort of each
+ * object's keys), so reading is O(n log n) in the worst case. */
+#ifndef GB_JSON_STRICT_H
+#define GB_JSON_STRICT_H
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "gb.h"
+
+/* 1 GiB: far above any results file gpubench writes (20,000 cases are about
+ * 80 MB), far below what would exhaust memory as a cJSON tree. */
+#define GB_JSON_MAX_BYTES ((size_t)1 << 30)
+
+/* Parse text[0..len) strictly into *out (free with cJSON_Delete). name starts
+ * every message. GB_OK, or GB_FAIL with *out NULL. */
+int gb_json_parse_strict(const char *text, size_t len, const char *name, cJSON **out, gb_err *e);
+
+/* Read the file at path ("-": standard input, named "<stdin>") and parse it
+ * as above. "r.json: cannot open: No such file or directory". */
+int gb_json_read_strict(const char *path, cJSON **out, gb_err *e);
+
+/* Check a parsed tree for duplicate keys and control characters (what
+ * gb_json_parse_strict adds to cJSON). GB_OK or GB_FAIL naming the path. */
+int gb_json_check_tree(const cJSON *doc, const char *name, gb_err *e);
+
+/* Replace, in every key and string of doc (and its siblings), each character
+ * the checks above refuse by '?': what gpubench writes, it can read back (a
+ * command line or an environment value recorded in a results file may hold
+ * anything). */
+void gb_json_scrub(cJSON *doc);
+
+#endif
