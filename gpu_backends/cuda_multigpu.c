@@ -29,14 +29,20 @@ fail:
     return status;
 }
 
+/* Pairs (from, to) whose peer access this process enabled: enabling one
+ * twice is an error (cudaErrorPeerAccessAlreadyEnabled) that
+ * compute-sanitizer reports on every later case. */
+static unsigned char peer_enabled[GB_MAX_DEVICES][GB_MAX_DEVICES];
+
 void gb_cuda_multigpu_peer(int gpus, const int *ids) {
     for (int i = 0; i < gpus; i++) {
-        if (cudaSetDevice(ids[i]) != cudaSuccess) continue;
+        if (ids[i] < 0 || ids[i] >= GB_MAX_DEVICES || cudaSetDevice(ids[i]) != cudaSuccess) continue;
         for (int j = 0; j < gpus; j++) {
             int can = 0;
-            if (i == j || cudaDeviceCanAccessPeer(&can, ids[i], ids[j]) != cudaSuccess || !can) continue;
-            /* already enabled (an earlier case) is fine */
-            (void)cudaDeviceEnablePeerAccess(ids[j], 0);
+            if (i == j || ids[j] < 0 || ids[j] >= GB_MAX_DEVICES || peer_enabled[ids[i]][ids[j]] ||
+                cudaDeviceCanAccessPeer(&can, ids[i], ids[j]) != cudaSuccess || !can)
+                continue;
+            if (cudaDeviceEnablePeerAccess(ids[j], 0) == cudaSuccess) peer_enabled[ids[i]][ids[j]] = 1;
         }
     }
     (void)cudaGetLastError();

@@ -728,6 +728,7 @@ static void concurrent_visit(const gb_plan_item *item, size_t ci, gb_run_config 
         }
         const gb_backend *b = set->slot[k].b;
         for (int t = 0; t < b->ntimings && n > 0 && !gb_interrupted; t++) {
+            if (!timing_applies(b, c, t)) continue; /* as alone: no result for a timing the op lacks */
             gb_err e = {{0}};
             double t0 = gb_now();
             int warmup = item->budget.warmup > 1 ? item->budget.warmup : 1;
