@@ -671,22 +671,29 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
     }
     /* the suite's typical noise, every case's change, Holm over the family */
     gb_case_noise *all = calloc(nm ? nm : 1, sizeof *all);
-    double *p = calloc(nm ? nm : 1, sizeof *p), *adj = calloc(nm ? nm : 1, sizeof *adj);
-    if (!all || !p || !adj) {
-        free(all); free(p); free(adj);
+    int *want = calloc(nm ? nm : 1, sizeof *want);
+    double *thr = calloc(nm ? nm : 1, sizeof *thr), *alp = calloc(nm ? nm : 1, sizeof *alp);
+    gb_family_change *fam = calloc(nm ? nm : 1, sizeof *fam);
+    size_t family = (size_t)-1;
+    if (all && want && thr && alp && fam) {
+        for (size_t i = 0; i < nm; i++) {
+            all[i] = ms[i].noise; /* ok == 0 for the rest */
+            want[i] = ms[i].verdict != GB_V_FAILED;
+            thr[i] = ms[i].rule.threshold;
+            alp[i] = ms[i].rule.alpha;
+        }
+        family = gb_noise_family(all, want, nm, thr, alp, fam);
+    }
+    if (family == (size_t)-1) {
+        free(all), free(want), free(thr), free(alp), free(fam);
         cJSON_Delete(doc);
         doc = NULL;
         goto out;
     }
-    for (size_t i = 0; i < nm; i++) all[i] = ms[i].noise; /* ok == 0 for the rest */
-    gb_noise_prior prior;
-    gb_noise_priors(all, nm, &prior);
-    size_t family = 0;
     for (size_t i = 0; i < nm; i++) {
         matched *m = &ms[i];
-        p[i] = NAN;
         if (!m->noise.ok || m->verdict == GB_V_FAILED) continue;
-        if (gb_noise_change(&m->noise, &prior, &m->ch) != 0) {
+        if (!fam[i].have) {
             m->verdict = GB_V_UNSURE;
             snprintf(m->reason, sizeof m->reason,
                      "between-process noise unknown: one run a side and fewer than 8 cases to learn it from; give a "
@@ -694,28 +701,19 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
             continue;
         }
         m->have_ch = 1;
-        /* H0: the change is within half the threshold on the side it
-         * points to (one-sided, doubled for the two sides a case could
-         * move); the verdict also wants the estimate beyond the threshold */
-        double half = m->rule.threshold / 2;
-        double edge = m->ch.d >= 0 ? log1p(half) : -log1p(-fmin(half, 0.999));
-        double beyond = fabs(m->ch.d) - edge;
-        p[i] = m->ch.se > 0 ? fmin(1, 2 * (1 - gb_t_cdf(beyond / m->ch.se, m->ch.df))) : (beyond > 0 ? 0 : 1);
-        family++;
+        m->ch = fam[i].ch;
     }
-    gb_holm(p, nm, adj);
     int counts[GB_V_NOT_COMPARED + 1] = {0};
     cJSON *list = cJSON_AddArrayToObject(doc, "comparisons");
     for (size_t i = 0; i < nm; i++) {
         matched *m = &ms[i];
         double lo = NAN, hi = NAN, change = NAN;
         if (m->have_ch) {
-            m->p = p[i];
-            m->p_holm = adj[i];
-            double q = gb_t_quantile(1 - m->rule.alpha / 2, m->ch.df);
-            change = exp(m->ch.d) - 1;
-            lo = exp(m->ch.d - q * m->ch.se) - 1;
-            hi = exp(m->ch.d + q * m->ch.se) - 1;
+            m->p = fam[i].p;
+            m->p_holm = fam[i].p_holm;
+            change = fam[i].change;
+            lo = fam[i].lo;
+            hi = fam[i].hi;
             judge(m, lo, hi, family);
         }
         counts[m->verdict]++;
@@ -774,8 +772,10 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         cJSON_AddItemToArray(list, item);
     }
     free(all);
-    free(p);
-    free(adj);
+    free(want);
+    free(thr);
+    free(alp);
+    free(fam);
     int failed_only_current = 0;
     for (size_t f = 0; f < ncur; f++)
         for (size_t j = 0; j < ec[f].n; j++) {

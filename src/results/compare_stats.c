@@ -323,3 +323,45 @@ void gb_holm(const double *p, size_t n, double *adj) {
     }
     free(idx);
 }
+
+size_t gb_noise_family(const gb_case_noise *noise, const int *want, size_t n, const double *threshold,
+                       const double *alpha, gb_family_change *out) {
+    double *p = calloc(n ? n : 1, sizeof *p), *adj = calloc(n ? n : 1, sizeof *adj);
+    if (!p || !adj) {
+        free(p);
+        free(adj);
+        return (size_t)-1;
+    }
+    gb_noise_prior prior;
+    gb_noise_priors(noise, n, &prior);
+    size_t family = 0;
+    for (size_t i = 0; i < n; i++) {
+        gb_family_change *f = &out[i];
+        memset(f, 0, sizeof *f);
+        f->p = f->p_holm = f->change = f->lo = f->hi = NAN;
+        p[i] = NAN;
+        if (!noise[i].ok || (want && !want[i]) || gb_noise_change(&noise[i], &prior, &f->ch) != 0) continue;
+        f->have = 1;
+        /* H0: the change is within half the threshold on the side it points
+         * to (one-sided, doubled for the two sides a case could move) */
+        double half = threshold[i] / 2;
+        double edge = f->ch.d >= 0 ? log1p(half) : -log1p(-fmin(half, 0.999));
+        double beyond = fabs(f->ch.d) - edge;
+        p[i] = f->ch.se > 0 ? fmin(1, 2 * (1 - gb_t_cdf(beyond / f->ch.se, f->ch.df))) : (beyond > 0 ? 0 : 1);
+        family++;
+    }
+    gb_holm(p, n, adj);
+    for (size_t i = 0; i < n; i++) {
+        gb_family_change *f = &out[i];
+        if (!f->have) continue;
+        f->p = p[i];
+        f->p_holm = adj[i];
+        double q = gb_t_quantile(1 - alpha[i] / 2, f->ch.df);
+        f->change = exp(f->ch.d) - 1;
+        f->lo = exp(f->ch.d - q * f->ch.se) - 1;
+        f->hi = exp(f->ch.d + q * f->ch.se) - 1;
+    }
+    free(p);
+    free(adj);
+    return family;
+}

@@ -99,6 +99,23 @@ typedef struct {
 } gb_change;
 int gb_noise_change(const gb_case_noise *c, const gb_noise_prior *pr, gb_change *out);
 
+/* One comparison's cases judged as a family (compare, the fleet report): each
+ * case's change against the priors learnt from all of them (noise[i].ok == 0:
+ * not compared; want[i] == 0: left out of the family, though its noise still
+ * teaches the priors; want may be NULL), the p-value of "the change is beyond
+ * half of threshold[i]" (one-sided, doubled), Holm over the cases tested, and
+ * the (1 - alpha[i]) t interval of the change. */
+typedef struct {
+    int have;                /* 0: not estimated (no usable samples, or the process variance unknown) */
+    gb_change ch;
+    double p, p_holm;        /* NAN unless have */
+    double change, lo, hi;   /* ratio - 1 and its interval; NAN unless have */
+} gb_family_change;
+/* Returns the size of the family (the cases with have == 1), or (size_t)-1
+ * on out of memory. */
+size_t gb_noise_family(const gb_case_noise *noise, const int *want, size_t n, const double *threshold,
+                       const double *alpha, gb_family_change *out);
+
 /* Student's t: distribution function and quantile (df may be INFINITY). */
 double gb_t_cdf(double t, double df);
 double gb_t_quantile(double p, double df);

@@ -227,37 +227,12 @@ static cJSON *device_json(const gb_device_id *d) {
     return o;
 }
 
-/* A difference the samples establish is still "unsure" while the interval
- * reaches into how far either side moved between its own rounds (the
- * largest slowest/fastest round median of compare_stats.h's summary): two
- * columns of one fleet are two processes, and a round's drift is noise, not
- * a slow node. */
-static void apply_round_floor(const gb_result *ref, const gb_result *r, gb_sample_verdict *v) {
-    gb_proc_view pb = {ref->samples, ref->nsamples, ref->round_sizes, ref->nrounds};
-    gb_proc_view pc = {r->samples, r->nsamples, r->round_sizes, r->nrounds};
-    gb_case_noise nz;
-    gb_noise_summarize(&pb, 1, &pc, 1, &nz);
-    double floor = nz.ok && isfinite(nz.round_spread) ? nz.round_spread : 0;
-    if (!(floor > 0)) return;
-    double reach = v->verdict == GB_V_REGRESSION ? v->ci_low : v->verdict == GB_V_IMPROVEMENT ? -v->ci_high : INFINITY;
-    if (reach > floor) return;
-    v->verdict = GB_V_UNSURE;
-    snprintf(v->reason, sizeof v->reason, "interval reaches %+.1f%%, within the %.1f%% the runs varied between their own rounds",
-             100.0 * (v->ci_low > 0 ? v->ci_low : v->ci_high), 100.0 * floor);
-}
-
-/* --min-change: medians closer than this are not called slow or fast. */
-static void apply_time_floor(gb_sample_verdict *v, double min_change_s) {
-    if (v->verdict != GB_V_REGRESSION && v->verdict != GB_V_IMPROVEMENT) return;
-    double shift = v->cur_median - v->base_median;
-    if (!(fabs(shift) < min_change_s)) return;
-    v->verdict = GB_V_UNSURE;
-    snprintf(v->reason, sizeof v->reason, "medians differ by %.2g us, under the %.2g us asked for", fabs(shift) * 1e6,
-             min_change_s * 1e6);
-}
-
-/* One cell: the judgement of column col's result against the reference's. */
-static cJSON *judge_cell(const gb_result *ref, const gb_result *r, int is_ref, double ref_median, gb_rule rule,
+/* One cell: column col's result against the reference column's, judged as
+ * `gpubench compare` judges a case of a one-run-a-side comparison
+ * (compare_stats.h: round medians, the between-process noise learnt from how
+ * all of the column's cases moved, Holm over them): fc is the cell's share
+ * of its column's family. */
+static cJSON *judge_cell(const gb_result *r, int is_ref, double ref_median, gb_rule rule, const gb_family_change *fc,
                          const char *why_unusable, int *slow, int *fast) {
     cJSON *cell = cJSON_CreateObject();
     cJSON_AddStringToObject(cell, "status", gb_result_status_name(r->status));
@@ -275,28 +250,64 @@ static cJSON *judge_cell(const gb_result *ref, const gb_result *r, int is_ref, d
         cJSON_AddStringToObject(cell, "verdict", "reference");
         return cell;
     }
-    gb_sample_verdict v;
-    if (gb_compare_samples(ref->samples, ref->nsamples, r->samples, r->nsamples, rule, &v) != 0) {
-        cJSON_AddStringToObject(cell, "verdict", "not_compared");
-        cJSON_AddStringToObject(cell, "reason", "out of memory");
+    if (!fc || !fc->have) {
+        cJSON_AddStringToObject(cell, "verdict", "unsure");
+        cJSON_AddStringToObject(cell, "reason", "between-process noise unknown: too few cases in this column to learn it from");
         return cell;
     }
-    apply_round_floor(ref, r, &v);
-    apply_time_floor(&v, rule.min_change_s);
-    const char *verdict = v.verdict == GB_V_REGRESSION    ? "slow"
-                          : v.verdict == GB_V_IMPROVEMENT ? "fast"
-                          : v.verdict == GB_V_SAME        ? "same"
-                          : v.verdict == GB_V_UNSURE      ? "unsure"
-                                                          : "not_compared";
-    *slow = v.verdict == GB_V_REGRESSION;
-    *fast = v.verdict == GB_V_IMPROVEMENT;
+    double t = rule.threshold;
+    int established = fc->p_holm <= rule.alpha, beyond = fabs(fc->change) > t;
+    int under_floor = rule.min_change_s > 0 && fabs(m - ref_median) < rule.min_change_s;
+    const char *verdict = "unsure";
+    char reason[200] = "";
+    if (established && beyond && !under_floor) {
+        verdict = fc->change > 0 ? "slow" : "fast";
+    } else if (fc->lo >= -t && fc->hi <= t) {
+        verdict = "same";
+    } else if (established && beyond) {
+        snprintf(reason, sizeof reason, "medians differ by %.2g us, under the %.2g us asked for", fabs(m - ref_median) * 1e6,
+                 rule.min_change_s * 1e6);
+    } else {
+        snprintf(reason, sizeof reason, "interval [%+.1f%%, %+.1f%%] is not within +-%.3g%%, and a change is not established "
+                 "(p %.2g after Holm over the column's cases)", 100 * fc->lo, 100 * fc->hi, 100 * t, fc->p_holm);
+    }
+    *slow = !strcmp(verdict, "slow");
+    *fast = !strcmp(verdict, "fast");
     cJSON_AddStringToObject(cell, "verdict", verdict);
-    num_or_null(cell, "change", v.change);
-    num_or_null(cell, "ci_low", v.ci_low);
-    num_or_null(cell, "ci_high", v.ci_high);
-    num_or_null(cell, "p_value", v.p);
-    if (*v.reason) cJSON_AddStringToObject(cell, "reason", v.reason);
+    num_or_null(cell, "change", fc->change);
+    num_or_null(cell, "ci_low", fc->lo);
+    num_or_null(cell, "ci_high", fc->hi);
+    num_or_null(cell, "p_value", fc->p_holm);
+    if (*reason) cJSON_AddStringToObject(cell, "reason", reason);
     return cell;
+}
+
+/* Every column's cells judged as a family against the reference cells
+ * (refs[w]: row w's reference column, -1 none): fam[i * nrow + w]. */
+static int judge_columns(const fleet *f, const long *refs, gb_rule rule, gb_family_change *fam) {
+    size_t n = f->nrow;
+    gb_case_noise *nz = calloc(n ? n : 1, sizeof *nz);
+    double *thr = malloc((n ? n : 1) * sizeof *thr), *alp = malloc((n ? n : 1) * sizeof *alp);
+    int rc = -1;
+    if (!nz || !thr || !alp) goto out;
+    for (size_t w = 0; w < n; w++) thr[w] = rule.threshold, alp[w] = rule.alpha;
+    for (size_t i = 0; i < f->ncol; i++) {
+        for (size_t w = 0; w < n; w++) {
+            const gb_result *ref = refs[w] >= 0 ? f->row[w].cell[refs[w]] : NULL, *r = f->row[w].cell[i];
+            memset(&nz[w], 0, sizeof nz[w]);
+            if (!ref || !usable(ref) || !usable(r) || refs[w] == (long)i) continue;
+            gb_proc_view pb = {ref->samples, ref->nsamples, ref->round_sizes, ref->nrounds};
+            gb_proc_view pc = {r->samples, r->nsamples, r->round_sizes, r->nrounds};
+            gb_noise_summarize(&pb, 1, &pc, 1, &nz[w]);
+        }
+        if (gb_noise_family(nz, NULL, n, thr, alp, fam + i * n) == (size_t)-1) goto out;
+    }
+    rc = 0;
+out:
+    free(nz);
+    free(thr);
+    free(alp);
+    return rc;
 }
 
 typedef struct {
@@ -320,8 +331,9 @@ static cJSON *build_doc(const fleet *f, const gb_results *const *docs, const cha
     cJSON_AddStringToObject(doc, "timing", timing);
     cJSON *method = cJSON_AddObjectToObject(doc, "method");
     cJSON_AddStringToObject(method, "reference", "per case, the column whose median is the median of the medians");
-    cJSON_AddStringToObject(method, "test", "Mann-Whitney U, two-sided, column against the reference column");
-    cJSON_AddStringToObject(method, "change", "Hodges-Lehmann estimate of the time ratio column/reference, minus 1");
+    cJSON_AddStringToObject(method, "test", "as gpubench compare with one run a side: round medians, the between-process "
+                                            "noise learnt from all of the column's cases, Holm over them");
+    cJSON_AddStringToObject(method, "change", "ratio of the column's round medians to the reference's, minus 1");
     cJSON_AddNumberToObject(method, "threshold", rule.threshold);
     cJSON_AddNumberToObject(method, "alpha", rule.alpha);
     cJSON_AddNumberToObject(method, "min_change_s", rule.min_change_s);
@@ -329,7 +341,14 @@ static cJSON *build_doc(const fleet *f, const gb_results *const *docs, const cha
     col_tally *t = calloc(f->ncol, sizeof *t);
     double *med = malloc((f->ncol + 1) * sizeof *med);
     ranked *order = malloc((f->ncol + 1) * sizeof *order);
-    if (!t || !med || !order) goto oom;
+    long *refs = malloc((f->nrow + 1) * sizeof *refs);
+    gb_family_change *fam = calloc(f->ncol * f->nrow + 1, sizeof *fam);
+    if (!t || !med || !order || !refs || !fam) goto oom;
+    for (size_t w = 0; w < f->nrow; w++) {
+        for (size_t i = 0; i < f->ncol; i++) med[i] = usable(f->row[w].cell[i]) ? median_of(f->row[w].cell[i]) : NAN;
+        refs[w] = reference_column(med, f->ncol, order);
+    }
+    if (judge_columns(f, refs, rule, fam) != 0) goto oom;
     for (size_t i = 0; i < f->ncol; i++)
         if (!(t[i].rel = malloc((f->nrow + 1) * sizeof *t[i].rel))) goto oom;
 
@@ -338,7 +357,7 @@ static cJSON *build_doc(const fleet *f, const gb_results *const *docs, const cha
     for (size_t w = 0; w < f->nrow; w++) {
         const row *rw = &f->row[w];
         for (size_t i = 0; i < f->ncol; i++) med[i] = usable(rw->cell[i]) ? median_of(rw->cell[i]) : NAN;
-        long ref = reference_column(med, f->ncol, order);
+        long ref = refs[w];
         cJSON *item = cJSON_CreateObject();
         gb_result_name(rw->c, rw->r, NULL, name, sizeof name);
         cJSON_AddStringToObject(item, "name", name);
@@ -364,8 +383,8 @@ static cJSON *build_doc(const fleet *f, const gb_results *const *docs, const cha
             else snprintf(desc, sizeof desc, "%s%s%s", gb_result_status_name(r->status), *r->reason ? ": " : "",
                           r->reason);
             int slow = 0, fast = 0;
-            cJSON *cell = ref >= 0 ? judge_cell(rw->cell[ref], r, (long)i == ref, med[ref], rule, desc, &slow, &fast)
-                                   : judge_cell(NULL, r, 0, NAN, rule, desc, &slow, &fast);
+            cJSON *cell = judge_cell(r, (long)i == ref, ref >= 0 ? med[ref] : NAN, rule, ref >= 0 ? &fam[i * f->nrow + w] : NULL,
+                                     desc, &slow, &fast);
             cJSON_AddItemToArray(cells, cell);
             if (!usable(r)) { t[i].missing++; continue; }
             double rel = med[i] / med[ref];
@@ -423,6 +442,8 @@ static cJSON *build_doc(const fleet *f, const gb_results *const *docs, const cha
     free(t);
     free(med);
     free(order);
+    free(refs);
+    free(fam);
     return doc;
 oom:
     if (t)
@@ -430,6 +451,8 @@ oom:
     free(t);
     free(med);
     free(order);
+    free(refs);
+    free(fam);
     cJSON_Delete(doc);
     return NULL;
 }

@@ -76,8 +76,8 @@ static void render_table(const cJSON *doc, int md, FILE *out) {
     fprintf(out,
             "Each cell: the case's median time on that column relative to the case's reference column (ref: the\n"
             "column with the median of the medians). SLOW / fast: beyond the %.0f%% threshold and the measured noise\n"
-            "(Mann-Whitney at alpha %g, Hodges-Lehmann interval clear of the threshold and of the rounds' own\n"
-            "spread, as `gpubench compare`); ?: beyond the threshold but not established. spread: slowest / fastest.\n\n",
+            "(as `gpubench compare` with one run a side: round medians, the between-process noise learnt from all\n"
+            "of the column's cases, Holm at alpha %g); ?: not established. spread: slowest / fastest.\n\n",
             100.0 * n_of(m, "threshold"), n_of(m, "alpha"));
     size_t wname = 4;
     const cJSON *row, *col;

@@ -23,7 +23,15 @@ CASES = [("matmul", "float32", [256, 256, 256], {"math": "default"}, 2.0e-4),
          ("matmul", "float64", [1024, 1024, 1024], {"math": "default"}, 8.0e-3),
          ("fft", "float32", [256, 256], {"kind": "r2c"}, 1.5e-4),
          ("fft", "float32", [1024, 1024], {"kind": "r2c"}, 2.0e-3),
-         ("elementwise", "float32", [1048576], None, 3.0e-4)]
+         ("elementwise", "float32", [1048576], None, 3.0e-4),
+         # more cases than compare needs to learn a column's between-process
+         # noise from how all its cases moved (compare_stats.h: 8)
+         ("matmul", "float64", [256, 256, 256], {"math": "default"}, 2.5e-4),
+         ("fft", "float64", [256, 256], {"kind": "r2c"}, 1.8e-4),
+         ("fft", "float64", [1024, 1024], {"kind": "r2c"}, 3.0e-3),
+         ("elementwise", "float64", [1048576], None, 5.0e-4),
+         ("reduction", "float32", [1048576], None, 1.2e-4),
+         ("reduction", "float64", [1048576], None, 2.0e-4)]
 
 
 def samples(rng, base, factor):
