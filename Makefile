@@ -152,7 +152,7 @@ FUZZ_BUILD := build-fuzz
 REPLAYS    := $(FUZZERS:%=$(BUILD)/fuzz/replay_%)
 # What the harnesses reach: the suite parser and ops, the results model and
 # its readers, merge; not the runner or the backends.
-FUZZ_SRC   := $(filter-out src/core/runner.c src/core/stopping.c,$(wildcard src/core/*.c)) $(wildcard src/ops/*.c) \
+FUZZ_SRC   := $(filter-out src/core/runner.c src/core/stopping.c src/core/concurrent.c,$(wildcard src/core/*.c)) $(wildcard src/ops/*.c) \
               $(wildcard src/results/*.c) src/cli/cmd_merge.c
 FUZZ_OBJ   := $(FUZZ_SRC:%.c=$(BUILD)/%.o)
 

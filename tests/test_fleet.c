@@ -15,7 +15,7 @@
 
 static cJSON *fleet_of(const char *const *paths, size_t n, const char *timing) {
     gb_results docs[4];
-    const gb_results *dp[4];
+    const gb_results *dp[4] = {NULL};
     gb_err e = {{0}};
     for (size_t i = 0; i < n; i++) {
         if (gb_results_load(paths[i], &docs[i], &e) != GB_OK) {

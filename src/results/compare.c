@@ -765,8 +765,13 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
             memcpy(tail, m->reason, sizeof tail);
             char plans[48] = "";
             if (m->plans_b > 1) snprintf(plans, sizeof plans, " (%d plans)", m->plans_b);
-            snprintf(m->reason, sizeof m->reason, "process spread %.0f%% over %d baseline runs%s%s%.400s", 100 * ps,
-                     m->kb, plans, *tail ? "; " : "", tail);
+            char full[sizeof m->reason + 128];
+            snprintf(full, sizeof full, "process spread %.0f%% over %d baseline runs%s%s%s", 100 * ps, m->kb, plans,
+                     *tail ? "; " : "", tail);
+            size_t l = strlen(full); /* the head first: the tail may be cut */
+            if (l >= sizeof m->reason) l = sizeof m->reason - 1;
+            memcpy(m->reason, full, l);
+            m->reason[l] = '\0';
         }
         cJSON_AddStringToObject(item, "reason", m->reason);
         cJSON_AddItemToArray(list, item);

@@ -22,7 +22,7 @@ struct gb_policy {
 int gb_parse_percent(const char *s, double *out, char *why, size_t len) {
     char *end = NULL;
     double v = s && *s ? strtod(s, &end) : 0;
-    if (!s || end == s || !isfinite(v) || v < 0) {
+    if (!s || !*s || end == s || !isfinite(v) || v < 0) { /* "" too: end is never set */
         snprintf(why, len, "expected a percentage like 5%%, got '%s'", s ? s : "");
         return -1;
     }

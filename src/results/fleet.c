@@ -166,8 +166,12 @@ static void label_columns(fleet *f, const gb_results *const *docs) {
         int k = 1;
         for (size_t j = 0; j < i; j++) k += !strcmp(f->col[j].label, c->label);
         if (k > 1) {
+            /* the name cut to leave room for "#k" */
             char base[sizeof c->label - 16];
-            snprintf(base, sizeof base, "%s", c->label);
+            size_t l = strlen(c->label);
+            if (l >= sizeof base) l = sizeof base - 1;
+            memcpy(base, c->label, l);
+            base[l] = '\0';
             snprintf(c->label, sizeof c->label, "%s#%d", base, k);
         }
     }
