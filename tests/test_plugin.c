@@ -161,8 +161,10 @@ TEST(plugin_init_reports_why_cuda_is_unavailable) {
     /* `gpubench list` exits 0 and carries the same reason. */
     const char *bin = gb_test_binary();
     if (access(bin, X_OK) != 0) { SKIP("gpubench binary not built"); return; }
-    char cmd[1024], out[16384];
-    snprintf(cmd, sizeof cmd, "%s list", bin);
+    char cmd[2200], out[16384];
+    /* the same plugin as above: a binary of another build folder (the
+     * sanitizer build has none next to it) must not look elsewhere */
+    snprintf(cmd, sizeof cmd, "GPUBENCH_CUDA_PLUGIN=%s %s list", abs, bin);
     int rc = gb_test_sh(cmd, out, sizeof out);
     CHECK(rc == 0);
     CHECK(strstr(out, "cuda") != NULL);
