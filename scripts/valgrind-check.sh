@@ -17,7 +17,9 @@ trap 'rm -rf "$tmp"' EXIT
 export OMP_WAIT_POLICY=PASSIVE
 # OpenMP and OpenBLAS keep thread pools and per-thread buffers until exit:
 # "still reachable", not leaks. Definite leaks and every error count.
-vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
+# scripts/valgrind.supp: the dynamic loader's own false positives (opening
+# the CUDA plugin), named there; nothing of gpubench is suppressed.
+vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=scripts/valgrind.supp"
 # step ALLOWED_EXIT_CODES COMMAND...: run under valgrind; fail on a valgrind
 # error or an exit code not listed.
 step() {
