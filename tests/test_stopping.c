@@ -141,6 +141,50 @@ TEST(stopping_later_round_warms_up_when_the_first_rep_was_slow) {
     gb_samples_free(&s);
 }
 
+TEST(stopping_kept_state_needs_no_warm_up_when_its_first_rep_was_long_and_at_speed) {
+    static const double t[] = {0.0101, 0.01, 0.01};
+    fake f = {.times = t, .ntimes = 3};
+    gb_budget b = budget(2, 0.0, 3, 0.0, 10, 1000);
+    gb_samples s = {0};
+    int capped;
+    visit(&f, &b, GB_VISIT_FIRST_OF_KIND, &s, &capped, NULL);
+    CHECK(s.first_rep_at_speed && s.first_rep_s >= GB_KEPT_CACHE_S);
+    int before = s.warmup_reps;
+    visit(&f, &b, GB_VISIT_KEPT, &s, &capped, NULL);
+    CHECK(s.warmup_reps == before && s.rounds == 2 && s.n == 6);
+    gb_samples_free(&s);
+}
+
+TEST(stopping_kept_state_refills_the_caches_with_one_rep_when_its_data_may_fit_one) {
+    static const double t[] = {1.01e-5, 1e-5, 1e-5};
+    fake f = {.times = t, .ntimes = 3};
+    gb_budget b = budget(2, 0.0, 3, 0.0, 10, 1000);
+    gb_samples s = {0};
+    int capped;
+    visit(&f, &b, GB_VISIT_FIRST_OF_KIND, &s, &capped, NULL);
+    CHECK(s.first_rep_at_speed && s.first_rep_s < GB_KEPT_CACHE_S);
+    int before = s.warmup_reps;
+    visit(&f, &b, GB_VISIT_KEPT, &s, &capped, NULL);
+    CHECK(s.warmup_reps == before + 1 && s.rounds == 2);
+    /* the first visit's first repetition still decides: the kept visit does not overwrite it */
+    CHECK(s.first_rep_s == 1.01e-5);
+    gb_samples_free(&s);
+}
+
+TEST(stopping_kept_state_warms_up_as_a_first_visit_when_the_first_rep_was_slow) {
+    static const double t[] = {0.05, 0.01, 0.01};
+    fake f = {.times = t, .ntimes = 3};
+    gb_budget b = budget(2, 0.0, 3, 0.0, 10, 1000);
+    gb_samples s = {0};
+    int capped;
+    visit(&f, &b, GB_VISIT_FIRST_OF_KIND, &s, &capped, NULL);
+    CHECK(!s.first_rep_at_speed);
+    int before = s.warmup_reps;
+    visit(&f, &b, GB_VISIT_KEPT, &s, &capped, NULL);
+    CHECK(s.warmup_reps >= before + 2);
+    gb_samples_free(&s);
+}
+
 TEST(stopping_a_signal_ends_the_visit_after_the_current_repetition) {
     static const double t[] = {0.001};
     static volatile sig_atomic_t stop = 0;

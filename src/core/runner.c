@@ -165,6 +165,8 @@ typedef struct {
     int again;                      /* some track is measured in the next round */
     gb_arrays inputs;               /* round 0's inputs, kept for later rounds when they fit */
     int have_inputs;
+    void *state[GB_MAX_BACKENDS];   /* a slot's prepared state, kept for the next round (kept_states) */
+    double state_bytes[GB_MAX_BACKENDS];
     double visit_s;                 /* wall time of its last visit (for the estimate of time left) */
     int visits;
 } case_tracks;
@@ -201,11 +203,13 @@ static void account(gb_run_config *cfg, gb_op_id op, gb_time_part part, double s
     cfg->breakdown->by_op[op][part] += seconds;
 }
 
+/* again: 0 on a first visit, GB_VISIT_AGAIN or GB_VISIT_KEPT on a later one. */
 static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_backend *b, void *state, int timing,
                    const gb_budget *budget, int again, track *tr, int *capped, gb_err *e) {
     rep_ctx ctx = {b, state, timing, cfg->cache_cold};
     gb_visit_cost cost = {0};
-    gb_visit visit = again ? GB_VISIT_AGAIN : warm_kinds[c->op_id][slot][timing] ? GB_VISIT_FIRST : GB_VISIT_FIRST_OF_KIND;
+    gb_visit visit = again ? (gb_visit)again
+                     : warm_kinds[c->op_id][slot][timing] ? GB_VISIT_FIRST : GB_VISIT_FIRST_OF_KIND;
     int status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s, capped,
                                   &cost, e);
     if (status == GB_OK) warm_kinds[c->op_id][slot][timing] = 1;
@@ -286,12 +290,114 @@ typedef struct {
 /* Add the seconds since t0 to a part of the breakdown. */
 static void spent(gb_run_config *cfg, gb_op_id op, gb_time_part part, double t0) { account(cfg, op, part, gb_now() - t0); }
 
+/* ---- backend states kept between rounds ------------------------------------
+ * A later round used to prepare every result again (allocate, upload, plan)
+ * and release it after: on the H100 host a third of a default run's set-up
+ * time (31 s of 93 s), work the first visit had already done. So a slot's
+ * prepared state stays alive until the case's next visit, while the states
+ * kept fit in a quarter of the host memory free when the run started (each
+ * counted at its case's host_bytes, which bounds a device's share too: a
+ * device state mirrors the host arrays). A multi-GPU op keeps none (its
+ * library routine allocates on every device per call) and releases all
+ * before it runs. When a supports or prepare fails while states are kept
+ * (a device that filled up), every kept state is released and it is tried
+ * once more, so keeping never costs a result. Every repetition restores
+ * what it overwrites (backend.h), so a kept state runs as a fresh one would;
+ * what differs is that each round reuses the same buffers (their placement
+ * becomes part of the between-process noise compare measures) and that the
+ * caches hold other cases' data, which GB_VISIT_KEPT's warm-up refills. */
+typedef struct {
+    const gb_suite *suite;
+    case_tracks *tracks;
+    double cap, used;
+} kept_states;
+static kept_states kept; /* set by gb_runner_run */
+
+static void release_state(gb_run_config *cfg, case_tracks *ct, int k, gb_op_id op) {
+    if (!ct->state[k]) return;
+    gb_backend_slot *slot = &cfg->backends->slot[k];
+    gb_err e = {{0}};
+    double t0 = gb_now();
+    (void)gb_backends_use(slot, &e); /* on the device that holds it */
+    slot->b->release(ct->state[k]);
+    spent(cfg, op, GB_T_SETUP, t0);
+    ct->state[k] = NULL;
+    kept.used -= ct->state_bytes[k];
+    ct->state_bytes[k] = 0;
+}
+
+static void release_case_states(gb_run_config *cfg, case_tracks *ct, gb_op_id op) {
+    for (int k = 0; k < GB_MAX_BACKENDS; k++) release_state(cfg, ct, k, op);
+}
+
+/* Release every kept state; 1 when there was any. */
+static int release_all_kept(gb_run_config *cfg) {
+    if (!kept.tracks || kept.used <= 0) return 0;
+    for (size_t i = 0; i < kept.suite->count; i++) release_case_states(cfg, &kept.tracks[i], kept.suite->items[i].c.op_id);
+    kept.used = 0; /* exact again, whatever rounding the sums left */
+    return 1;
+}
+
+/* Take slot k's kept state out of the cache (NULL: none). */
+static void *take_state(case_tracks *ct, int k) {
+    void *state = ct->state[k];
+    if (state) kept.used -= ct->state_bytes[k];
+    ct->state[k] = NULL;
+    ct->state_bytes[k] = 0;
+    return state;
+}
+
+/* Keep state for the case's next visit when `wanted` and it fits, else release it. */
+static void keep_or_release(gb_run_config *cfg, case_tracks *ct, int k, const gb_case *c, void *state, int wanted) {
+    double bytes = c->op->host_bytes(c);
+    if (wanted && !c->op->multi_device && kept.tracks && kept.used + bytes <= kept.cap) {
+        ct->state[k] = state;
+        ct->state_bytes[k] = bytes;
+        kept.used += bytes;
+        return;
+    }
+    double t0 = gb_now();
+    cfg->backends->slot[k].b->release(state);
+    spent(cfg, c->op_id, GB_T_SETUP, t0);
+}
+
+/* Make slot's device current and, when `check`, ask the backend whether it
+ * supports the case (a device's free memory included); when that fails
+ * while states are kept, once more after releasing them. */
+static int use_slot(gb_run_config *cfg, gb_backend_slot *slot, const gb_case *c, int check, gb_err *e) {
+    if (c->op->multi_device) release_all_kept(cfg);
+    for (int attempt = 0;; attempt++) {
+        int status = gb_backends_use(slot, e);
+        if (status == GB_OK && check) status = slot->b->supports(c, e);
+        if (status == GB_OK || status == GB_FATAL || attempt > 0 || !release_all_kept(cfg)) return status;
+        memset(e, 0, sizeof *e);
+    }
+}
+
+/* prepare on the current device, likewise once more after releasing the
+ * kept states; *setup: the wall time of the prepare that counted. */
+static int prepare_case(gb_run_config *cfg, gb_backend_slot *slot, const gb_case *c, const gb_arrays *in,
+                        void **state, double *setup, gb_err *e) {
+    for (int attempt = 0;; attempt++) {
+        double t0 = gb_now();
+        int status = slot->b->prepare(c, in, state, e);
+        *setup = gb_now() - t0;
+        account(cfg, c->op_id, GB_T_SETUP, *setup);
+        if (status == GB_OK || status == GB_FATAL || attempt > 0 || !release_all_kept(cfg)) return status;
+        memset(e, 0, sizeof *e);
+        status = gb_backends_use(slot, e); /* releasing may have switched devices */
+        if (status != GB_OK) return status;
+    }
+}
+
 /* The first visit of a case by one backend: prepare, measure every timing,
  * fetch and verify the output, record it all. */
 static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
                         int slot_index, const gb_arrays *in, reference *ref, gb_rate_book *rates,
-                        size_t ci, track *tracks, int rounds) {
+                        case_tracks *ct, int rounds) {
     const gb_case *c = &item->c;
+    size_t ci = ct->ci;
+    track *tracks = ct->t[slot_index];
     const gb_backend *b = slot->b;
     gb_err e = {{0}};
 
@@ -305,8 +411,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         add_all_timings(cfg, ci, c, slot, GB_RS_SKIPPED, "interrupted");
         return;
     }
-    int status = gb_backends_use(slot, &e);
-    if (status == GB_OK) status = b->supports(c, &e);
+    int status = use_slot(cfg, slot, c, 1, &e);
     if (status != GB_OK) {
         add_all_timings(cfg, ci, c, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
@@ -325,10 +430,8 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     }
 
     void *state = NULL;
-    double t0 = gb_now();
-    status = b->prepare(c, in, &state, &e);
-    double setup = gb_now() - t0;
-    account(cfg, c->op_id, GB_T_SETUP, setup);
+    double setup = 0;
+    status = prepare_case(cfg, slot, c, in, &state, &setup, &e);
     if (status != GB_OK) {
         add_all_timings(cfg, ci, c, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
@@ -374,7 +477,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     }
 
     /* Fetch and check the output of the last repetition. */
-    t0 = gb_now();
+    double t0 = gb_now();
     gb_verdict v;
     memset(&v, 0, sizeof v);
     cJSON *extra = cJSON_CreateObject();
@@ -392,9 +495,6 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         if (b->annotate) b->annotate(state, extra);
     }
     spent(cfg, c->op_id, GB_T_VERIFY, t0);
-    t0 = gb_now();
-    b->release(state);
-    spent(cfg, item->c.op_id, GB_T_SETUP, t0);
 
     /* annotate() writes its facts as cJSON (the backend ABI): the model takes them from there */
     for (int t = 0; t < b->ntimings; t++) {
@@ -408,6 +508,9 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         if (gb_kvlist_from_cjson(&r->extra, extra, "extra", &e) != GB_OK) model_oom = 1;
     }
     cJSON_Delete(extra);
+    int wanted = 0;
+    for (int t = 0; t < b->ntimings; t++) wanted |= made[t] >= 0 && tracks[t].again;
+    keep_or_release(cfg, ct, slot_index, c, state, wanted && !fatal && !slot->disabled);
 
     if (v.status == GB_VERIFY_PASSED && !ref->have) {
         ref->out = out;
@@ -418,25 +521,30 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     }
 }
 
-/* A later visit: prepare again (fresh buffers), measure the timings still
- * taking part, release. The output was verified on the first visit. */
+/* A later visit: on the state kept from the last visit, or prepared again
+ * (kept_states), measure the timings still taking part, keep or release.
+ * The output was verified on the first visit. */
 static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
-                              int slot_index, const gb_arrays *in, size_t ci, track *tracks, int round,
-                              int rounds) {
+                              int slot_index, const gb_arrays *in, case_tracks *ct, int round, int rounds) {
     const gb_backend *b = slot->b;
+    size_t ci = ct->ci;
+    track *tracks = ct->t[slot_index];
     int wanted = 0;
     for (int t = 0; t < b->ntimings; t++) wanted |= tracks[t].again;
     if (slot->disabled) /* a fatal error since: what earlier rounds measured stands */
         for (int t = 0; t < b->ntimings; t++) tracks[t].again = 0;
-    if (!wanted || slot->disabled || gb_interrupted) return;
+    if (!wanted || slot->disabled || gb_interrupted) {
+        release_state(cfg, ct, slot_index, item->c.op_id);
+        return;
+    }
     gb_err e = {{0}};
     char why[GB_MSG_LEN + 32];
-    void *state = NULL;
-    double t0 = gb_now();
-    int prepared = gb_backends_use(slot, &e);
-    if (prepared == GB_OK) prepared = b->prepare(&item->c, in, &state, &e);
+    void *state = take_state(ct, slot_index);
+    gb_visit visit = state ? GB_VISIT_KEPT : GB_VISIT_AGAIN;
+    double setup = 0;
+    int prepared = use_slot(cfg, slot, &item->c, 0, &e);
+    if (prepared == GB_OK && !state) prepared = prepare_case(cfg, slot, &item->c, in, &state, &setup, &e);
     int status = prepared;
-    spent(cfg, item->c.op_id, GB_T_SETUP, t0);
     if (prepared == GB_FATAL) gb_backends_disable(slot, e.msg);
     gb_budget budget = gb_round_budget(&item->budget, rounds, round);
     for (int t = 0; t < b->ntimings; t++) {
@@ -444,7 +552,7 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
         if (!tr->again) continue;
         int capped = 0, measured = 0;
         if (status == GB_OK && !gb_interrupted) {
-            status = measure(cfg, &item->c, slot_index, b, state, t, &budget, 1, tr, &capped, &e);
+            status = measure(cfg, &item->c, slot_index, b, state, t, &budget, (int)visit, tr, &capped, &e);
             measured = status == GB_OK;
         }
         if (status != GB_OK) {
@@ -459,9 +567,10 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
         if (measured) write_measurement(cfg, ci, &item->c, tr);
         tr->again = measured && !capped && !gb_interrupted && round + 1 < rounds;
     }
-    t0 = gb_now();
-    if (prepared == GB_OK) b->release(state);
-    spent(cfg, item->c.op_id, GB_T_SETUP, t0);
+    int again = 0;
+    for (int t = 0; t < b->ntimings; t++) again |= tracks[t].again;
+    if (visit == GB_VISIT_KEPT || prepared == GB_OK)
+        keep_or_release(cfg, ct, slot_index, &item->c, state, prepared == GB_OK && again && !slot->disabled);
 }
 
 /* The ok result of a slot (its backend, and its device when it has one) for a timing. */
@@ -661,7 +770,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
         gb_backend_slot *slot = &cfg->backends->slot[k];
         if (!visits_slot(c, slot)) continue;
         show_progress(cfg, s, tracks, i, 0, slot->name);
-        run_backend(cfg, item, slot, k, in, &ref, rates, ci, ct->t[k], s->rounds);
+        run_backend(cfg, item, slot, k, in, &ref, rates, ct, s->rounds);
     }
     if (ref.have) gb_arrays_free(&ref.out);
 }
@@ -787,7 +896,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
         gb_backend_slot *slot = &cfg->backends->slot[k];
         if (!visits_slot(&item->c, slot) || !slot->b) continue;
         show_progress(cfg, s, tracks, i, round, slot->name);
-        run_backend_again(cfg, item, slot, k, in, ct->ci, ct->t[k], round, s->rounds);
+        run_backend_again(cfg, item, slot, k, in, ct, round, s->rounds);
     }
     gb_arrays_free(&made_now);
 }
@@ -818,6 +927,8 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     interruption_written = 0;
     model_oom = 0;
     input_cache cache = {.cap = 0.25 * host_available_bytes(), .used = 0};
+    /* --devices-concurrent prepares the case on every device at once: nothing kept there */
+    kept = (kept_states){.suite = s, .tracks = tracks, .cap = cfg->concurrent ? 0 : cache.cap, .used = 0};
     int status = GB_OK;
     /* Round 0 visits every case and prints its line as soon as it is
      * measured (later rounds refine it in the final table); later rounds
@@ -852,6 +963,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
             }
             if (!ct->again) {
                 drop_inputs(&cache, ct);
+                release_case_states(cfg, ct, s->items[i].c.op_id);
                 free_tracks(ct);
             }
             status = checkpoint(cfg, i + 1 == s->count && round + 1 < s->rounds, e);
@@ -860,8 +972,10 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     }
     for (size_t i = 0; i < s->count; i++) {
         drop_inputs(&cache, &tracks[i]);
+        release_case_states(cfg, &tracks[i], s->items[i].c.op_id);
         free_tracks(&tracks[i]);
     }
+    kept = (kept_states){0};
     free(tracks);
     gb_rate_book_free(rates);
     return status;

@@ -7,10 +7,11 @@
  *   rounds: the whole plan is visited `rounds` times, in order. Round 0 makes
  *   each case's inputs, prepares each backend, measures every timing,
  *   fetches and verifies the output, and prints the case's line. Later
- *   rounds prepare again (fresh buffers) and measure again the results that
- *   did not hit max_time_s, with round 0's inputs when they were kept
- *   (a quarter of the free host memory holds them) or inputs made again from
- *   the same seed. Every round's median widens the confidence interval
+ *   rounds measure again the results that did not hit max_time_s, on the
+ *   state each backend prepared in round 0 and round 0's inputs when they
+ *   were kept (a quarter of the free host memory each holds them:
+ *   runner.c, kept_states), or prepared again on inputs made again from the
+ *   same seed. Every round's median widens the confidence interval
  *   (stats.h). The results file is rewritten as visits finish (at most every
  *   2 s and 5% of the time; at the end of each round but the last, which
  *   the caller's final write follows; once at an interruption), so a killed

@@ -53,6 +53,8 @@ static int warmup_done(const gb_budget *b, gb_visit visit, const gb_samples *s, 
                        double spent) {
     if (b->warmup == 0 && b->min_warmup_s <= 0) return 1;
     if (visit == GB_VISIT_AGAIN && s->first_rep_at_speed) return 1;
+    if (visit == GB_VISIT_KEPT && s->first_rep_at_speed)
+        return s->first_rep_s >= GB_KEPT_CACHE_S || w >= 1; /* caches refilled by one pass */
     if (w == 0) return 0;
     if (b->min_warmup_s > 0 && last >= b->min_warmup_s) return 1; /* one long repetition is enough */
     if (visit == GB_VISIT_FIRST_OF_KIND) return w >= b->warmup && spent >= b->min_warmup_s;
@@ -75,7 +77,7 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
         if (status != GB_OK) return status;
         prev = last;
         last = seconds; /* the backend's own clock, as the samples are timed */
-        if (w == 0 && visit != GB_VISIT_AGAIN) out->first_rep_s = seconds;
+        if (w == 0 && visit != GB_VISIT_AGAIN && visit != GB_VISIT_KEPT) out->first_rep_s = seconds;
         out->warmup_reps++;
     }
     double timing_start = clk->now(clk->ctx), timed = 0;
@@ -111,7 +113,7 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
     out->round_n[out->rounds++] = out->n - first;
     /* Did the first repetition after prepare run at speed? Then a later
      * round, which prepares again, needs no warm-up. */
-    if (visit != GB_VISIT_AGAIN) {
+    if (visit != GB_VISIT_AGAIN && visit != GB_VISIT_KEPT) {
         double med = gb_median(out->v + first, out->n - first);
         out->first_rep_at_speed = out->first_rep_s > 0 && med > 0 && out->first_rep_s <= (1 + GB_WARMUP_STABLE) * med;
     }

@@ -15,9 +15,16 @@
  *      GB_VISIT_FIRST, a result's first visit once its kind is warm: `warmup`
  *      repetitions, going on (up to min_warmup_s) while the last two still
  *      differ by more than GB_WARMUP_STABLE;
- *      GB_VISIT_AGAIN, a later round: no warm-up when the first visit showed
- *      that the first repetition after prepare already ran at speed (within
- *      GB_WARMUP_STABLE of that visit's median), else as GB_VISIT_FIRST.
+ *      GB_VISIT_AGAIN, a later round that prepared again: no warm-up when
+ *      the first visit showed that the first repetition after prepare
+ *      already ran at speed (within GB_WARMUP_STABLE of that visit's
+ *      median), else as GB_VISIT_FIRST;
+ *      GB_VISIT_KEPT, a later round on the state kept from the last one (no
+ *      new prepare, runner.c): the buffers are warm but the caches hold the
+ *      other cases visited since, where a prepare's upload would have left
+ *      this case's data. So one repetition when the first one was shorter
+ *      than GB_KEPT_CACHE_S (data that can sit in a cache), none when it was
+ *      longer and at speed, else as GB_VISIT_FIRST.
  *      On any visit, one repetition that by itself lasted min_warmup_s is
  *      warm-up enough: it has absorbed the start-up the floor is for. The
  *      warm-up stops anyway once it has used a quarter of max_time_s.
@@ -47,7 +54,10 @@ extern const gb_clock gb_host_clock;
 /* One repetition of one result, as the backend times it. */
 typedef int (*gb_rep_fn)(void *ctx, double *seconds, gb_err *e);
 
-typedef enum { GB_VISIT_FIRST_OF_KIND, GB_VISIT_FIRST, GB_VISIT_AGAIN } gb_visit;
+typedef enum { GB_VISIT_FIRST_OF_KIND, GB_VISIT_FIRST, GB_VISIT_AGAIN, GB_VISIT_KEPT } gb_visit;
+
+/* A repetition shorter than this may run on data a cache can hold (GB_VISIT_KEPT). */
+#define GB_KEPT_CACHE_S 1e-3
 
 /* Every sample of one result (case × backend × timing), across rounds. */
 typedef struct {

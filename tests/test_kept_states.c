@@ -1,0 +1,119 @@
+/* test_kept_states.c — a backend's prepared state is kept from one round to
+ * the next (runner.c, kept_states): a case is prepared once however many
+ * rounds visit it, every state is released by the end of the run, and a
+ * device that fills up with kept states costs no result (they are released
+ * and the case is tried again). A fake accelerator counts its prepares,
+ * releases and live states, and computes with the CPU backend. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "backends.h"
+#include "results_model.h"
+#include "runner.h"
+#include "suite.h"
+#include "testlib.h"
+
+static int prepares, releases, live, max_live;
+static int device_holds; /* > 0: a device with room for this many live states */
+
+static int device_full(gb_err *e) {
+    if (device_holds > 0 && live >= device_holds)
+        return gb_errf(e, GB_SKIP, "needs more device memory than is free (%d states live)", live);
+    return GB_OK;
+}
+static int fake_init(const gb_backend_options *o, gb_err *e) { return gb_cpu_backend()->init(o, e); }
+/* as the CUDA backend: supports checks the free memory, and an allocation
+ * in prepare fails when it is gone */
+static int fake_supports(const gb_case *c, gb_err *e) {
+    return device_full(e) == GB_OK ? gb_cpu_backend()->supports(c, e) : GB_SKIP;
+}
+static int fake_prepare(const gb_case *c, const gb_arrays *in, void **st, gb_err *e) {
+    if (device_full(e) != GB_OK) return GB_SKIP;
+    int status = gb_cpu_backend()->prepare(c, in, st, e);
+    if (status == GB_OK) {
+        prepares++;
+        if (++live > max_live) max_live = live;
+    }
+    return status;
+}
+static int fake_run(void *st, int timing, double *s, gb_err *e) { return gb_cpu_backend()->run(st, 0, s, e); }
+static int fake_fetch(void *st, gb_arrays *out, gb_err *e) { return gb_cpu_backend()->fetch(st, out, e); }
+static void fake_release(void *st) {
+    releases++;
+    live--;
+    gb_cpu_backend()->release(st);
+}
+
+static const gb_backend fake = {
+    .abi_version = GB_ABI_VERSION,
+    .name = "fake",
+    .role = GB_ROLE_ACCELERATOR,
+    .ntimings = 1,
+    .timings = {"device"},
+    .timing_labels = {"fake dev"},
+    .init = fake_init,
+    .supports = fake_supports,
+    .prepare = fake_prepare,
+    .run = fake_run,
+    .fetch = fake_fetch,
+    .release = fake_release,
+};
+
+/* Run a 3-round suite of three elementwise cases on the CPU and the fake;
+ * the results in r (freed by the caller). */
+static void run_three_rounds(gb_results *r) {
+    const char *suite_text =
+        "{\"name\": \"k\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 1, \"min_reps\": 3, "
+        "\"min_time_s\": 0, \"max_time_s\": 5, \"rounds\": 3},"
+        " \"benchmarks\": [{\"op\": \"elementwise\", \"sizes\": [16, 32, 64]}]}";
+    gb_suite s;
+    gb_err e = {{0}};
+    memset(&s, 0, sizeof s);
+    CHECK(gb_suite_parse(suite_text, "k.json", NULL, &s, &e) == GB_OK);
+    gb_backend_options o = {.threads = 1};
+    gb_backend_set set = {0};
+    set.count = 2;
+    set.slot[0] = (gb_backend_slot){.b = gb_cpu_backend(), .name = "cpu", .available = 1, .selected = 1};
+    set.slot[1] = (gb_backend_slot){.b = &fake, .name = "fake", .available = 1, .selected = 1};
+    CHECK(fake.init(&o, &e) == GB_OK);
+    CHECK(gb_results_init(r, "k", 0, &e) == GB_OK);
+    gb_run_config cfg = {.backends = &set, .quiet = 1, .results = r};
+    prepares = releases = live = max_live = 0;
+    CHECK(gb_runner_run(&s, &cfg, &e) == GB_OK);
+    gb_suite_free(&s);
+}
+
+static void check_all_ok_in_three_rounds(const gb_results *r) {
+    CHECK(r->ncases == 3);
+    for (size_t i = 0; i < r->ncases; i++)
+        for (size_t k = 0; k < r->cases[i].nresults; k++) {
+            const gb_result *x = &r->cases[i].results[k];
+            CHECK(x->status == GB_RS_OK);
+            CHECK(x->nrounds == 3);
+        }
+}
+
+TEST(kept_states_a_case_is_prepared_once_for_all_its_rounds_and_released_at_the_end) {
+    gb_results r;
+    device_holds = 0;
+    run_three_rounds(&r);
+    check_all_ok_in_three_rounds(&r);
+    CHECK(prepares == 3); /* one per case, not one per case and round (9) */
+    CHECK(releases == prepares && live == 0);
+    CHECK(max_live == 3); /* all three were alive between rounds */
+    gb_results_free(&r);
+}
+
+TEST(kept_states_a_full_device_releases_them_and_tries_again_instead_of_skipping) {
+    gb_results r;
+    device_holds = 1; /* a device with room for one case */
+    run_three_rounds(&r);
+    check_all_ok_in_three_rounds(&r); /* no "out of device memory" skip */
+    CHECK(max_live <= 1);
+    CHECK(prepares > 3); /* the released ones were prepared again in later rounds */
+    CHECK(releases == prepares && live == 0);
+    device_holds = 0;
+    gb_results_free(&r);
+}
