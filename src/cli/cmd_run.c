@@ -147,6 +147,9 @@ static int record_breakdown(gb_results *results, const gb_time_breakdown *b, int
     cJSON_AddNumberToObject(o, "ceilings_s", b->ceilings_s);
     cJSON_AddNumberToObject(o, "write_s", b->write_s);
     cJSON_AddNumberToObject(o, "other_s", other);
+    cJSON_AddNumberToObject(o, "kept_visits", (double)b->kept_visits);
+    cJSON_AddNumberToObject(o, "prepared_again", (double)b->prepared_again);
+    cJSON_AddNumberToObject(o, "kept_peak_bytes", b->kept_peak_bytes);
     cJSON *by_op = cJSON_AddObjectToObject(o, "by_op");
     for (int op = 0; op < GB_OP_COUNT; op++) {
         double total = 0;
@@ -171,6 +174,9 @@ static int record_breakdown(gb_results *results, const gb_time_breakdown *b, int
     for (int p = 0; p < GB_T_PARTS; p++) {
         fmt_seconds(buf, sizeof buf, b->all[p]);
         fprintf(stderr, "  %-44s %9s %5.1f%%\n", gb_time_part_text[p], buf, b->all[p] * share);
+        if (p == GB_T_SETUP && b->kept_visits + b->prepared_again > 0)
+            fprintf(stderr, "    later rounds: %ld visits on a kept state (%.1f GiB held at most), %ld prepared again\n",
+                    b->kept_visits, b->kept_peak_bytes / 1073741824.0, b->prepared_again);
     }
     const struct { const char *text; double v; } rest[] = {
         {"measuring the ceilings", b->ceilings_s}, {"writing the results file", b->write_s}, {"the rest", other}};

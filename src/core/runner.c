@@ -28,6 +28,16 @@ static double fastest(const double *v, size_t n) {
 
 /* ---- host memory ---------------------------------------------------------- */
 
+/* The process's resident bytes (what a prepare adds to it is what its state
+ * holds on the host: buffers it touched, pinned mirrors). */
+static double resident_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    double size, resident = 0;
+    if (f && fscanf(f, "%lf %lf", &size, &resident) != 2) resident = 0;
+    if (f) fclose(f);
+    return resident * (double)sysconf(_SC_PAGESIZE);
+}
+
 static double host_available_bytes(void) {
     FILE *f = fopen("/proc/meminfo", "r");
     char line[256];
@@ -310,7 +320,11 @@ typedef struct {
     const gb_suite *suite;
     case_tracks *tracks;
     double cap, used;
+    long count;           /* states kept now */
 } kept_states;
+/* A state's host bytes: what its prepare added to the resident set
+ * (measured: an op's host_bytes counts every backend's arrays and the
+ * references, three times what one state holds). */
 static kept_states kept; /* set by gb_runner_run */
 
 static void release_state(gb_run_config *cfg, case_tracks *ct, int k, gb_op_id op) {
@@ -323,6 +337,7 @@ static void release_state(gb_run_config *cfg, case_tracks *ct, int k, gb_op_id o
     spent(cfg, op, GB_T_SETUP, t0);
     ct->state[k] = NULL;
     kept.used -= ct->state_bytes[k];
+    kept.count--;
     ct->state_bytes[k] = 0;
 }
 
@@ -332,7 +347,7 @@ static void release_case_states(gb_run_config *cfg, case_tracks *ct, gb_op_id op
 
 /* Release every kept state; 1 when there was any. */
 static int release_all_kept(gb_run_config *cfg) {
-    if (!kept.tracks || kept.used <= 0) return 0;
+    if (!kept.tracks || kept.count == 0) return 0;
     for (size_t i = 0; i < kept.suite->count; i++) release_case_states(cfg, &kept.tracks[i], kept.suite->items[i].c.op_id);
     kept.used = 0; /* exact again, whatever rounding the sums left */
     return 1;
@@ -341,19 +356,25 @@ static int release_all_kept(gb_run_config *cfg) {
 /* Take slot k's kept state out of the cache (NULL: none). */
 static void *take_state(case_tracks *ct, int k) {
     void *state = ct->state[k];
-    if (state) kept.used -= ct->state_bytes[k];
+    if (state) {
+        kept.used -= ct->state_bytes[k];
+        kept.count--;
+    }
     ct->state[k] = NULL;
     ct->state_bytes[k] = 0;
     return state;
 }
 
-/* Keep state for the case's next visit when `wanted` and it fits, else release it. */
-static void keep_or_release(gb_run_config *cfg, case_tracks *ct, int k, const gb_case *c, void *state, int wanted) {
-    double bytes = c->op->host_bytes(c);
+/* Keep state (holding bytes of host memory) for the case's next visit when
+ * `wanted` and it fits, else release it. */
+static void keep_or_release(gb_run_config *cfg, case_tracks *ct, int k, const gb_case *c, void *state,
+                            double bytes, int wanted) {
     if (wanted && !c->op->multi_device && kept.tracks && kept.used + bytes <= kept.cap) {
         ct->state[k] = state;
         ct->state_bytes[k] = bytes;
         kept.used += bytes;
+        kept.count++;
+        if (cfg->breakdown && kept.used > cfg->breakdown->kept_peak_bytes) cfg->breakdown->kept_peak_bytes = kept.used;
         return;
     }
     double t0 = gb_now();
@@ -375,13 +396,15 @@ static int use_slot(gb_run_config *cfg, gb_backend_slot *slot, const gb_case *c,
 }
 
 /* prepare on the current device, likewise once more after releasing the
- * kept states; *setup: the wall time of the prepare that counted. */
+ * kept states; *setup: the wall time of the prepare that counted, *bytes
+ * the host memory its state holds. */
 static int prepare_case(gb_run_config *cfg, gb_backend_slot *slot, const gb_case *c, const gb_arrays *in,
-                        void **state, double *setup, gb_err *e) {
+                        void **state, double *setup, double *bytes, gb_err *e) {
     for (int attempt = 0;; attempt++) {
-        double t0 = gb_now();
+        double t0 = gb_now(), rss0 = resident_bytes();
         int status = slot->b->prepare(c, in, state, e);
         *setup = gb_now() - t0;
+        *bytes = fmax(0, resident_bytes() - rss0);
         account(cfg, c->op_id, GB_T_SETUP, *setup);
         if (status == GB_OK || status == GB_FATAL || attempt > 0 || !release_all_kept(cfg)) return status;
         memset(e, 0, sizeof *e);
@@ -430,8 +453,8 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     }
 
     void *state = NULL;
-    double setup = 0;
-    status = prepare_case(cfg, slot, c, in, &state, &setup, &e);
+    double setup = 0, bytes = 0;
+    status = prepare_case(cfg, slot, c, in, &state, &setup, &bytes, &e);
     if (status != GB_OK) {
         add_all_timings(cfg, ci, c, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
@@ -510,7 +533,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     cJSON_Delete(extra);
     int wanted = 0;
     for (int t = 0; t < b->ntimings; t++) wanted |= made[t] >= 0 && tracks[t].again;
-    keep_or_release(cfg, ct, slot_index, c, state, wanted && !fatal && !slot->disabled);
+    keep_or_release(cfg, ct, slot_index, c, state, bytes, wanted && !fatal && !slot->disabled);
 
     if (v.status == GB_VERIFY_PASSED && !ref->have) {
         ref->out = out;
@@ -539,11 +562,15 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     }
     gb_err e = {{0}};
     char why[GB_MSG_LEN + 32];
+    double bytes = ct->state_bytes[slot_index], setup = 0;
     void *state = take_state(ct, slot_index);
     gb_visit visit = state ? GB_VISIT_KEPT : GB_VISIT_AGAIN;
-    double setup = 0;
     int prepared = use_slot(cfg, slot, &item->c, 0, &e);
-    if (prepared == GB_OK && !state) prepared = prepare_case(cfg, slot, &item->c, in, &state, &setup, &e);
+    if (prepared == GB_OK && !state) prepared = prepare_case(cfg, slot, &item->c, in, &state, &setup, &bytes, &e);
+    if (cfg->breakdown) {
+        if (visit == GB_VISIT_KEPT) cfg->breakdown->kept_visits++;
+        else cfg->breakdown->prepared_again++;
+    }
     int status = prepared;
     if (prepared == GB_FATAL) gb_backends_disable(slot, e.msg);
     gb_budget budget = gb_round_budget(&item->budget, rounds, round);
@@ -570,7 +597,7 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
     int again = 0;
     for (int t = 0; t < b->ntimings; t++) again |= tracks[t].again;
     if (visit == GB_VISIT_KEPT || prepared == GB_OK)
-        keep_or_release(cfg, ct, slot_index, &item->c, state, prepared == GB_OK && again && !slot->disabled);
+        keep_or_release(cfg, ct, slot_index, &item->c, state, bytes, prepared == GB_OK && again && !slot->disabled);
 }
 
 /* The ok result of a slot (its backend, and its device when it has one) for a timing. */

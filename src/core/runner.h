@@ -41,6 +41,11 @@ typedef struct {
     double wall_s, ceilings_s, write_s;
     double all[GB_T_PARTS];
     double by_op[GB_OP_COUNT][GB_T_PARTS];
+    /* backend states kept between rounds (runner.c, kept_states): how many
+     * later visits ran on a kept state, how many prepared again, the most
+     * host memory the kept states held at once */
+    long kept_visits, prepared_again;
+    double kept_peak_bytes;
 } gb_time_breakdown;
 /* Each part's key in the results ("samples_s", ...) and its words. */
 extern const char *const gb_time_part_key[GB_T_PARTS];
