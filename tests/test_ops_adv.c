@@ -400,6 +400,19 @@ TEST(spgemm_verify_rejects_corruption_and_accepts_unsorted_reference) {
     c.op->verify(&c, &in, &out, NULL, &v);
     CHECK(v.status == GB_VERIFY_FAILED);
     ocl[5] = saved;
+    /* A column written twice in a row, another one missing: same count, wrong structure. */
+    const int32_t *orp = gb_arrays_find(&out, "C_rowptr")->data;
+    int row = 0;
+    while (orp[row + 1] - orp[row] < 2) row++;
+    int32_t second = ocl[orp[row] + 1];
+    ocl[orp[row] + 1] = ocl[orp[row]];
+    c.op->verify(&c, &in, &out, NULL, &v);
+    CHECK(v.status == GB_VERIFY_FAILED && strcmp(v.metric, "structure") == 0 && strstr(v.detail, "twice"));
+    c.op->verify(&c, &in, &out, &ref, &v);
+    CHECK(v.status == GB_VERIFY_FAILED && strstr(v.detail, "twice"));
+    ocl[orp[row] + 1] = second;
+    c.op->verify(&c, &in, &out, &ref, &v);
+    CHECK(v.status == GB_VERIFY_PASSED);
     drop_entry(&out, 7);
     c.op->verify(&c, &in, &out, NULL, &v);
     CHECK(v.status == GB_VERIFY_FAILED && strcmp(v.metric, "structure") == 0);
