@@ -182,6 +182,12 @@ TEST(stopping_kept_state_warms_up_as_a_first_visit_when_the_first_rep_was_slow) 
     int before = s.warmup_reps;
     visit(&f, &b, GB_VISIT_KEPT, &s, &capped, NULL);
     CHECK(s.warmup_reps >= before + 2);
+    /* that kept visit's first repetition ran at speed (the script repeats
+     * 0.01): the next kept visit needs no warm-up */
+    CHECK(s.kept_rep_at_speed);
+    before = s.warmup_reps;
+    visit(&f, &b, GB_VISIT_KEPT, &s, &capped, NULL);
+    CHECK(s.warmup_reps == before && s.rounds == 3);
     gb_samples_free(&s);
 }
 

@@ -13,7 +13,7 @@
  *   runner.c, kept_states), or prepared again on inputs made again from the
  *   same seed. Every round's median widens the confidence interval
  *   (stats.h). The results file is rewritten as visits finish (at most every
- *   2 s and 5% of the time; at the end of each round but the last, which
+ *   5 s and 5% of the time; at the end of each round but the last, which
  *   the caller's final write follows; once at an interruption), so a killed
  *   run leaves a valid file. */
 #ifndef GB_RUNNER_H

@@ -53,7 +53,7 @@ static int warmup_done(const gb_budget *b, gb_visit visit, const gb_samples *s, 
                        double spent) {
     if (b->warmup == 0 && b->min_warmup_s <= 0) return 1;
     if (visit == GB_VISIT_AGAIN && s->first_rep_at_speed) return 1;
-    if (visit == GB_VISIT_KEPT && s->first_rep_at_speed)
+    if (visit == GB_VISIT_KEPT && (s->first_rep_at_speed || s->kept_rep_at_speed))
         return s->first_rep_s >= GB_KEPT_CACHE_S || w >= 1; /* caches refilled by one pass */
     if (w == 0) return 0;
     if (b->min_warmup_s > 0 && last >= b->min_warmup_s) return 1; /* one long repetition is enough */
@@ -68,7 +68,7 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
     double start = clk->now(clk->ctx), seconds;
     size_t first = out->n;
     *capped = 0;
-    double warm_cap = 0.25 * b->max_time_s, last = 0, prev = 0;
+    double warm_cap = 0.25 * b->max_time_s, last = 0, prev = 0, kept_first = 0;
     for (int w = 0;; w++) {
         double spent = clk->now(clk->ctx) - start;
         if (warmup_done(b, visit, out, w, last, prev, spent) || *stop) break;
@@ -78,6 +78,7 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
         prev = last;
         last = seconds; /* the backend's own clock, as the samples are timed */
         if (w == 0 && visit != GB_VISIT_AGAIN && visit != GB_VISIT_KEPT) out->first_rep_s = seconds;
+        if (w == 0 && visit == GB_VISIT_KEPT) kept_first = seconds;
         out->warmup_reps++;
     }
     double timing_start = clk->now(clk->ctx), timed = 0;
@@ -113,6 +114,10 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
     out->round_n[out->rounds++] = out->n - first;
     /* Did the first repetition after prepare run at speed? Then a later
      * round, which prepares again, needs no warm-up. */
+    if (visit == GB_VISIT_KEPT && kept_first > 0) {
+        double med = gb_median(out->v + first, out->n - first);
+        out->kept_rep_at_speed = med > 0 && kept_first <= (1 + GB_WARMUP_STABLE) * med;
+    }
     if (visit != GB_VISIT_AGAIN && visit != GB_VISIT_KEPT) {
         double med = gb_median(out->v + first, out->n - first);
         out->first_rep_at_speed = out->first_rep_s > 0 && med > 0 && out->first_rep_s <= (1 + GB_WARMUP_STABLE) * med;

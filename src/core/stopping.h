@@ -24,7 +24,10 @@
  *      other cases visited since, where a prepare's upload would have left
  *      this case's data. So one repetition when the first one was shorter
  *      than GB_KEPT_CACHE_S (data that can sit in a cache), none when it was
- *      longer and at speed, else as GB_VISIT_FIRST.
+ *      longer and at speed, else as GB_VISIT_FIRST; "at speed" is the first
+ *      visit's first repetition after prepare or, once a kept visit has
+ *      warmed up, that visit's first repetition (a library's start-up cost
+ *      on the first call is not paid again on a kept state).
  *      On any visit, one repetition that by itself lasted min_warmup_s is
  *      warm-up enough: it has absorbed the start-up the floor is for. The
  *      warm-up stops anyway once it has used a quarter of max_time_s.
@@ -68,6 +71,7 @@ typedef struct {
     int warmup_reps;               /* across rounds */
     double first_rep_s;            /* the first repetition after the first prepare (0: none) */
     int first_rep_at_speed;        /* it was within GB_WARMUP_STABLE of its visit's median */
+    int kept_rep_at_speed;         /* a kept visit's first repetition was (GB_VISIT_KEPT) */
 } gb_samples;
 void gb_samples_free(gb_samples *s);
 
