@@ -137,7 +137,7 @@ void gb_result_device_tag(const gb_result *r, char *buf, size_t len) {
         snprintf(buf, len, "/gpu%ld%s", r->device.index, r->concurrent.present ? "/concurrent" : "");
 }
 
-void gb_result_name(const gb_case_result *c, const gb_result *r, const char *machine, char *buf, size_t len) {
+void gb_result_case_name(const gb_case_result *c, char *buf, size_t len) {
     char label[96] = "";
     if (*c->label) {
         snprintf(label, sizeof label, "%s", c->label);
@@ -158,10 +158,15 @@ void gb_result_name(const gb_case_result *c, const gb_result *r, const char *mac
         n += (size_t)snprintf(params + n, sizeof params - n, "%s%s=%s", n ? "," : "", p->key, v);
     }
     if (n >= sizeof params) n = sizeof params - 1;
-    char dev[24];
+    snprintf(buf, len, "%s/%s/%s%s%s", c->op, c->dtype, label, n ? "/" : "", params);
+}
+
+void gb_result_name(const gb_case_result *c, const gb_result *r, const char *machine, char *buf, size_t len) {
+    char cname[320], dev[24];
+    gb_result_case_name(c, cname, sizeof cname);
     gb_result_device_tag(r, dev, sizeof dev);
-    snprintf(buf, len, "%s/%s/%s%s%s/%s/%s%s%s%s", c->op, c->dtype, label, n ? "/" : "", params, r->backend, r->timing,
-             dev, machine ? "@" : "", machine ? machine : "");
+    snprintf(buf, len, "%s/%s/%s%s%s%s", cname, r->backend, r->timing, dev, machine ? "@" : "",
+             machine ? machine : "");
 }
 
 typedef struct {

@@ -326,14 +326,20 @@ void gb_holm(const double *p, size_t n, double *adj) {
 
 size_t gb_noise_family(const gb_case_noise *noise, const int *want, size_t n, const double *threshold,
                        const double *alpha, gb_family_change *out) {
+    gb_noise_prior prior;
+    gb_noise_priors(noise, n, &prior);
+    return gb_noise_family_with(noise, want, n, threshold, alpha, &prior, out);
+}
+
+size_t gb_noise_family_with(const gb_case_noise *noise, const int *want, size_t n, const double *threshold,
+                            const double *alpha, const gb_noise_prior *pr, gb_family_change *out) {
     double *p = calloc(n ? n : 1, sizeof *p), *adj = calloc(n ? n : 1, sizeof *adj);
     if (!p || !adj) {
         free(p);
         free(adj);
         return (size_t)-1;
     }
-    gb_noise_prior prior;
-    gb_noise_priors(noise, n, &prior);
+    const gb_noise_prior prior = *pr;
     size_t family = 0;
     for (size_t i = 0; i < n; i++) {
         gb_family_change *f = &out[i];

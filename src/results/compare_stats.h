@@ -115,6 +115,10 @@ typedef struct {
  * on out of memory. */
 size_t gb_noise_family(const gb_case_noise *noise, const int *want, size_t n, const double *threshold,
                        const double *alpha, gb_family_change *out);
+/* The same against given priors (compare --confirm's second stage: its
+ * family, the suspects, is too small and too selected to learn them from). */
+size_t gb_noise_family_with(const gb_case_noise *noise, const int *want, size_t n, const double *threshold,
+                            const double *alpha, const gb_noise_prior *prior, gb_family_change *out);
 
 /* Student's t: distribution function and quantile (df may be INFINITY). */
 double gb_t_cdf(double t, double df);
