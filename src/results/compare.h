@@ -120,8 +120,10 @@ typedef struct {
     const char *confirm_suite;        /* the suite they ran (shown) */
 } gb_compare_options;
 
-/* Most confirmation processes --confirm-runs allows. */
+/* Most confirmation processes --confirm-runs allows, and its default
+ * (docs/regression-statistics.md: what N = 3 detects at real-host noise). */
 #define GB_CONFIRM_MAX_RUNS 16
+#define GB_CONFIRM_DEFAULT_RUNS 3
 
 /* Compare two loaded results documents (gb_results_load). Names are what the
  * report calls them (their paths). Returns the comparison document:
