@@ -244,6 +244,21 @@ int gb_noise_change(const gb_case_noise *c, const gb_noise_prior *pr, gb_change 
     return 0;
 }
 
+void gb_confirm_conditional(const gb_case_noise *n2, const gb_change *ch2, double d1, int kc1, double rc1,
+                            double threshold, gb_confirm_test *out) {
+    double within = ch2->round_var + n2->vw; /* a round median's variance around its process */
+    double vb = ch2->proc_var / n2->kb + within / (n2->kb * n2->rb);
+    double v1 = vb + (ch2->proc_var + within / rc1) / kc1;
+    double v2 = ch2->se * ch2->se;
+    out->beta = v1 > 0 ? vb / v1 : 0;
+    double vr = fmax(v2 - out->beta * vb, 1e-12 * v2);
+    out->d = (ch2->d - out->beta * d1) / (1 - out->beta);
+    out->se = sqrt(vr) / (1 - out->beta);
+    out->df = ch2->df;
+    double edge = log1p(threshold / 2), beyond = out->d - edge;
+    out->p = out->se > 0 ? fmin(1, 2 * (1 - gb_t_cdf(beyond / out->se, out->df))) : (beyond > 0 ? 0 : 1);
+}
+
 /* ---- Student's t ------------------------------------------------------ */
 
 /* Continued fraction of the regularized incomplete beta (Lentz). */
