@@ -132,7 +132,7 @@ TEST(confirm_a_one_process_slowdown_is_not_confirmed_in_fresh_processes) {
     CHECK(rc1 == 1 || rc1 == 0);
     cJSON_Delete(one);
     /* with --confirm: re-measured, not confirmed, exit 0 */
-    int rc = compare("-f json --confirm suite.json", "b1.json b2.json", "c-slow.json");
+    int rc = compare("-f json --confirm suite.json --confirm-runs 3", "b1.json b2.json", "c-slow.json");
     CHECK(rc == 0);
     CHECK(strstr(big, "--confirm: re-measuring") != NULL); /* the children ran, their output on stderr */
     CHECK(strstr(big, "fresh process 3 of 3") != NULL);
@@ -177,7 +177,8 @@ TEST(confirm_a_real_slowdown_is_confirmed_and_fails) {
     if (!CHECK(f != NULL)) return;
     fputs("{\"ops\": {\"matmul\": {\"threshold\": \"20%\"}}}\n", f); /* a policy keeps working with --confirm */
     fclose(f);
-    int rc = compare("-f json --quiet --policy policy.json --confirm suite.json", "b1-fast.json b2-fast.json", "c.json");
+    int rc = compare("-f json --quiet --policy policy.json --confirm suite.json -n 3", "b1-fast.json b2-fast.json",
+                     "c.json");
     CHECK(rc == 1);
     CHECK(strstr(big, "gpubench results") == NULL); /* --quiet: the children's output went to their log */
     cJSON *doc = json_part();
@@ -188,7 +189,8 @@ TEST(confirm_a_real_slowdown_is_confirmed_and_fails) {
         const cJSON *cf = cJSON_GetObjectItemCaseSensitive(it, "confirm");
         CHECK(cf && strcmp(cJSON_GetObjectItemCaseSensitive(cf, "verdict")->valuestring, "regression") == 0);
         CHECK(cf && cJSON_GetObjectItemCaseSensitive(cf, "change")->valuedouble > 1.0);
-        CHECK(strstr(cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring, "confirmed in 3 fresh processes") != NULL);
+        const char *why = cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring;
+        CHECK(strstr(why, "confirmed in 3 fresh processes") != NULL && strstr(why, "not confirmed") == NULL);
     }
     const cJSON *sc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "summary"), "confirm");
     CHECK(sc && cJSON_GetObjectItemCaseSensitive(sc, "confirmed")->valueint >= 1);

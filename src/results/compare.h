@@ -123,7 +123,7 @@ typedef struct {
 /* Most confirmation processes --confirm-runs allows, and its default
  * (docs/regression-statistics.md: what N = 3 detects at real-host noise). */
 #define GB_CONFIRM_MAX_RUNS 16
-#define GB_CONFIRM_DEFAULT_RUNS 3
+#define GB_CONFIRM_DEFAULT_RUNS 8
 
 /* Compare two loaded results documents (gb_results_load). Names are what the
  * report calls them (their paths). Returns the comparison document:
