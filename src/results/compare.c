@@ -712,18 +712,21 @@ static cJSON *confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1
                 t->verdict = GB_V_UNSURE;
                 snprintf(t->reason, sizeof t->reason,
                          "slower, but not once the baseline's part in choosing it is taken out (p = %.2g after Holm "
-                         "over %zu suspects > alpha %g)", pch[j], family, m->rule.alpha);
+                         "over %zu suspect%s > alpha %g)", pch[j], family, family == 1 ? "" : "s", m->rule.alpha);
             }
         }
         m->confirm_verdict = t->verdict;
         char was[80];
         snprintf(was, sizeof was, "stage 1 (%s): %+.1f%% [%+.1f%%, %+.1f%%]", gb_verdict_name(m->verdict),
                  100 * m->change, 100 * m->lo, 100 * m->hi);
+        char p[32];
+        if (m->c_p_holm < 1e-12) snprintf(p, sizeof p, "p < 1e-12");
+        else snprintf(p, sizeof p, "p = %.2g", m->c_p_holm);
         if (t->verdict == GB_V_REGRESSION)
             snprintf(m->reason, sizeof m->reason,
-                     "confirmed in %zu fresh processes: %+.1f%% [%+.1f%%, %+.1f%%], p = %.2g (free of the "
-                     "selection) after Holm over %zu suspects; %s", o->nconfirm, 100 * m->c_change, 100 * m->c_lo, 100 * m->c_hi, m->c_p_holm,
-                     family, was);
+                     "confirmed in %zu fresh processes: %+.1f%% [%+.1f%%, %+.1f%%], %s (free of the selection) after "
+                     "Holm over %zu suspect%s; %s", o->nconfirm, 100 * m->c_change, 100 * m->c_lo, 100 * m->c_hi, p,
+                     family, family == 1 ? "" : "s", was);
         else if (isfinite(m->c_change))
             snprintf(m->reason, sizeof m->reason, "not confirmed in %zu fresh processes: %s, %+.1f%% [%+.1f%%, "
                      "%+.1f%%]%s%.200s; %s", o->nconfirm, gb_verdict_name(t->verdict), 100 * m->c_change,
