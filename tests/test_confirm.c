@@ -277,3 +277,22 @@ TEST(confirm_a_suspect_the_suite_lacks_or_the_run_lost_is_an_error) {
     cJSON_Delete(cmp);
     gb_results_free(&b1), gb_results_free(&b2), gb_results_free(&cur), gb_results_free(&partial);
 }
+
+TEST(confirm_a_failing_run_is_exit_2_naming_its_cases_and_keeping_its_log) {
+    if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
+    if (!CHECK(doctor("c.json", "c-slow.json", TARGET, 3) == 0)) return;
+    /* a file-size limit of 512 bytes: the confirmation run cannot write its
+     * results (compare itself writes nothing before it fails) */
+    char cmd[6000], self[4096];
+    if (!CHECK(realpath(gb_test_binary(), self) != NULL)) return;
+    snprintf(cmd, sizeof cmd,
+             "cd %s && (ulimit -f 1; TMPDIR=%s %s compare --quiet --confirm suite.json -n 2 b1.json b2.json -- "
+             "c-slow.json 2>&1 >/dev/null)", dir, dir, self);
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 2);
+    CHECK(strstr(big, "--confirm: confirmation run 1 of 2") != NULL);
+    CHECK(strstr(big, "re-measuring matmul/float32/64x64x64/math=default") != NULL);
+    CHECK(strstr(big, "its output: ") != NULL && strstr(big, "confirm-1.log") != NULL);
+    CHECK(!no_confirm_dir_left()); /* kept, for its log */
+    snprintf(cmd, sizeof cmd, "rm -rf %s/gpubench-confirm-*", dir); /* the other tests expect none */
+    CHECK(gb_test_sh(cmd, NULL, 0) == 0);
+}

@@ -112,9 +112,12 @@ int gb_confirm_run(const char *suite, const char *const *cases, size_t ncases, i
             char st[64];
             if (WIFEXITED(status)) snprintf(st, sizeof st, "exited with status %d", WEXITSTATUS(status));
             else snprintf(st, sizeof st, "was killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-            snprintf(why, len, "confirmation run %d of %d (%s run %s --case ... --out %s) %s%s%s%s", k + 1, runs,
-                     self, suite, res, st, WIFEXITED(status) && WEXITSTATUS(status) == 1
-                                              ? " (a result failed verification or errored)" : "",
+            char named[300] = "";
+            for (size_t i = 0, n = 0; i < ncases && n + 1 < sizeof named; i++)
+                n += (size_t)snprintf(named + n, sizeof named - n, "%s%s", i ? ", " : "", cases[i]);
+            snprintf(why, len, "confirmation run %d of %d (%s run %s --case ... --out %s), re-measuring %.300s, %s%s%s%s",
+                     k + 1, runs, self, suite, res, named, st,
+                     WIFEXITED(status) && WEXITSTATUS(status) == 1 ? " (a result failed verification or errored)" : "",
                      quiet ? "; its output: " : "; its output is above", quiet ? log : "");
             rc = -1;
         } else {
