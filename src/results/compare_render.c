@@ -125,9 +125,13 @@ static void confirm_summary(const cJSON *s, int md, FILE *out) {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(s, "confirm");
     if (!c) return;
     double sus = n_of(c, "suspects"), procs = n_of(c, "processes");
-    if (sus == 0 || procs == 0) {
+    if (sus == 0) {
         fprintf(out, "%sConfirm: 0 re-measured: no suspect (no regression, and no unsure case beyond +threshold)\n",
                 md ? "- " : "");
+        return;
+    }
+    if (procs == 0) { /* the first judgement alone (the library's, before the runs) */
+        fprintf(out, "%sConfirm: %.0f suspect%s, not re-measured\n", md ? "- " : "", sus, sus == 1 ? "" : "s");
         return;
     }
     fprintf(out, "%sConfirm: %.0f suspect%s (%d case%s of %s) re-measured in %.0f fresh process%s each, %.1f s: "
