@@ -2,7 +2,7 @@
 # gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
 # from an unpacked bundle (make bundle) or a build tree:
 #
-#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|seedops|svd|newcomer|again|see|regress]...
+#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|seedops|svd|newcomer|again|see|regress|confirm]...
 #
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
@@ -29,6 +29,11 @@
 #             baseline, run 5 as the current); and run 5 with one case
 #             slowed (x1.5 on the 64^3 CPU GEMM, +10% and +20% on others)
 #             against that baseline: each must be flagged, and only it
+#   confirm   compare --confirm suites/quick.json on the regress step's runs
+#             (made if missing): same build (exit 0), x2 on the 64^3 CPU GEMM
+#             in the current run only (a one-process slowdown: not confirmed,
+#             exit 0), and the baseline's made x2 and x1.5 faster (a real
+#             slowdown: confirmed at x2, exit 1; x1.5 as its noise allows)
 #   seedops   suites/workshop.json (the Jacobi stencil, 256² to 8192²) and the
 #             stencil, slicing, elementwise and reduction cases of
 #             suites/pybench.json (8 MB and 800 MB arrays): % of the measured
@@ -59,12 +64,29 @@
 # what OpenBLAS detected and what runs, so a reader can check. Every command
 # here is as a user types it: no flag is needed for honest numbers.
 set -u
-OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|seedops|svd|newcomer|again|see|regress]...}
+OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|seedops|svd|newcomer|again|see|regress|confirm]...}
 shift
 cd "$(dirname "$0")/.."
 if [ -x bin/gpubench ]; then B=bin/gpubench; else B=./gpubench; fi
 mkdir -p "$OUTDIR"
 step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+# scale_case SRC DST OP DTYPE LABEL BACKEND TIMING FACTOR: SRC with that
+# result's samples multiplied by FACTOR, written to DST (an injected change)
+scale_case() {
+    python3 - "$@" <<'PY'
+import json, sys
+src, dst, op, dtype, label, backend, timing, factor = sys.argv[1:]
+doc = json.load(open(src))
+hit = 0
+for c in doc["cases"]:
+    for r in c["results"]:
+        if (c["op"], c["dtype"], c.get("label"), r["backend"], r["timing"]) == (op, dtype, label, backend, timing):
+            r["samples_s"] = [x * float(factor) for x in r["samples_s"]]
+            hit += 1
+json.dump(doc, open(dst, "w"))
+print("scaled %s/%s/%s/%s/%s by x%s (%d result)" % (op, dtype, label, backend, timing, factor, hit))
+PY
+}
 
 for what in "$@"; do
     case "$what" in
@@ -138,25 +160,45 @@ for what in "$@"; do
         step "compare: run 5 with one case slowed, against the 4-run baseline (flagged where its own noise allows; never another case)"
         for spec in "matmul float32 64x64x64 cpu host 1.5" "solve float32 256x256 cuda device 1.1" \
                     "svd float32 200x50 cuda device 1.2"; do
-            python3 - "$OUTDIR/regress-5.json" "$OUTDIR/regress-slow.json" $spec <<'PY'
-import json, sys
-src, dst, op, dtype, label, backend, timing, factor = sys.argv[1:]
-doc = json.load(open(src))
-hit = 0
-for c in doc["cases"]:
-    for r in c["results"]:
-        if (c["op"], c["dtype"], c.get("label"), r["backend"], r["timing"]) == (op, dtype, label, backend, timing):
-            r["samples_s"] = [x * float(factor) for x in r["samples_s"]]
-            hit += 1
-json.dump(doc, open(dst, "w"))
-print("slowed %s/%s/%s/%s/%s by x%s (%d result)" % (op, dtype, label, backend, timing, factor, hit))
-PY
-            "$B" compare "$OUTDIR"/regress-1.json "$OUTDIR"/regress-2.json "$OUTDIR"/regress-3.json \
+            scale_case "$OUTDIR/regress-5.json" "$OUTDIR/regress-slow.json" $spec            "$B" compare "$OUTDIR"/regress-1.json "$OUTDIR"/regress-2.json "$OUTDIR"/regress-3.json \
                 "$OUTDIR"/regress-4.json -- "$OUTDIR/regress-slow.json" > "$OUTDIR/regress-slow.txt"
             echo "exit $?"
             grep -E '^  REGRESSION|^Summary' "$OUTDIR/regress-slow.txt"
             grep -F "$(echo $spec | awk '{print $1"/"$2"/"$3}')" "$OUTDIR/regress-slow.txt" |
                 grep -F "/$(echo $spec | awk '{print $4"/"$5}') " | cut -c1-240
+        done
+        ;;
+    confirm)
+        # compare --confirm (docs/regression-statistics.md): the suspects
+        # re-measured in fresh processes of this build. Reuses the regress
+        # step's five runs when they are there.
+        for i in 1 2 3 4 5; do
+            [ -f "$OUTDIR/regress-$i.json" ] && continue
+            step "quick run $i of 5 (same build, back to back)"
+            "$B" run suites/quick.json --quiet --out "$OUTDIR/regress-$i.json" > /dev/null
+            echo "exit $?"
+        done
+        BASE="$OUTDIR/regress-1.json $OUTDIR/regress-2.json $OUTDIR/regress-3.json $OUTDIR/regress-4.json"
+        step "compare --confirm: same build, runs 1-4 against run 5 (expect exit 0; Confirm: says how many suspects, how long)"
+        "$B" compare --quiet --confirm suites/quick.json $BASE -- "$OUTDIR/regress-5.json" > "$OUTDIR/confirm-same.txt"
+        echo "exit $?"
+        grep -E 'confirmed\]|^Summary|^Confirm|^Result' "$OUTDIR/confirm-same.txt" | cut -c1-240
+        step "compare --confirm: x2 on the 64^3 CPU GEMM in run 5 only (a one-process slowdown: expect [not confirmed], exit 0)"
+        scale_case "$OUTDIR/regress-5.json" "$OUTDIR/confirm-cur-slow.json" matmul float32 64x64x64 cpu host 2
+        "$B" compare --quiet --confirm suites/quick.json $BASE -- "$OUTDIR/confirm-cur-slow.json" > "$OUTDIR/confirm-anomaly.txt"
+        echo "exit $?"
+        grep -E 'matmul/float32/64x64x64/math=default/cpu/host |^Confirm|^Result' "$OUTDIR/confirm-anomaly.txt" | cut -c1-300
+        for f in 2 1.5; do
+            step "compare --confirm: the baseline's 64^3 CPU GEMM x$f faster (this build x$f slower in every process: expect [confirmed] at x2, exit 1)"
+            FAST=""
+            for i in 1 2 3 4; do
+                scale_case "$OUTDIR/regress-$i.json" "$OUTDIR/confirm-base-$i.json" matmul float32 64x64x64 cpu host \
+                    "$(python3 -c "print(1/$f)")"
+                FAST="$FAST $OUTDIR/confirm-base-$i.json"
+            done
+            "$B" compare --quiet --confirm suites/quick.json $FAST -- "$OUTDIR/regress-5.json" > "$OUTDIR/confirm-real-$f.txt"
+            echo "exit $?"
+            grep -E 'matmul/float32/64x64x64/math=default/cpu/host |^Confirm|^Result' "$OUTDIR/confirm-real-$f.txt" | cut -c1-300
         done
         ;;
     overhead)

@@ -51,6 +51,7 @@ static double gauss(sim_rng *r) {
 typedef struct {
     double t, spread;
     int per_round;
+    double round_sd, proc_sd; /* this case's own drift and process shift (0: the sim_noise's) */
 } sim_case;
 
 typedef struct {
@@ -74,11 +75,12 @@ static int per_round(double t, double min_time_s, int rounds) {
 #define DEFAULT_ROUND_S 0.5  /* suites/default.json min_time_s */
 
 /* One process's results file for the cases; factor[i] scales case i. */
-static void sim_run(gb_results *doc, const sim_case *cs, size_t n, const double *factor, const sim_noise *nz,
-                    sim_rng *rng) {
+static void sim_run_only(gb_results *doc, const sim_case *cs, size_t n, const double *factor, const sim_noise *nz,
+                         const int *only, sim_rng *rng) {
     gb_err e = {{0}};
     gb_results_init(doc, "sim", 0, &e);
     for (size_t i = 0; i < n; i++) {
+        if (only && !only[i]) continue; /* a run of some cases only (run --case) */
         gb_case_result *c = gb_results_add_case(doc);
         free(c->op); free(c->dtype);
         c->op = strdup("matmul");
@@ -96,7 +98,7 @@ static void sim_run(gb_results *doc, const sim_case *cs, size_t n, const double 
         r->nsamples = (size_t)(cs[i].per_round * nz->rounds);
         r->samples = malloc(r->nsamples * sizeof *r->samples);
         r->has |= GB_R_HAS_ROUNDS | GB_R_HAS_SAMPLES;
-        double proc = exp(nz->proc_shift * gauss(rng));
+        double proc = exp((cs[i].proc_sd > 0 ? cs[i].proc_sd : nz->proc_shift) * gauss(rng));
         if ((int)(n - i) <= nz->plan_cases) {
             /* the plan this process picked; recorded as the CPU backend does */
             int slow = uni(rng) < 0.5;
@@ -112,7 +114,7 @@ static void sim_run(gb_results *doc, const sim_case *cs, size_t n, const double 
         }
         size_t at = 0;
         for (int k = 0; k < nz->rounds; k++) {
-            double drift = exp(nz->round_drift * gauss(rng));
+            double drift = exp((cs[i].round_sd > 0 ? cs[i].round_sd : nz->round_drift) * gauss(rng));
             r->round_sizes[k] = (size_t)cs[i].per_round;
             for (int j = 0; j < cs[i].per_round; j++) {
                 double x = cs[i].t * factor[i] * proc * drift * exp(cs[i].spread * gauss(rng));
@@ -123,12 +125,18 @@ static void sim_run(gb_results *doc, const sim_case *cs, size_t n, const double 
     }
 }
 
+static void sim_run(gb_results *doc, const sim_case *cs, size_t n, const double *factor, const sim_noise *nz,
+                    sim_rng *rng) {
+    sim_run_only(doc, cs, n, factor, nz, NULL, rng);
+}
+
 /* A suite of n cases: times log-uniform over 5 us - 10 ms, spreads 1-10%. */
 static void sim_suite(sim_case *cs, size_t n, double min_time_s, int rounds, sim_rng *rng) {
     for (size_t i = 0; i < n; i++) {
         cs[i].t = 5e-6 * exp(log(10e-3 / 5e-6) * uni(rng));
         cs[i].spread = 0.01 + 0.09 * uni(rng);
         cs[i].per_round = per_round(cs[i].t, min_time_s, rounds);
+        cs[i].round_sd = cs[i].proc_sd = 0;
     }
 }
 
@@ -209,7 +217,7 @@ static int detect(double t, double spread, double round_s, double factor, const 
     sim_case cs[N];
     sim_rng rng = {seed};
     sim_suite(cs, N, QUICK_ROUND_S, nz->rounds, &rng);
-    cs[0] = (sim_case){t, spread, per_round(t, round_s, nz->rounds)};
+    cs[0] = (sim_case){t, spread, per_round(t, round_s, nz->rounds), 0, 0};
     sim_tally tl;
     sim_trials(100, N, cs, 0, factor, nz, kb, seed, &tl);
     printf("  sim: %s, %d samples a round, %d rounds, drift %g%%, process shift %g%%, %d baseline run%s: "
@@ -249,4 +257,160 @@ TEST(sim_table_under_drift) {
             detect(5e-6, 0.10, QUICK_ROUND_S, 1.50, &nz[k], kb, GB_SIM_SEED + 23, "x1.5 on 5 us, quick");
             detect(10e-3, 0.05, DEFAULT_ROUND_S, 1.20, &nz[k], kb, GB_SIM_SEED + 24, "+20% on 10 ms, default");
         }
+}
+
+/* ---- compare --confirm at the H100 host's noise -------------------------
+ *
+ * That VM (results/reference/quick-h100-run*.json): rounds drift 5-25%
+ * (round sd, as compare measures it), and the small cases move between
+ * processes by 4-20% sd (4-5 runs spread 10-55%); the 3.7 us CPU GEMM (64^3,
+ * float32) 12.5% between processes and 12.6% between rounds. Here every case
+ * has its own round sd (5-25%) and process sd (4-20% under 50 us, 2-5%
+ * above); one current run and kb baseline runs are judged (stage 1), the
+ * suspects are re-measured in N fresh simulated processes (runs of those
+ * cases only, as `run --case` makes) and judged again (stage 2), by the real
+ * gb_compare_runs both times. */
+static void host_suite(sim_case *cs, size_t n, sim_rng *rng) {
+    sim_suite(cs, n, QUICK_ROUND_S, 3, rng);
+    for (size_t i = 0; i < n; i++) {
+        cs[i].round_sd = 0.05 + 0.20 * uni(rng);
+        cs[i].proc_sd = cs[i].t < 50e-6 ? 0.04 + 0.16 * uni(rng) : 0.02 + 0.03 * uni(rng);
+        /* rounds drift 5-25%: 40 samples make a round's median as good as
+         * 333 would for this, and keep the simulation to seconds */
+        if (cs[i].per_round > 40) cs[i].per_round = 40;
+    }
+}
+
+typedef struct {
+    int flagged_pairs;   /* pairs failing (a regression) after the confirmation */
+    int improvements;    /* pairs with a (false) improvement: stage 1's, --confirm does not re-measure those */
+    int stage1_pairs;    /* pairs stage 1 alone would have failed */
+    int target_hits;     /* the target a confirmed regression */
+    int suspects;        /* suspects re-measured, over all trials */
+} confirm_tally;
+
+/* trials of kb baseline runs and one current run (target scaled by factor,
+ * and anomaly, when >= 0, scaled x50 in that one current process only: the
+ * dposv 64^2 case of the H100 host, 3-20 ms in one process, 74 us in the
+ * others), then --confirm with nconf fresh processes */
+static void confirm_trials(int trials, size_t n, const sim_case *cs, int target, double factor, int anomaly, int kb,
+                           int nconf, unsigned seed, confirm_tally *out) {
+    memset(out, 0, sizeof *out);
+    sim_rng rng = {0x9E3779B97F4A7C15ull ^ ((unsigned long long)seed << 17 | seed)};
+    const sim_noise nz = {0, 0, 0.02, 3, 0, 1, 0};
+    double *one = malloc(n * sizeof *one), *scaled = malloc(n * sizeof *scaled), *cur = malloc(n * sizeof *cur);
+    int *sus = calloc(n, sizeof *sus);
+    for (size_t i = 0; i < n; i++) one[i] = scaled[i] = 1;
+    if (target >= 0) scaled[target] = factor;
+    for (size_t i = 0; i < n; i++) cur[i] = scaled[i] * ((int)i == anomaly ? 50 : 1);
+    const char *names[32] = {"b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "c0", "c1", "c2", "c3", "c4", "c5",
+                             "c6", "c7", "c8", "c9", "c10", "c11", "c12", "c13", "c14", "c15"};
+    for (int t = 0; t < trials; t++) {
+        gb_results docs[8], conf[16];
+        const gb_results *bp[8], *cp[16];
+        for (int k = 0; k < kb; k++) { sim_run(&docs[k], cs, n, one, &nz, &rng); bp[k] = &docs[k]; }
+        gb_results curdoc;
+        sim_run(&curdoc, cs, n, cur, &nz, &rng);
+        const gb_results *cd = &curdoc;
+        const char *cn = "cur";
+        gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = 1, .confirm_runs = nconf};
+        cJSON *one_stage = gb_compare_runs(bp, names, (size_t)kb, &cd, &cn, 1, &o);
+        int i = 0, any_sus = 0;
+        for (const cJSON *it = cJSON_GetObjectItemCaseSensitive(one_stage, "comparisons")->child; it; it = it->next, i++) {
+            sus[i] = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "suspect"));
+            any_sus |= sus[i];
+            out->suspects += sus[i];
+        }
+        out->stage1_pairs += cJSON_GetObjectItemCaseSensitive(one_stage, "exit_code")->valueint != 0;
+        cJSON *two = one_stage;
+        if (any_sus) {
+            for (int k = 0; k < nconf; k++) { sim_run_only(&conf[k], cs, n, scaled, &nz, sus, &rng); cp[k] = &conf[k]; }
+            o.confirm = cp;
+            o.confirm_names = names + 8;
+            o.nconfirm = (size_t)nconf;
+            two = gb_compare_runs(bp, names, (size_t)kb, &cd, &cn, 1, &o);
+            for (int k = 0; k < nconf; k++) gb_results_free(&conf[k]);
+        }
+        int any = 0, better = 0;
+        i = 0;
+        for (const cJSON *it = cJSON_GetObjectItemCaseSensitive(two, "comparisons")->child; it; it = it->next, i++) {
+            const char *v = cJSON_GetObjectItemCaseSensitive(it, "verdict")->valuestring;
+            int flag = !strcmp(v, "regression") && i != target;
+            any |= flag;
+            better |= !strcmp(v, "improvement");
+            if (i == target && !strcmp(v, "regression")) out->target_hits++;
+            if (flag && getenv("GB_SIM_DEBUG"))
+                printf("DBG case %d t=%g round_sd=%g proc_sd=%g verdict %s: %s\n", i, cs[i].t, cs[i].round_sd,
+                       cs[i].proc_sd, v, cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring);
+        }
+        out->flagged_pairs += any;
+        out->improvements += better;
+        if (two != one_stage) cJSON_Delete(two);
+        cJSON_Delete(one_stage);
+        for (int k = 0; k < kb; k++) gb_results_free(&docs[k]);
+        gb_results_free(&curdoc);
+    }
+    free(one), free(scaled), free(cur), free(sus);
+}
+
+/* x1.5 on a 5 us case with the 3.7 us GEMM's noise (process 12.5%, rounds
+ * 12.6%), planted in a host-like suite: how often --confirm keeps it. */
+static int confirm_detect(double proc_sd, double factor, int kb, int nconf, unsigned seed) {
+    enum { N = 100 };
+    sim_case cs[N];
+    sim_rng rng = {seed};
+    host_suite(cs, N, &rng);
+    cs[0] = (sim_case){5e-6, 0.05, per_round(5e-6, QUICK_ROUND_S, 3), 0.126, proc_sd};
+    confirm_tally t;
+    confirm_trials(100, N, cs, 0, factor, -1, kb, nconf, seed, &t);
+    printf("  sim --confirm: x%.2g on 5 us (process sd %.3g%%, rounds 12.6%%), host-like suite, %d baseline runs, "
+           "N = %d: confirmed in %d of 100, other cases failed %d pairs (stage 1 alone failed %d pairs; %.1f "
+           "suspects a pair)\n", factor, 100 * proc_sd, kb, nconf, t.target_hits, t.flagged_pairs, t.stage1_pairs,
+           t.suspects / 100.0);
+    return t.target_hits;
+}
+
+static int confirm_same_build(int kb, int nconf, int anomaly, unsigned seed) {
+    enum { N = 100 };
+    sim_case cs[N];
+    sim_rng rng = {seed};
+    host_suite(cs, N, &rng);
+    confirm_tally t;
+    confirm_trials(100, N, cs, -1, 1, anomaly ? 1 : -1, kb, nconf, seed, &t);
+    printf("  sim --confirm: same build%s, host-like suite, %d baseline runs, N = %d: %d of 100 pairs fail "
+           "(stage 1 alone: %d; %.1f suspects a pair re-measured; pairs with a false improvement: %d)\n",
+           anomaly ? ", one case x50 in the current process" : "", kb, nconf, t.flagged_pairs, t.stage1_pairs,
+           t.suspects / 100.0, t.improvements);
+    return t.flagged_pairs;
+}
+
+/* Asserted at the default N (8: 3 does not reach these, the table in
+ * docs/regression-statistics.md has each N): same-build pairs, with and
+ * without a one-process anomaly, fail at most 1 in 100; x1.5 on a 5 us case
+ * moving 4% between processes and x2 on one moving 12.5% are confirmed in
+ * 95 of 100. x1.5 at 12.5% is in the table only: no N reaches 95 with a
+ * 4-run baseline (its own 4 processes leave the change a 6% sd). */
+TEST(sim_confirm_at_real_host_noise) {
+    CHECK(confirm_same_build(4, GB_CONFIRM_DEFAULT_RUNS, 0, GB_SIM_SEED + 41) <= 1);
+    CHECK(confirm_same_build(4, GB_CONFIRM_DEFAULT_RUNS, 1, GB_SIM_SEED + 42) <= 1);
+    CHECK(confirm_detect(0.04, 1.5, 4, GB_CONFIRM_DEFAULT_RUNS, GB_SIM_SEED + 43) >= 95);
+    CHECK(confirm_detect(0.125, 2.0, 4, GB_CONFIRM_DEFAULT_RUNS, GB_SIM_SEED + 44) >= 95);
+}
+
+/* What N and the baseline buy at that noise (GB_SIM_TABLE=1). */
+TEST(sim_confirm_table) {
+    if (!getenv("GB_SIM_TABLE")) {
+        SKIP("set GB_SIM_TABLE=1 for the --confirm table");
+        return;
+    }
+    static const int ns[] = {1, 3, 5, 8, 16};
+    for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+        confirm_same_build(4, ns[k], 0, GB_SIM_SEED + 51);
+        confirm_same_build(4, ns[k], 1, GB_SIM_SEED + 52);
+        confirm_detect(0.125, 1.5, 4, ns[k], GB_SIM_SEED + 53);
+        confirm_detect(0.125, 2.0, 4, ns[k], GB_SIM_SEED + 54);
+        confirm_detect(0.04, 1.5, 4, ns[k], GB_SIM_SEED + 55);
+        confirm_detect(0.125, 1.5, 8, ns[k], GB_SIM_SEED + 56);
+        confirm_detect(0.125, 2.0, 1, ns[k], GB_SIM_SEED + 57);
+    }
 }

@@ -8,6 +8,8 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "confirm_run.h"
+#include "suite.h"
 #include "results_io.h"
 #include "results_model.h"
 
@@ -31,10 +33,78 @@ static void usage(FILE *f) {
             "  -f, --format F             table (default), md or json\n"
             "  -o, --output FILE          write the report there instead of stdout (atomically; checked\n"
             "                             before the inputs are read)\n"
+            "  -c, --confirm SUITE        re-measure the suspects (regressions, and unsure cases whose\n"
+            "                             estimate is beyond +threshold) in fresh processes of this\n"
+            "                             gpubench (`run SUITE --case ...`) and keep only the regressions\n"
+            "                             those confirm (Holm over the suspects)\n"
+            "  -n, --confirm-runs N       how many fresh processes (1 to %d, default %d)\n"
+            "  -q, --quiet                the re-measuring runs' output to a log, not to stderr\n"
             "  -h, --help\n"
             "\n"
             "exit status: 0 no regression; 1 a regression, or a failed/error result in CURRENT;\n"
-            "2 usage or input error, or nothing (or too little) compared.\n");
+            "2 usage or input error, or nothing (or too little) compared, or --confirm could not\n"
+            "re-measure a suspect (its run failed, or the case is missing from its results).\n",
+            GB_CONFIRM_MAX_RUNS, GB_CONFIRM_DEFAULT_RUNS);
+}
+
+/* --confirm: the suspects of the first judgement (cmp's summary.confirm.cases)
+ * re-measured in o->confirm_runs fresh processes, and *cmp replaced by the
+ * judgement with its second stage. GB_EXIT_OK (also when there is no suspect:
+ * nothing runs), or GB_EXIT_USAGE after saying which case could not be
+ * re-measured and why. */
+static int confirm(cJSON **cmp, const gb_results **ptr, const char **names, int nb, int ncf, gb_compare_options *o,
+                   int quiet) {
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(*cmp, "summary");
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sum, "confirm"), "cases");
+    int n = cJSON_GetArraySize(cases);
+    if (n == 0 || cJSON_IsString(cJSON_GetObjectItemCaseSensitive(*cmp, "error"))) return GB_EXIT_OK;
+    const char **list = calloc((size_t)n, sizeof *list);
+    if (!list) {
+        fprintf(stderr, "gpubench compare: out of memory\n");
+        return GB_EXIT_USAGE;
+    }
+    int k = 0;
+    for (const cJSON *x = cases->child; x; x = x->next) list[k++] = x->valuestring;
+    /* every suspect must be a case of the suite, or its re-measurement is missing */
+    gb_suite_filter f = {.case_names = list, .ncase_names = (size_t)n};
+    gb_suite s;
+    gb_err e = {{0}};
+    if (gb_suite_load(o->confirm_suite, &f, &s, &e) != GB_OK) {
+        fprintf(stderr, "gpubench compare: --confirm: cannot re-measure a suspect: %s\n", e.msg);
+        free(list);
+        return GB_EXIT_USAGE;
+    }
+    gb_suite_free(&s);
+    gb_confirm_runs cr;
+    char why[1200];
+    int rc = GB_EXIT_USAGE;
+    if (gb_confirm_run(o->confirm_suite, list, (size_t)n, o->confirm_runs, quiet, &cr, why, sizeof why) != 0) {
+        fprintf(stderr, "gpubench compare: --confirm: %s%s%s\n", why, cr.dir[0] ? "; kept: " : "", cr.dir);
+        gb_confirm_free(&cr, 0);
+        free(list);
+        return GB_EXIT_USAGE;
+    }
+    const gb_results **docs = calloc((size_t)cr.loaded, sizeof *docs);
+    if (docs) {
+        for (int i = 0; i < cr.loaded; i++) docs[i] = &cr.docs[i];
+        o->confirm = docs;
+        o->confirm_names = (const char *const *)cr.paths;
+        o->nconfirm = (size_t)cr.loaded;
+        o->confirm_seconds = cr.seconds;
+        cJSON *two = gb_compare_runs(ptr, names, (size_t)nb, ptr + nb, names + nb, (size_t)ncf, o);
+        if (two) {
+            cJSON_Delete(*cmp);
+            *cmp = two;
+            rc = GB_EXIT_OK;
+        }
+        o->confirm = NULL;
+        o->confirm_names = NULL;
+    }
+    if (rc != GB_EXIT_OK) fprintf(stderr, "gpubench compare: out of memory\n");
+    free(docs);
+    gb_confirm_free(&cr, 1);
+    free(list);
+    return rc;
 }
 
 int gb_cmd_compare(int argc, char **argv) {
@@ -43,10 +113,13 @@ int gb_cmd_compare(int argc, char **argv) {
         {"policy", required_argument, 0, 'p'},    {"format", required_argument, 0, 'f'},
         {"min-change", required_argument, 0, 'm'}, {"require-present", required_argument, 0, 'r'},
         {"output", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
+        {"confirm", required_argument, 0, 'c'},   {"confirm-runs", required_argument, 0, 'n'},
+        {"quiet", no_argument, 0, 'q'},
         {0, 0, 0, 0}};
     gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = GB_DEFAULT_REQUIRE_PRESENT};
     gb_compare_format fmt = GB_CMP_TABLE;
-    const char *policy_path = NULL, *output = NULL;
+    const char *policy_path = NULL, *output = NULL, *confirm_suite = NULL;
+    int confirm_runs = GB_CONFIRM_DEFAULT_RUNS, confirm_runs_set = 0, quiet = 0;
     /* "--" splits baseline files from current files; getopt would swallow
      * it (and permute the files around it), so the split is found first. */
     int dd = argc;
@@ -55,7 +128,7 @@ int gb_cmd_compare(int argc, char **argv) {
     optind = 1;
     int c;
     char why[200];
-    while ((c = getopt_long(dd, argv, "t:a:m:r:p:f:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(dd, argv, "t:a:m:r:p:f:o:c:n:qh", opts, NULL)) != -1) {
         switch (c) {
         case 't':
             if (gb_parse_percent(optarg, &o.rule.threshold, why, sizeof why) != 0) {
@@ -100,6 +173,19 @@ int gb_cmd_compare(int argc, char **argv) {
             }
             break;
         case 'o': output = optarg; break;
+        case 'c': confirm_suite = optarg; break;
+        case 'n': {
+            long v;
+            if (gb_cli_parse_int(optarg, 1, GB_CONFIRM_MAX_RUNS, &v) != 0) {
+                fprintf(stderr, "gpubench compare: --confirm-runs: expected a whole number from 1 to %d, got '%s'\n",
+                        GB_CONFIRM_MAX_RUNS, optarg);
+                return GB_EXIT_USAGE;
+            }
+            confirm_runs = (int)v;
+            confirm_runs_set = 1;
+            break;
+        }
+        case 'q': quiet = 1; break;
         case 'h': usage(stdout); return GB_EXIT_OK;
         default: usage(stderr); return GB_EXIT_USAGE;
         }
@@ -123,7 +209,21 @@ int gb_cmd_compare(int argc, char **argv) {
         usage(stderr);
         return GB_EXIT_USAGE;
     }
+    if (confirm_runs_set && !confirm_suite) {
+        fprintf(stderr, "gpubench compare: --confirm-runs needs --confirm SUITE (the suite to re-measure with)\n");
+        return GB_EXIT_USAGE;
+    }
     gb_err e = {{0}};
+    /* the suite is checked before anything is read or run: a typo must not
+     * surface only after a regression was found */
+    if (confirm_suite) {
+        gb_suite s;
+        if (gb_suite_load(confirm_suite, NULL, &s, &e) != GB_OK) {
+            fprintf(stderr, "gpubench compare: --confirm: %s\n", e.msg);
+            return GB_EXIT_USAGE;
+        }
+        gb_suite_free(&s);
+    }
     gb_policy *policy = NULL;
     if (policy_path && !(policy = gb_policy_load(policy_path, &e))) {
         fprintf(stderr, "gpubench compare: %s\n", e.msg);
@@ -156,11 +256,14 @@ int gb_cmd_compare(int argc, char **argv) {
             goto out;
         }
     }
+    o.confirm_runs = confirm_suite ? confirm_runs : 0;
+    o.confirm_suite = confirm_suite;
     cmp = gb_compare_runs(ptr, names, (size_t)nb, ptr + nb, names + nb, (size_t)ncf, &o);
     if (!cmp) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
     }
+    if (confirm_suite && confirm(&cmp, ptr, names, nb, ncf, &o, quiet) != GB_EXIT_OK) goto out;
     /* -o FILE: rendered in memory, written by the one writer (results_io.h) */
     f = output ? open_memstream(&text, &len) : stdout;
     if (!f) {

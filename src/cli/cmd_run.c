@@ -38,6 +38,8 @@ static void run_usage(FILE *out) {
         "  --sizes LIST        replace every benchmark's sizes: n or shapes, e.g. 1024,4096,10000x1000\n"
         "  --filter REGEX      only cases whose name matches (POSIX extended regex, anywhere in the\n"
         "                      name op/dtype/shape/params, e.g. matmul/float32/4096x4096x4096/math=tf32)\n"
+        "  --case NAME         only the case named exactly NAME (as --list prints it); repeatable;\n"
+        "                      a name no case has is an error\n"
         "  --list              print the names of the cases that would run, in order, and exit\n"
         "How long (these replace the suite's defaults and every benchmark's own):\n"
         "  --max-time T        stop a result after T (with a unit: 2s, 500ms, 1min); a size projected\n"
@@ -276,7 +278,9 @@ static int claim_outputs(const char *path, const char *gbench, int force) {
     return GB_OK;
 }
 
-int gb_cmd_run(int argc, char **argv) {
+/* The command; *case_names (--case's list) is the caller's to free, so no
+ * return path below can leak it. */
+static int run_command(int argc, char **argv, const char ***case_names_out) {
     static const struct option opts[] = {
         {"backend", required_argument, 0, 'b'}, {"op", required_argument, 0, 'x'},
         {"dtype", required_argument, 0, 'd'},   {"out", required_argument, 0, 'O'},
@@ -291,10 +295,12 @@ int gb_cmd_run(int argc, char **argv) {
         {"sizes", required_argument, 0, 'S'},   {"max-time", required_argument, 0, 'M'},
         {"min-time", required_argument, 0, 'm'}, {"warmup", required_argument, 0, 'W'},
         {"filter", required_argument, 0, 'F'}, {"list", no_argument, 0, 'L'},
+        {"case", required_argument, 0, 'N'},
         {"force", no_argument, 0, 'Y'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL, *core = NULL;
     gb_suite_filter filter = {0};
+    const char **case_names = NULL;
     gb_backend_options bopt = {.threads = 0, .device = 0, .cache_cold = 0};
     int format = GB_FMT_TABLE, quiet = 0, peaks = 1, concurrent = 0, wide = 0, list_only = 0, force = 0, ch;
     long v;
@@ -386,6 +392,17 @@ int gb_cmd_run(int argc, char **argv) {
             filter.warmup = (int)v;
             break;
         case 'F': filter.name_regex = optarg; break;
+        case 'N': { /* argv outlives the run: the names are pointers into it */
+            const char **more = realloc(case_names, (filter.ncase_names + 1) * sizeof *more);
+            if (!more) {
+                fprintf(stderr, "gpubench run: out of memory\n");
+                return GB_EXIT_USAGE;
+            }
+            *case_names_out = case_names = more;
+            case_names[filter.ncase_names++] = optarg;
+            filter.case_names = case_names;
+            break;
+        }
         case 'L': list_only = 1; break;
         case 'P': peaks = 0; break;
         case 'C': core = optarg; break;
@@ -581,4 +598,11 @@ int gb_cmd_run(int argc, char **argv) {
     gb_backends_shutdown(&set);
     gb_suite_free(&suite);
     return exit_code;
+}
+
+int gb_cmd_run(int argc, char **argv) {
+    const char **case_names = NULL;
+    int rc = run_command(argc, argv, &case_names);
+    free(case_names);
+    return rc;
 }

@@ -246,8 +246,16 @@ void gb_case_name(const gb_case *c, char *buf, size_t len) {
     cJSON_Delete(params);
 }
 
+/* name is one of --case's; used[i] marks the names that found their case. */
+static int named_case(const gb_suite_filter *f, const char *name, unsigned char *used) {
+    int hit = 0;
+    for (size_t i = 0; i < f->ncase_names; i++)
+        if (strcmp(f->case_names[i], name) == 0) hit = used[i] = 1;
+    return hit;
+}
+
 static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suite_filter *f,
-                           const regex_t *name_re, size_t *cap, gb_err *e) {
+                           const regex_t *name_re, unsigned char *used, size_t *cap, gb_err *e) {
     static const char *const keys[] = {"op", "sizes", "dtypes", "params", "warmup", "min_reps",
                                        "min_time_s", "max_time_s", "max_reps", "min_warmup_s", NULL};
     char where[64], w[128];
@@ -322,10 +330,11 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
             c.dtype = (gb_dtype)d;
             if (f && f->ops && !gb_list_contains(f->ops, op->name)) continue;
             if (f && f->dtypes && !gb_list_contains(f->dtypes, gb_dtype_name(c.dtype))) continue;
-            if (name_re) {
+            if (name_re || (f && f->ncase_names)) {
                 char name[256];
                 gb_case_name(&c, name, sizeof name);
-                if (regexec(name_re, name, 0, NULL, 0) != 0) continue;
+                if (name_re && regexec(name_re, name, 0, NULL, 0) != 0) continue;
+                if (f && f->ncase_names && !named_case(f, name, used)) continue;
             }
             op->count(&c);
             c.memory_bound = strcmp(op->rate_kind, "bytes") == 0;
@@ -461,6 +470,7 @@ static int suite_from_doc(cJSON *doc, const char *path, const gb_suite_filter *f
     int status = GB_FAIL;
     regex_t name_re;
     int have_re = 0;
+    unsigned char *used = NULL;
     if (f && f->name_regex) {
         int rc = regcomp(&name_re, f->name_regex, REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {
@@ -545,10 +555,19 @@ static int suite_from_doc(cJSON *doc, const char *path, const gb_suite_filter *f
     }
     size_t cap = 0;
     int i = 0;
+    used = f && f->ncase_names ? calloc(f->ncase_names, 1) : NULL;
+    if (f && f->ncase_names && !used) { gb_errf(e, GB_FAIL, "%s: out of memory", path); goto out; }
     for (const cJSON *b = benches->child; b; b = b->next, i++)
-        if (parse_benchmark(s, b, i, f, have_re ? &name_re : NULL, &cap, e)) goto out;
+        if (parse_benchmark(s, b, i, f, have_re ? &name_re : NULL, used, &cap, e)) goto out;
+    for (size_t k = 0; used && k < f->ncase_names; k++)
+        if (!used[k]) {
+            gb_errf(e, GB_FAIL, "%s: --case \"%s\": no case of the suite has this name (`gpubench run %s --list` "
+                    "prints them)", path, f->case_names[k], path);
+            goto out;
+        }
     status = GB_OK;
 out:
+    free(used);
     if (have_re) regfree(&name_re);
     if (status != GB_OK) gb_suite_free(s);
     return status;

@@ -67,6 +67,11 @@ typedef struct {
     double max_time_s, min_time_s; /* > 0: replace the suite's (defaults and every benchmark) */
     int has_warmup, warmup;        /* has_warmup: replaces the suite's warmup */
     const char *name_regex;        /* POSIX extended regex on gb_case_name; NULL: every case */
+    /* --case NAME (repeatable): only the cases named exactly so (gb_case_name);
+     * a name no case of the suite has is an error. compare --confirm selects
+     * its suspects this way: a regex would need escaping and could match more. */
+    const char *const *case_names;
+    size_t ncase_names;
 } gb_suite_filter;
 
 /* Load and validate path; on failure returns GB_FAIL with

@@ -137,7 +137,7 @@ void gb_result_device_tag(const gb_result *r, char *buf, size_t len) {
         snprintf(buf, len, "/gpu%ld%s", r->device.index, r->concurrent.present ? "/concurrent" : "");
 }
 
-void gb_result_name(const gb_case_result *c, const gb_result *r, const char *machine, char *buf, size_t len) {
+void gb_result_case_name(const gb_case_result *c, char *buf, size_t len) {
     char label[96] = "";
     if (*c->label) {
         snprintf(label, sizeof label, "%s", c->label);
@@ -158,10 +158,15 @@ void gb_result_name(const gb_case_result *c, const gb_result *r, const char *mac
         n += (size_t)snprintf(params + n, sizeof params - n, "%s%s=%s", n ? "," : "", p->key, v);
     }
     if (n >= sizeof params) n = sizeof params - 1;
-    char dev[24];
+    snprintf(buf, len, "%s/%s/%s%s%s", c->op, c->dtype, label, n ? "/" : "", params);
+}
+
+void gb_result_name(const gb_case_result *c, const gb_result *r, const char *machine, char *buf, size_t len) {
+    char cname[320], dev[24];
+    gb_result_case_name(c, cname, sizeof cname);
     gb_result_device_tag(r, dev, sizeof dev);
-    snprintf(buf, len, "%s/%s/%s%s%s/%s/%s%s%s%s", c->op, c->dtype, label, n ? "/" : "", params, r->backend, r->timing,
-             dev, machine ? "@" : "", machine ? machine : "");
+    snprintf(buf, len, "%s/%s/%s%s%s%s", cname, r->backend, r->timing, dev, machine ? "@" : "",
+             machine ? machine : "");
 }
 
 typedef struct {
@@ -443,7 +448,20 @@ typedef struct {
     char reason[480];
     char db[120], dc[120];
     int plans_b, plan_changed;       /* distinct library plans in the baseline; current ran another */
+    double change, lo, hi;           /* stage 1's estimate and interval (NAN unless have_ch) */
+    int suspect;                     /* --confirm re-measures it (is_suspect) */
+    int confirmed_have;              /* stage 2 judged it */
+    gb_cmp_verdict confirm_verdict;  /* stage 2's own verdict */
+    double c_change, c_lo, c_hi, c_p_holm;
 } matched;
+
+/* --confirm re-measures a case judged a regression, and an unsure one whose
+ * estimate is itself beyond +threshold: on a noisy host that is where a real
+ * slowdown lands when one current process cannot show its own shift. */
+static int is_suspect(const matched *m) {
+    return m->have_ch && m->change > m->rule.threshold &&
+           (m->verdict == GB_V_REGRESSION || m->verdict == GB_V_UNSURE);
+}
 
 /* The plan a library chose for a result, when its backend records one
  * (extra.plan: FFTW's, with planner=measure picked per process). */
@@ -541,6 +559,191 @@ static void judge(matched *m, double lo, double hi, size_t family) {
                  "interval [%+.1f%%, %+.1f%%] is not within +-%.3g%%, and a change of %.3g%% or more is not "
                  "established (p = %.2g, %.2g after Holm over %zu cases > alpha %g); %.150s",
                  100 * lo, 100 * hi, 100 * t, 50 * t, m->p, m->p_holm, family, m->rule.alpha, noise);
+}
+
+/* ---- --confirm: the second stage --------------------------------------- */
+
+/* The priors of the second stage. Stage 1's are learnt from every compared
+ * case, a family large enough for a median to mean something. But the
+ * suspects were chosen for looking slow, so they are the cases that move
+ * most between rounds and processes (on the H100 host the tiny ones): a
+ * noisy case shrunk toward the suite's typical would look surer than it is,
+ * and the simulation flagged such cases. Their own rounds and processes
+ * (the baseline's and the N fresh ones) are measured, so each prior is the
+ * larger of stage 1's and what the suspects themselves show (gb_noise_priors
+ * over them): it can only widen an interval. */
+static void confirm_priors(const gb_noise_prior *stage1, const gb_case_noise *n2, size_t k, gb_noise_prior *pr) {
+    gb_noise_prior own;
+    gb_noise_priors(n2, k, &own);
+    *pr = *stage1;
+    if (own.round_var > pr->round_var) pr->round_var = own.round_var;
+    if (isfinite(own.proc_var) && !own.proc_from_spread &&
+        (!isfinite(pr->proc_var) || own.proc_var > pr->proc_var)) {
+        pr->proc_var = own.proc_var;
+        pr->proc_from_spread = 0;
+    }
+}
+
+/* One suspect's results in the confirmation runs, or an error in err. */
+static int confirm_results(matched *m, entries *ef, matcher *mf, const gb_compare_options *o, int by_machine,
+                           const gb_result **out, char *err, size_t len) {
+    char name[400];
+    gb_result_name(m->b->c, m->b->r, m->b->machine, name, sizeof name);
+    for (size_t f = 0; f < o->nconfirm; f++) {
+        entry *x = match_in(&ef[f], &mf[f], m->b);
+        char d[120];
+        if (!x) {
+            snprintf(err, len, "--confirm: suspect %.300s is missing from confirmation run %zu (%s)%s", name, f + 1,
+                     o->confirm_names[f],
+                     by_machine ? ": the confirmation runs ran on this host, and these files hold several machines"
+                                : ": was the current run made with other run options (--devices, --sizes)?");
+            return -1;
+        }
+        if (!result_ok(x->r, d, sizeof d)) {
+            snprintf(err, len, "--confirm: suspect %.300s is %s in confirmation run %zu (%s)", name, d, f + 1,
+                     o->confirm_names[f]);
+            return -1;
+        }
+        out[f] = x->r;
+    }
+    return 0;
+}
+
+/* Stage 2 (docs/regression-statistics.md, "Confirming in fresh processes"):
+ * every suspect judged again on the confirmation processes alone, against
+ * the same baseline, Holm over the suspects. A suspect stays a regression
+ * only when stage 2 says so; otherwise it takes stage 2's verdict. Returns
+ * the summary's "confirm" object (NULL: out of memory); err set when a
+ * suspect could not be judged (exit 2). */
+static cJSON *confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1, const gb_compare_options *o,
+                            int by_machine, char *err, size_t errlen) {
+    cJSON *c = cJSON_CreateObject();
+    if (!c) return NULL;
+    if (o->confirm_suite) cJSON_AddStringToObject(c, "suite", o->confirm_suite);
+    cJSON_AddNumberToObject(c, "runs", o->confirm_runs);
+    cJSON_AddNumberToObject(c, "processes", (double)o->nconfirm);
+    cJSON_AddNumberToObject(c, "seconds", o->confirm_seconds);
+    cJSON *cases = cJSON_AddArrayToObject(c, "cases");
+    size_t nsus = 0;
+    for (size_t i = 0; i < nm; i++) {
+        if (!ms[i].suspect) continue;
+        nsus++;
+        char cname[320];
+        gb_result_case_name(ms[i].b->c, cname, sizeof cname);
+        int dup = 0;
+        for (const cJSON *x = cases->child; x && !dup; x = x->next) dup = !strcmp(x->valuestring, cname);
+        if (!dup) cJSON_AddItemToArray(cases, cJSON_CreateString(cname));
+    }
+    if (o->nconfirm == 0 || nsus == 0) return c;
+    if (o->nconfirm > GB_MAX_PROCS) {
+        snprintf(err, errlen, "--confirm: %zu confirmation runs, at most %d", o->nconfirm, GB_MAX_PROCS);
+        return c;
+    }
+    entries ef[GB_MAX_PROCS];
+    matcher mf[GB_MAX_PROCS];
+    memset(ef, 0, sizeof ef);
+    memset(mf, 0, sizeof mf);
+    size_t *idx = calloc(nsus, sizeof *idx);
+    gb_case_noise *n2 = calloc(nsus, sizeof *n2);
+    double *thr = calloc(nsus, sizeof *thr), *alp = calloc(nsus, sizeof *alp);
+    gb_family_change *f2 = calloc(nsus, sizeof *f2);
+    const gb_result **got = calloc(nsus * o->nconfirm, sizeof *got);
+    int bad = !idx || !n2 || !thr || !alp || !f2 || !got;
+    for (size_t f = 0; f < o->nconfirm && !bad; f++)
+        bad = collect(o->confirm[f], by_machine, &ef[f]) != 0 || matcher_init(&mf[f], &ef[f]) != 0;
+    size_t k = 0;
+    for (size_t i = 0; i < nm && !bad && !*err; i++) {
+        matched *m = &ms[i];
+        if (!m->suspect) continue;
+        if (confirm_results(m, ef, mf, o, by_machine, got + k * o->nconfirm, err, errlen) != 0) break;
+        gb_proc_view vb[GB_MAX_PROCS], vc[GB_MAX_PROCS];
+        views_of(m->bp, m->kb, vb);
+        views_of(got + k * o->nconfirm, (int)o->nconfirm, vc);
+        gb_noise_summarize(vb, m->kb, vc, (int)o->nconfirm, &n2[k]);
+        thr[k] = m->rule.threshold;
+        alp[k] = m->rule.alpha;
+        idx[k++] = i;
+    }
+    size_t family = 0;
+    if (!bad && !*err) {
+        gb_noise_prior pr;
+        confirm_priors(prior1, n2, k, &pr);
+        family = gb_noise_family_with(n2, NULL, k, thr, alp, &pr, f2);
+        bad = family == (size_t)-1;
+    }
+    /* the selection-free test of each suspect (gb_confirm_conditional), Holm over them */
+    double *pc = calloc(k ? k : 1, sizeof *pc), *pch = calloc(k ? k : 1, sizeof *pch);
+    bad |= !pc || !pch;
+    for (size_t j = 0; j < k && !bad; j++) {
+        const matched *m = &ms[idx[j]];
+        pc[j] = NAN;
+        if (!f2[j].have) continue;
+        gb_confirm_test ct;
+        gb_confirm_conditional(&n2[j], &f2[j].ch, m->ch.d, m->noise.kc, m->noise.rc, m->rule.threshold, &ct);
+        pc[j] = ct.p;
+    }
+    if (!bad) gb_holm(pc, k, pch);
+    for (size_t j = 0; j < k && !bad && !*err; j++) {
+        matched *m = &ms[idx[j]];
+        matched *t = malloc(sizeof *t); /* stage 2's view of the case, judged by the same rule */
+        if (!t) { bad = 1; break; }
+        *t = *m;
+        t->noise = n2[j];
+        t->kc = (int)o->nconfirm;
+        for (int p = 0; p < t->kc; p++) t->cp[p] = got[j * o->nconfirm + p];
+        compare_plans(t);
+        t->reason[0] = '\0';
+        m->confirmed_have = 1;
+        m->c_change = m->c_lo = m->c_hi = m->c_p_holm = NAN;
+        if (!n2[j].ok || !f2[j].have) {
+            t->verdict = GB_V_UNSURE;
+            snprintf(t->reason, sizeof t->reason, "%s", n2[j].ok ? "its noise could not be estimated" : n2[j].reason);
+        } else {
+            t->ch = f2[j].ch;
+            t->have_ch = 1;
+            t->p = f2[j].p;
+            t->p_holm = f2[j].p_holm;
+            judge(t, f2[j].lo, f2[j].hi, family);
+            m->c_change = f2[j].change;
+            m->c_lo = f2[j].lo;
+            m->c_hi = f2[j].hi;
+            m->c_p_holm = pch[j];
+            if (t->verdict == GB_V_REGRESSION && !(pch[j] <= m->rule.alpha)) {
+                t->verdict = GB_V_UNSURE;
+                snprintf(t->reason, sizeof t->reason,
+                         "slower, but not once the baseline's part in choosing it is taken out (p = %.2g after Holm "
+                         "over %zu suspect%s > alpha %g)", pch[j], family, family == 1 ? "" : "s", m->rule.alpha);
+            }
+        }
+        m->confirm_verdict = t->verdict;
+        char was[80];
+        snprintf(was, sizeof was, "stage 1 (%s): %+.1f%% [%+.1f%%, %+.1f%%]", gb_verdict_name(m->verdict),
+                 100 * m->change, 100 * m->lo, 100 * m->hi);
+        char p[32];
+        if (m->c_p_holm < 1e-12) snprintf(p, sizeof p, "p < 1e-12");
+        else snprintf(p, sizeof p, "p = %.2g", m->c_p_holm);
+        if (t->verdict == GB_V_REGRESSION)
+            snprintf(m->reason, sizeof m->reason,
+                     "confirmed in %zu fresh processes: %+.1f%% [%+.1f%%, %+.1f%%], %s (free of the selection) after "
+                     "Holm over %zu suspect%s; %s", o->nconfirm, 100 * m->c_change, 100 * m->c_lo, 100 * m->c_hi, p,
+                     family, family == 1 ? "" : "s", was);
+        else if (isfinite(m->c_change))
+            snprintf(m->reason, sizeof m->reason, "not confirmed in %zu fresh processes: %s, %+.1f%% [%+.1f%%, "
+                     "%+.1f%%]%s%.200s; %s", o->nconfirm, gb_verdict_name(t->verdict), 100 * m->c_change,
+                     100 * m->c_lo, 100 * m->c_hi, *t->reason ? ": " : "", t->reason, was);
+        else
+            snprintf(m->reason, sizeof m->reason, "not confirmed in %zu fresh processes: %s: %.200s; %s",
+                     o->nconfirm, gb_verdict_name(t->verdict), t->reason, was);
+        m->verdict = t->verdict;
+        free(t);
+    }
+    for (size_t f = 0; f < o->nconfirm; f++) matcher_free(&mf[f]), free(ef[f].e);
+    free(idx), free(n2), free(thr), free(alp), free(f2), free(got), free(pc), free(pch);
+    if (bad) {
+        cJSON_Delete(c);
+        return NULL;
+    }
+    return c;
 }
 
 cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_names, size_t nbase,
@@ -703,19 +906,36 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         m->have_ch = 1;
         m->ch = fam[i].ch;
     }
+    for (size_t i = 0; i < nm; i++) {
+        matched *m = &ms[i];
+        m->change = m->lo = m->hi = NAN;
+        if (!m->have_ch) continue;
+        m->p = fam[i].p;
+        m->p_holm = fam[i].p_holm;
+        m->change = fam[i].change;
+        m->lo = fam[i].lo;
+        m->hi = fam[i].hi;
+        judge(m, m->lo, m->hi, family);
+        if (o->confirm_runs > 0) m->suspect = is_suspect(m);
+    }
+    char err[1200] = "";
+    cJSON *confirm = NULL;
+    if (o->confirm_runs > 0) {
+        gb_noise_prior prior;
+        gb_noise_priors(all, nm, &prior);
+        confirm = confirm_stage(ms, nm, &prior, o, by_machine, err, sizeof err);
+        if (!confirm) {
+            free(all), free(want), free(thr), free(alp), free(fam);
+            cJSON_Delete(doc);
+            doc = NULL;
+            goto out;
+        }
+    }
     int counts[GB_V_NOT_COMPARED + 1] = {0};
     cJSON *list = cJSON_AddArrayToObject(doc, "comparisons");
     for (size_t i = 0; i < nm; i++) {
         matched *m = &ms[i];
-        double lo = NAN, hi = NAN, change = NAN;
-        if (m->have_ch) {
-            m->p = fam[i].p;
-            m->p_holm = fam[i].p_holm;
-            change = fam[i].change;
-            lo = fam[i].lo;
-            hi = fam[i].hi;
-            judge(m, lo, hi, family);
-        }
+        double lo = m->lo, hi = m->hi, change = m->change;
         counts[m->verdict]++;
         const gb_case_result *c = m->b->c;
         cJSON *item = cJSON_CreateObject();
@@ -758,6 +978,16 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
             cJSON_AddBoolToObject(item, "plan_changed", m->plan_changed);
         }
         cJSON_AddStringToObject(item, "verdict", gb_verdict_name(m->verdict));
+        if (o->confirm_runs > 0) cJSON_AddBoolToObject(item, "suspect", m->suspect);
+        if (m->confirmed_have) {
+            cJSON *cf = cJSON_AddObjectToObject(item, "confirm");
+            cJSON_AddNumberToObject(cf, "runs", (double)o->nconfirm);
+            cJSON_AddStringToObject(cf, "verdict", gb_verdict_name(m->confirm_verdict));
+            add_num_or_null(cf, "change", m->c_change);
+            add_num_or_null(cf, "lo", m->c_lo);
+            add_num_or_null(cf, "hi", m->c_hi);
+            add_num_or_null(cf, "p_holm", m->c_p_holm);
+        }
         /* a case that moves a lot between processes says so whatever its verdict */
         double ps = m->noise.proc_spread_b;
         if (ok && isfinite(ps) && ps > m->rule.threshold) {
@@ -811,8 +1041,20 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
     cJSON_AddNumberToObject(sum, "present", present);
     int bad = counts[GB_V_REGRESSION] + counts[GB_V_FAILED] + failed_only_current;
     int code = bad ? 1 : 0;
-    char err[300] = "";
-    if (nm == 0)
+    if (confirm) {
+        int nsus = 0, conf = 0;
+        for (size_t i = 0; i < nm; i++) {
+            nsus += ms[i].suspect;
+            conf += ms[i].suspect && ms[i].verdict == GB_V_REGRESSION;
+        }
+        cJSON_AddNumberToObject(confirm, "suspects", nsus);
+        cJSON_AddNumberToObject(confirm, "confirmed", o->nconfirm ? conf : 0);
+        cJSON_AddNumberToObject(confirm, "not_confirmed", o->nconfirm ? nsus - conf : 0);
+        cJSON_AddItemToObject(sum, "confirm", confirm);
+    }
+    if (*err) {
+        /* stage 2 could not judge a suspect: an error, never a silent verdict */
+    } else if (nm == 0)
         snprintf(err, sizeof err, "no result of the baseline matched one of the current run (%zu only in the baseline, "
                  "%d only in the current run): nothing was compared", eb[0].n, cJSON_GetArraySize(only_c));
     else if (present + 1e-12 < o->require_present)

@@ -105,7 +105,25 @@ typedef struct {
     const gb_policy *policy;      /* may be NULL */
     const char *policy_path;      /* shown in the report; may be NULL */
     double require_present;       /* share of the baseline's results that must be matched (1: all) */
+    /* --confirm SUITE (docs/regression-statistics.md, "Confirming in fresh
+     * processes"). confirm_runs 0: off. Otherwise every comparison says
+     * whether it is a suspect (a regression, or unsure with its estimate
+     * beyond +threshold) and "confirm" lists the suspects' case names; with
+     * nconfirm > 0 as well, each suspect is judged again on those processes
+     * alone against the same baseline (stage 2: Holm over the suspects),
+     * and only a confirmed regression stays one. */
+    int confirm_runs;
+    const gb_results *const *confirm; /* the confirmation runs (one process each) */
+    const char *const *confirm_names;
+    size_t nconfirm;
+    double confirm_seconds;           /* how long they took (shown) */
+    const char *confirm_suite;        /* the suite they ran (shown) */
 } gb_compare_options;
+
+/* Most confirmation processes --confirm-runs allows, and its default
+ * (docs/regression-statistics.md: what N = 3 detects at real-host noise). */
+#define GB_CONFIRM_MAX_RUNS 16
+#define GB_CONFIRM_DEFAULT_RUNS 8
 
 /* Compare two loaded results documents (gb_results_load). Names are what the
  * report calls them (their paths). Returns the comparison document:
@@ -129,6 +147,9 @@ typedef enum { GB_CMP_TABLE = 0, GB_CMP_MD, GB_CMP_JSON } gb_compare_format;
 /* Render a comparison document. */
 void gb_compare_render(const cJSON *cmp, gb_compare_format f, FILE *out);
 
+/* The name of a result's case as the suite names it (gb_case_name, and
+ * `run --case`): "op/dtype/label[/k=v,...]". */
+void gb_result_case_name(const gb_case_result *c, char *buf, size_t len);
 /* The display name of a result: "op/dtype/label[/k=v,...]/backend/timing",
  * then its device tag, then "@machine" when machine is not NULL. Also the
  * name the exporters use, so names stay stable across tools. */

@@ -119,6 +119,35 @@ static void one_side_lists(const cJSON *cmp, int md, FILE *out) {
     }
 }
 
+/* What --confirm did: how many suspects were re-measured, in how many fresh
+ * processes, how long it took, and how many stage 2 confirmed. */
+static void confirm_summary(const cJSON *s, int md, FILE *out) {
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(s, "confirm");
+    if (!c) return;
+    double sus = n_of(c, "suspects"), procs = n_of(c, "processes");
+    if (sus == 0) {
+        fprintf(out, "%sConfirm: 0 re-measured: no suspect (no regression, and no unsure case beyond +threshold)\n",
+                md ? "- " : "");
+        return;
+    }
+    if (procs == 0) { /* the first judgement alone (the library's, before the runs) */
+        fprintf(out, "%sConfirm: %.0f suspect%s, not re-measured\n", md ? "- " : "", sus, sus == 1 ? "" : "s");
+        return;
+    }
+    fprintf(out, "%sConfirm: %.0f suspect%s (%d case%s of %s) re-measured in %.0f fresh process%s each, %.1f s: "
+            "%.0f confirmed, %.0f not confirmed\n", md ? "- " : "", sus, sus == 1 ? "" : "s",
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c, "cases")),
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c, "cases")) == 1 ? "" : "s", s_of(c, "suite"), procs,
+            procs == 1 ? "" : "es", n_of(c, "seconds"), n_of(c, "confirmed"), n_of(c, "not_confirmed"));
+}
+
+/* "[confirmed]" / "[not confirmed]" after the verdict of a re-measured case. */
+static const char *confirm_mark(const cJSON *it) {
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(it, "confirm");
+    if (!c) return "";
+    return strcmp(s_of(c, "verdict"), "regression") == 0 ? " [confirmed]" : " [not confirmed]";
+}
+
 static void summary(const cJSON *cmp, int md, FILE *out) {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(cmp, "summary");
     fprintf(out, "\n%sSummary: %.0f regression%s, %.0f failed, %.0f improvement%s, %.0f same, %.0f unsure, "
@@ -127,6 +156,7 @@ static void summary(const cJSON *cmp, int md, FILE *out) {
             n_of(s, "failed") + n_of(s, "failed_only_in_current"), n_of(s, "improvement"),
             n_of(s, "improvement") == 1 ? "" : "s", n_of(s, "same"), n_of(s, "unsure"),
             n_of(s, "not_compared"), n_of(s, "only_in_baseline"), n_of(s, "only_in_current"), md ? "**" : "");
+    confirm_summary(s, md, out);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(cmp, "comparisons");
     for (const cJSON *it = list ? list->child : NULL; it; it = it->next) {
         const char *v = s_of(it, "verdict");
@@ -170,9 +200,9 @@ static void table(const cJSON *cmp, FILE *out) {
         row_cells r;
         row_format(it, &r);
         const char *reason = s_of(it, "reason");
-        fprintf(out, "%-*s %10s %10s %8s %19s %7s  %s%s%s%s\n", w, s_of(it, "name"), r.base, r.cur, r.change,
+        fprintf(out, "%-*s %10s %10s %8s %19s %7s  %s%s%s%s%s\n", w, s_of(it, "name"), r.base, r.cur, r.change,
                 r.interval, r.p,
-                loud(s_of(it, "verdict"), 0), *reason ? " (" : "", reason, *reason ? ")" : "");
+                loud(s_of(it, "verdict"), 0), confirm_mark(it), *reason ? " (" : "", reason, *reason ? ")" : "");
     }
     one_side_lists(cmp, 0, out);
     summary(cmp, 0, out);
@@ -187,9 +217,9 @@ static void markdown(const cJSON *cmp, FILE *out) {
         row_cells r;
         row_format(it, &r);
         const char *reason = s_of(it, "reason");
-        fprintf(out, "| `%s` | %s | %s | %s | %s | %s | %s%s%s |\n", s_of(it, "name"), r.base, r.cur, r.change,
+        fprintf(out, "| `%s` | %s | %s | %s | %s | %s | %s%s%s%s |\n", s_of(it, "name"), r.base, r.cur, r.change,
                 r.interval, r.p,
-                loud(s_of(it, "verdict"), 1), *reason ? "<br>" : "", reason);
+                loud(s_of(it, "verdict"), 1), confirm_mark(it), *reason ? "<br>" : "", reason);
     }
     one_side_lists(cmp, 1, out);
     summary(cmp, 1, out);

@@ -244,6 +244,21 @@ int gb_noise_change(const gb_case_noise *c, const gb_noise_prior *pr, gb_change 
     return 0;
 }
 
+void gb_confirm_conditional(const gb_case_noise *n2, const gb_change *ch2, double d1, int kc1, double rc1,
+                            double threshold, gb_confirm_test *out) {
+    double within = ch2->round_var + n2->vw; /* a round median's variance around its process */
+    double vb = ch2->proc_var / n2->kb + within / (n2->kb * n2->rb);
+    double v1 = vb + (ch2->proc_var + within / rc1) / kc1;
+    double v2 = ch2->se * ch2->se;
+    out->beta = v1 > 0 ? vb / v1 : 0;
+    double vr = fmax(v2 - out->beta * vb, 1e-12 * v2);
+    out->d = (ch2->d - out->beta * d1) / (1 - out->beta);
+    out->se = sqrt(vr) / (1 - out->beta);
+    out->df = ch2->df;
+    double edge = log1p(threshold / 2), beyond = out->d - edge;
+    out->p = out->se > 0 ? fmin(1, 2 * (1 - gb_t_cdf(beyond / out->se, out->df))) : (beyond > 0 ? 0 : 1);
+}
+
 /* ---- Student's t ------------------------------------------------------ */
 
 /* Continued fraction of the regularized incomplete beta (Lentz). */
@@ -326,14 +341,20 @@ void gb_holm(const double *p, size_t n, double *adj) {
 
 size_t gb_noise_family(const gb_case_noise *noise, const int *want, size_t n, const double *threshold,
                        const double *alpha, gb_family_change *out) {
+    gb_noise_prior prior;
+    gb_noise_priors(noise, n, &prior);
+    return gb_noise_family_with(noise, want, n, threshold, alpha, &prior, out);
+}
+
+size_t gb_noise_family_with(const gb_case_noise *noise, const int *want, size_t n, const double *threshold,
+                            const double *alpha, const gb_noise_prior *pr, gb_family_change *out) {
     double *p = calloc(n ? n : 1, sizeof *p), *adj = calloc(n ? n : 1, sizeof *adj);
     if (!p || !adj) {
         free(p);
         free(adj);
         return (size_t)-1;
     }
-    gb_noise_prior prior;
-    gb_noise_priors(noise, n, &prior);
+    const gb_noise_prior prior = *pr;
     size_t family = 0;
     for (size_t i = 0; i < n; i++) {
         gb_family_change *f = &out[i];

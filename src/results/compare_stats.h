@@ -115,6 +115,30 @@ typedef struct {
  * on out of memory. */
 size_t gb_noise_family(const gb_case_noise *noise, const int *want, size_t n, const double *threshold,
                        const double *alpha, gb_family_change *out);
+/* The same against given priors (compare --confirm's second stage: its
+ * family, the suspects, is too small and too selected to learn them from). */
+size_t gb_noise_family_with(const gb_case_noise *noise, const int *want, size_t n, const double *threshold,
+                            const double *alpha, const gb_noise_prior *prior, gb_family_change *out);
+
+/* compare --confirm's second stage reuses the baseline runs that chose the
+ * suspects: a baseline that came out fast by chance makes a case both a
+ * suspect (stage 1's change d1 large) and slow-looking again in stage 2
+ * (d2 = the confirmation runs against the same baseline), so testing d2 as
+ * if it were fresh flags unchanged cases. With Vb the variance of the
+ * baseline's mean, Cov(d1, d2) = Vb; beta = Vb / Var(d1), and
+ * d2 - beta * d1 is uncorrelated with d1, so selecting on d1 does not bias
+ * it. It estimates (1 - beta) times the change; divided by that, the change
+ * and its standard error, free of the selection. Variances from stage 2's
+ * (better measured) components, applied to stage 1's current side of kc1
+ * processes of rc1 rounds. p: of "the change is beyond half of threshold,
+ * slower" (doubled, as gb_noise_family's). */
+typedef struct {
+    double beta;        /* the baseline's share of stage 1's variance */
+    double d, se, df;   /* the selection-free change (log ratio), its standard error and df */
+    double p;           /* one-sided (doubled) p of a slowdown beyond threshold / 2 */
+} gb_confirm_test;
+void gb_confirm_conditional(const gb_case_noise *n2, const gb_change *ch2, double d1, int kc1, double rc1,
+                            double threshold, gb_confirm_test *out);
 
 /* Student's t: distribution function and quantile (df may be INFINITY). */
 double gb_t_cdf(double t, double df);

@@ -1,0 +1,163 @@
+/* confirm_run.c — see confirm_run.h. The children are this binary
+ * (/proc/self/exe, else argv[0]) so that the re-measurement is of the same
+ * build that measured the current run; only the suspects run (`run --case`),
+ * with the suite's own rounds and budgets. --no-peak: the ceilings are not
+ * judged in the second stage, and measuring them costs tens of seconds a
+ * process. */
+#include "confirm_run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "results_io.h"
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* This binary's path: /proc/self/exe (argv[0] may be a bare name found on
+ * PATH, or relative to a directory since left), else argv[0]. */
+static void self_path(char *buf, size_t len) {
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n > 0) {
+        buf[n] = '\0';
+        return;
+    }
+    snprintf(buf, len, "%s", gb_full_argv && gb_full_argv[0] ? gb_full_argv[0] : "gpubench");
+}
+
+/* One child; its exit status in *status (waitpid's). -1 when it could not be started. */
+static int run_child(char *const *argv, const char *log, int *status, char *why, size_t len) {
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, len, "cannot start a process: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* the child's report and progress go to our stderr (stdout is the comparison's), or to the log */
+        int fd = log ? open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : 2;
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) _exit(127);
+        if (strchr(argv[0], '/')) execv(argv[0], argv);
+        else execvp(argv[0], argv);
+        fprintf(stderr, "gpubench compare: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    while (waitpid(pid, status, 0) < 0)
+        if (errno != EINTR) {
+            snprintf(why, len, "waiting for it: %s", strerror(errno));
+            return -1;
+        }
+    return 0;
+}
+
+int gb_confirm_run(const char *suite, const char *const *cases, size_t ncases, int runs, int quiet,
+                   gb_confirm_runs *out, char *why, size_t len) {
+    memset(out, 0, sizeof *out);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(out->dir, sizeof out->dir, "%s/gpubench-confirm-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(out->dir)) {
+        snprintf(why, len, "cannot create a temporary directory %s: %s", out->dir, strerror(errno));
+        out->dir[0] = '\0';
+        return -1;
+    }
+    out->docs = calloc((size_t)runs, sizeof *out->docs);
+    out->paths = calloc((size_t)runs, sizeof *out->paths);
+    char **argv = calloc(2 * ncases + 8, sizeof *argv);
+    if (!out->docs || !out->paths || !argv) {
+        free(argv);
+        snprintf(why, len, "out of memory");
+        return -1;
+    }
+    char self[4096], res[512], log[512];
+    self_path(self, sizeof self);
+    size_t a = 0;
+    argv[a++] = self;
+    argv[a++] = (char *)"run";
+    argv[a++] = (char *)suite;
+    for (size_t i = 0; i < ncases; i++) {
+        argv[a++] = (char *)"--case";
+        argv[a++] = (char *)cases[i];
+    }
+    argv[a++] = (char *)"--no-peak";
+    argv[a++] = (char *)"--out";
+    size_t at_out = a++;
+    argv[a] = NULL;
+    double t0 = now_s();
+    int rc = 0;
+    for (int k = 0; k < runs && rc == 0; k++) {
+        snprintf(res, sizeof res, "%s/confirm-%d.json", out->dir, k + 1);
+        snprintf(log, sizeof log, "%s/confirm-%d.log", out->dir, k + 1);
+        argv[at_out] = res;
+        if (!quiet)
+            fprintf(stderr, "gpubench compare: --confirm: re-measuring %zu case%s, fresh process %d of %d\n", ncases,
+                    ncases == 1 ? "" : "s", k + 1, runs);
+        int status = 0;
+        char w[200] = "";
+        if (run_child(argv, quiet ? log : NULL, &status, w, sizeof w) != 0) {
+            snprintf(why, len, "confirmation run %d of %d: %s", k + 1, runs, w);
+            rc = -1;
+        } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            char st[64];
+            if (WIFEXITED(status)) snprintf(st, sizeof st, "exited with status %d", WEXITSTATUS(status));
+            else snprintf(st, sizeof st, "was killed by signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+            char named[300] = "";
+            for (size_t i = 0, n = 0; i < ncases && n + 1 < sizeof named; i++)
+                n += (size_t)snprintf(named + n, sizeof named - n, "%s%s", i ? ", " : "", cases[i]);
+            snprintf(why, len, "confirmation run %d of %d (%s run %s --case ... --out %s), re-measuring %.300s, %s%s%s%s",
+                     k + 1, runs, self, suite, res, named, st,
+                     WIFEXITED(status) && WEXITSTATUS(status) == 1 ? " (a result failed verification or errored)" : "",
+                     quiet ? "; its output: " : "; its output is above", quiet ? log : "");
+            rc = -1;
+        } else {
+            gb_err e = {{0}};
+            if (gb_results_load(res, &out->docs[k], &e) != GB_OK) {
+                snprintf(why, len, "confirmation run %d of %d: %s", k + 1, runs, e.msg);
+                rc = -1;
+            } else {
+                out->loaded = k + 1;
+                if (!(out->paths[k] = strdup(res))) {
+                    snprintf(why, len, "out of memory");
+                    rc = -1;
+                }
+            }
+        }
+    }
+    out->seconds = now_s() - t0;
+    free(argv);
+    return rc;
+}
+
+void gb_confirm_free(gb_confirm_runs *c, int remove_dir) {
+    for (int k = 0; k < c->loaded; k++) {
+        gb_results_free(&c->docs[k]);
+        free(c->paths[k]);
+    }
+    free(c->docs);
+    free(c->paths);
+    if (remove_dir && c->dir[0]) {
+        /* the directory is ours alone (mkdtemp): its files are the runs'
+         * results and logs, and whatever a killed run left (lock, temp) */
+        DIR *d = opendir(c->dir);
+        for (struct dirent *x = d ? readdir(d) : NULL; x; x = readdir(d)) {
+            if (!strcmp(x->d_name, ".") || !strcmp(x->d_name, "..")) continue;
+            char p[600];
+            snprintf(p, sizeof p, "%s/%s", c->dir, x->d_name);
+            unlink(p);
+        }
+        if (d) closedir(d);
+        rmdir(c->dir);
+    }
+    memset(c, 0, sizeof *c);
+}

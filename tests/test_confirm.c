@@ -1,0 +1,298 @@
+/* test_confirm.c — `gpubench compare --confirm SUITE`: the suspects of a
+ * comparison re-measured in fresh processes of the real binary (`run SUITE
+ * --case ...`), and judged again on those alone.
+ *
+ * A tiny CPU-only suite (matmul 32 and 64, elementwise 256x256, 3 rounds,
+ * 20 ms) runs for real; the results files are then doctored through the
+ * results model, so what is asserted does not depend on this machine's
+ * timing: a case made x3 slower in the current file only is a suspect that
+ * the fresh processes do not confirm; a case made x3 faster in the baseline
+ * is one they do. */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "compare.h"
+#include "results_model.h"
+#include "testlib.h"
+
+#define TARGET "matmul/float32/64x64x64/math=default/cpu/host"
+
+static const char *const tiny_suite =
+    "{\"name\": \"confirm-tiny\", \"defaults\": {\"rounds\": 3, \"min_time_s\": 0.02, \"max_time_s\": 0.5, "
+    "\"warmup\": 1, \"min_warmup_s\": 0.001, \"dtypes\": [\"float32\"]},\n"
+    " \"benchmarks\": [{\"op\": \"matmul\", \"sizes\": [32, 64]}, {\"op\": \"elementwise\", \"sizes\": [256]}]}\n";
+
+static char dir[64];         /* this test file's scratch directory */
+static int ready = -1;       /* the runs below were made (1), could not be (0) */
+static char big[1 << 17];
+
+static void path_of(char *buf, size_t len, const char *name) { snprintf(buf, len, "%s/%s", dir, name); }
+
+/* Scale every sample of the result named target by f, and write to. */
+static int doctor(const char *from, const char *to, const char *target, double f) {
+    gb_results r;
+    gb_err e = {{0}};
+    char a[128], b[128], name[400];
+    path_of(a, sizeof a, from);
+    path_of(b, sizeof b, to);
+    if (gb_results_load(a, &r, &e) != GB_OK) return -1;
+    int hit = 0;
+    for (size_t c = 0; c < r.ncases; c++)
+        for (size_t k = 0; k < r.cases[c].nresults; k++) {
+            gb_result *x = &r.cases[c].results[k];
+            gb_result_name(&r.cases[c], x, NULL, name, sizeof name);
+            if (target && strcmp(name, target)) continue;
+            for (size_t i = 0; i < x->nsamples; i++) x->samples[i] *= f;
+            hit++;
+        }
+    int rc = hit && gb_results_write(&r, b, GB_WRITE_SAMPLES_6G, &e) == GB_OK ? 0 : -1;
+    gb_results_free(&r);
+    return rc;
+}
+
+/* The suite and three real runs of it (b1, b2: the baseline; c: current). */
+static int setup(void) {
+    if (ready >= 0) return ready;
+    ready = 0;
+    if (access(gb_test_binary(), X_OK) != 0) return 0;
+    snprintf(dir, sizeof dir, "/tmp/gb_confirm_XXXXXX");
+    if (!mkdtemp(dir)) return 0;
+    char p[128], cmd[600];
+    path_of(p, sizeof p, "suite.json");
+    FILE *f = fopen(p, "w");
+    if (!f) return 0;
+    fputs(tiny_suite, f);
+    fclose(f);
+    static const char *const runs[] = {"b1.json", "b2.json", "c.json"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "%s run %s/suite.json --no-peak --quiet -o %s/%s >/dev/null 2>&1", gb_test_binary(),
+                 dir, dir, runs[i]);
+        if (gb_test_sh(cmd, NULL, 0) != 0) return 0;
+    }
+    ready = 1;
+    return 1;
+}
+
+/* `compare OPTIONS b... -- c` with TMPDIR=dir (the confirmation runs' own
+ * directory lands there, so the test sees it removed); stdout and stderr
+ * into big (stderr first, then stdout after a marker). */
+static int compare(const char *opts, const char *base, const char *cur) {
+    char cmd[6000], self[4096];
+    if (!realpath(gb_test_binary(), self)) return -1; /* the command runs in dir */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && TMPDIR=%s %s compare %s %s -- %s 2>err.txt >out.txt; rc=$?; cat err.txt; echo '=== stdout'; "
+             "cat out.txt; exit $rc", dir, dir, self, opts, base, cur);
+    return gb_test_sh(cmd, big, sizeof big);
+}
+
+/* the scratch directory goes when the tests end */
+__attribute__((destructor)) static void remove_scratch(void) {
+    if (!dir[0]) return;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* No gpubench-confirm-* directory left in dir. */
+static int no_confirm_dir_left(void) {
+    DIR *d = opendir(dir);
+    int left = 0;
+    for (struct dirent *x = d ? readdir(d) : NULL; x; x = readdir(d)) left |= !strncmp(x->d_name, "gpubench-confirm-", 17);
+    if (d) closedir(d);
+    return d && !left;
+}
+
+/* The comparison item named target in a --format json output, or NULL. */
+static const cJSON *item_of(const cJSON *doc, const char *target) {
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(doc, "comparisons");
+    for (const cJSON *it = l ? l->child : NULL; it; it = it->next)
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(it, "name")->valuestring, target)) return it;
+    return NULL;
+}
+
+static cJSON *json_part(void) {
+    const char *s = strstr(big, "=== stdout\n");
+    return s ? cJSON_Parse(s + 11) : NULL;
+}
+
+TEST(confirm_a_one_process_slowdown_is_not_confirmed_in_fresh_processes) {
+    if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
+    if (!CHECK(doctor("c.json", "c-slow.json", TARGET, 3) == 0)) return;
+    /* stage 1 alone: the x3 case is flagged (or at least beyond +threshold) */
+    int rc1 = compare("-f json", "b1.json b2.json", "c-slow.json");
+    cJSON *one = json_part();
+    const cJSON *it = item_of(one, TARGET);
+    CHECK(it && cJSON_GetObjectItemCaseSensitive(it, "change")->valuedouble > 1.5);
+    CHECK(rc1 == 1 || rc1 == 0);
+    cJSON_Delete(one);
+    /* with --confirm: re-measured, not confirmed, exit 0 */
+    int rc = compare("-f json --confirm suite.json --confirm-runs 3", "b1.json b2.json", "c-slow.json");
+    CHECK(rc == 0);
+    CHECK(strstr(big, "--confirm: re-measuring") != NULL); /* the children ran, their output on stderr */
+    CHECK(strstr(big, "fresh process 3 of 3") != NULL);
+    cJSON *doc = json_part();
+    it = item_of(doc, TARGET);
+    if (CHECK(it != NULL)) {
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "suspect")));
+        const cJSON *cf = cJSON_GetObjectItemCaseSensitive(it, "confirm");
+        CHECK(cf && cJSON_GetObjectItemCaseSensitive(cf, "runs")->valueint == 3);
+        CHECK(cf && strcmp(cJSON_GetObjectItemCaseSensitive(cf, "verdict")->valuestring, "regression") != 0);
+        CHECK(cf && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cf, "change")) &&
+              cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cf, "lo")) &&
+              cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cf, "hi")) &&
+              cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cf, "p_holm")));
+        /* the fresh processes measured the real speed: far from x3 */
+        CHECK(cf && cJSON_GetObjectItemCaseSensitive(cf, "change")->valuedouble < 1.0);
+        CHECK(strcmp(cJSON_GetObjectItemCaseSensitive(it, "verdict")->valuestring, "regression") != 0);
+        CHECK(strstr(cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring, "not confirmed in 3 fresh processes") != NULL);
+    }
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "summary"), "confirm");
+    CHECK(sc && cJSON_GetObjectItemCaseSensitive(sc, "suspects")->valueint >= 1 &&
+          cJSON_GetObjectItemCaseSensitive(sc, "processes")->valueint == 3 &&
+          cJSON_GetObjectItemCaseSensitive(sc, "seconds")->valuedouble > 0);
+    cJSON_Delete(doc);
+    CHECK(no_confirm_dir_left());
+    /* the table marks the line and the summary says what was re-measured */
+    compare("--confirm suite.json --confirm-runs 2", "b1.json b2.json", "c-slow.json");
+    CHECK(strstr(big, "[not confirmed]") != NULL);
+    CHECK(strstr(big, "re-measured in 2 fresh processes each") != NULL);
+    CHECK(strstr(big, "not confirmed in 2 fresh processes") != NULL);
+}
+
+TEST(confirm_a_real_slowdown_is_confirmed_and_fails) {
+    if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
+    /* the baseline x3 faster in one case: every fresh process is x3 slower than it */
+    if (!CHECK(doctor("b1.json", "b1-fast.json", TARGET, 1.0 / 3) == 0 &&
+               doctor("b2.json", "b2-fast.json", TARGET, 1.0 / 3) == 0))
+        return;
+    char p[128];
+    path_of(p, sizeof p, "policy.json");
+    FILE *f = fopen(p, "w");
+    if (!CHECK(f != NULL)) return;
+    fputs("{\"ops\": {\"matmul\": {\"threshold\": \"20%\"}}}\n", f); /* a policy keeps working with --confirm */
+    fclose(f);
+    int rc = compare("-f json --quiet --policy policy.json --confirm suite.json -n 3", "b1-fast.json b2-fast.json",
+                     "c.json");
+    CHECK(rc == 1);
+    CHECK(strstr(big, "gpubench results") == NULL); /* --quiet: the children's output went to their log */
+    cJSON *doc = json_part();
+    const cJSON *it = item_of(doc, TARGET);
+    if (CHECK(it != NULL)) {
+        CHECK(strcmp(cJSON_GetObjectItemCaseSensitive(it, "verdict")->valuestring, "regression") == 0);
+        CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(it, "threshold")->valuedouble, 0.20, 1e-12);
+        const cJSON *cf = cJSON_GetObjectItemCaseSensitive(it, "confirm");
+        CHECK(cf && strcmp(cJSON_GetObjectItemCaseSensitive(cf, "verdict")->valuestring, "regression") == 0);
+        CHECK(cf && cJSON_GetObjectItemCaseSensitive(cf, "change")->valuedouble > 1.0);
+        const char *why = cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring;
+        CHECK(strstr(why, "confirmed in 3 fresh processes") != NULL && strstr(why, "not confirmed") == NULL);
+    }
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "summary"), "confirm");
+    CHECK(sc && cJSON_GetObjectItemCaseSensitive(sc, "confirmed")->valueint >= 1);
+    cJSON_Delete(doc);
+    CHECK(no_confirm_dir_left());
+}
+
+TEST(confirm_with_no_suspect_runs_nothing) {
+    if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
+    /* every case twice as fast: improvements, no suspect */
+    if (!CHECK(doctor("c.json", "c-fast.json", NULL, 0.5) == 0)) return;
+    int rc = compare("--confirm suite.json", "b1.json b2.json", "c-fast.json");
+    CHECK(rc == 0);
+    CHECK(strstr(big, "Confirm: 0 re-measured") != NULL);
+    CHECK(strstr(big, "re-measuring") == NULL); /* no child ran */
+    CHECK(strstr(big, "gpubench results") == NULL);
+    CHECK(no_confirm_dir_left());
+}
+
+TEST(confirm_refuses_bad_runs_and_suites_before_running) {
+    if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
+    static const char *const bad[] = {"0", "17", "x", "3x"};
+    char opts[200];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(opts, sizeof opts, "--confirm suite.json --confirm-runs %s", bad[i]);
+        CHECK(compare(opts, "b1.json", "c.json") == 2);
+        CHECK(strstr(big, "--confirm-runs: expected a whole number from 1 to 16") != NULL);
+    }
+    CHECK(compare("--confirm-runs 3", "b1.json", "c.json") == 2);
+    CHECK(strstr(big, "--confirm-runs needs --confirm SUITE") != NULL);
+    /* a suite that is not there, or not a suite: named, before anything runs */
+    CHECK(compare("--confirm nosuch.json", "b1.json", "c.json") == 2);
+    CHECK(strstr(big, "nosuch.json") != NULL && strstr(big, "re-measuring") == NULL);
+    char p[128];
+    path_of(p, sizeof p, "broken.json");
+    FILE *f = fopen(p, "w");
+    if (!CHECK(f != NULL)) return;
+    fputs("{\"name\": \"broken\", \"benchmarks\": [{\"op\": \"nosuchop\", \"sizes\": [8]}]}\n", f);
+    fclose(f);
+    CHECK(compare("--confirm broken.json", "b1.json", "c.json") == 2);
+    CHECK(strstr(big, "broken.json") != NULL && strstr(big, "nosuchop") != NULL);
+}
+
+TEST(confirm_a_suspect_the_suite_lacks_or_the_run_lost_is_an_error) {
+    if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
+    if (!CHECK(doctor("c.json", "c-slow.json", TARGET, 3) == 0)) return;
+    /* a valid suite without the suspect's case: exit 2 naming it, nothing run */
+    char p[128];
+    path_of(p, sizeof p, "other.json");
+    FILE *f = fopen(p, "w");
+    if (!CHECK(f != NULL)) return;
+    fputs("{\"name\": \"other\", \"defaults\": {\"dtypes\": [\"float32\"]}, "
+          "\"benchmarks\": [{\"op\": \"elementwise\", \"sizes\": [256]}]}\n", f);
+    fclose(f);
+    CHECK(compare("--confirm other.json", "b1.json b2.json", "c-slow.json") == 2);
+    CHECK(strstr(big, "matmul/float32/64x64x64/math=default") != NULL);
+    CHECK(strstr(big, "no case of the suite has this name") != NULL);
+    CHECK(strstr(big, "re-measuring") == NULL);
+    /* the library: a confirmation run without the suspect is exit 2, naming it */
+    gb_results b1, b2, cur, partial;
+    gb_err e = {{0}};
+    char a[128], b[128], c[128], d[128];
+    path_of(a, sizeof a, "b1.json");
+    path_of(b, sizeof b, "b2.json");
+    path_of(c, sizeof c, "c-slow.json");
+    path_of(d, sizeof d, "other-run.json");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "%s run %s/other.json --no-peak --quiet -o %s >/dev/null 2>&1", gb_test_binary(), dir, d);
+    if (!CHECK(gb_test_sh(cmd, NULL, 0) == 0)) return;
+    if (!CHECK(gb_results_load(a, &b1, &e) == GB_OK && gb_results_load(b, &b2, &e) == GB_OK &&
+               gb_results_load(c, &cur, &e) == GB_OK && gb_results_load(d, &partial, &e) == GB_OK))
+        return;
+    const gb_results *bp[2] = {&b1, &b2}, *cp = &cur, *conf[1] = {&partial};
+    const char *bn[2] = {"b1", "b2"}, *cn = "cur", *confn[1] = {"other-run.json"};
+    gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = 1, .confirm_runs = 1, .confirm = conf,
+                            .confirm_names = confn, .nconfirm = 1};
+    cJSON *cmp = gb_compare_runs(bp, bn, 2, &cp, &cn, 1, &o);
+    if (CHECK(cmp != NULL)) {
+        CHECK(cJSON_GetObjectItemCaseSensitive(cmp, "exit_code")->valueint == 2);
+        const cJSON *err = cJSON_GetObjectItemCaseSensitive(cmp, "error");
+        CHECK(cJSON_IsString(err) && strstr(err->valuestring, "suspect " TARGET " is missing from confirmation run 1 "
+                                                              "(other-run.json)") != NULL);
+    }
+    cJSON_Delete(cmp);
+    gb_results_free(&b1), gb_results_free(&b2), gb_results_free(&cur), gb_results_free(&partial);
+}
+
+TEST(confirm_a_failing_run_is_exit_2_naming_its_cases_and_keeping_its_log) {
+    if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
+    if (!CHECK(doctor("c.json", "c-slow.json", TARGET, 3) == 0)) return;
+    /* a file-size limit of 512 bytes: the confirmation run cannot write its
+     * results (compare itself writes nothing before it fails) */
+    char cmd[6000], self[4096];
+    if (!CHECK(realpath(gb_test_binary(), self) != NULL)) return;
+    snprintf(cmd, sizeof cmd,
+             "cd %s && (ulimit -f 1; TMPDIR=%s %s compare --quiet --confirm suite.json -n 2 b1.json b2.json -- "
+             "c-slow.json 2>&1 >/dev/null)", dir, dir, self);
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 2);
+    CHECK(strstr(big, "--confirm: confirmation run 1 of 2") != NULL);
+    CHECK(strstr(big, "re-measuring matmul/float32/64x64x64/math=default") != NULL);
+    CHECK(strstr(big, "its output: ") != NULL && strstr(big, "confirm-1.log") != NULL);
+    CHECK(!no_confirm_dir_left()); /* kept, for its log */
+    snprintf(cmd, sizeof cmd, "rm -rf %s/gpubench-confirm-*", dir); /* the other tests expect none */
+    CHECK(gb_test_sh(cmd, NULL, 0) == 0);
+}
