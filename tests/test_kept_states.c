@@ -68,21 +68,8 @@ static void run_three_rounds(gb_results *r) {
         "{\"name\": \"k\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 1, \"min_reps\": 3, "
         "\"min_time_s\": 0, \"max_time_s\": 5, \"rounds\": 3},"
         " \"benchmarks\": [{\"op\": \"elementwise\", \"sizes\": [16, 32, 64]}]}";
-    gb_suite s;
-    gb_err e = {{0}};
-    memset(&s, 0, sizeof s);
-    CHECK(gb_suite_parse(suite_text, "k.json", NULL, &s, &e) == GB_OK);
-    gb_backend_options o = {.threads = 1};
-    gb_backend_set set = {0};
-    set.count = 2;
-    set.slot[0] = (gb_backend_slot){.b = gb_cpu_backend(), .name = "cpu", .available = 1, .selected = 1};
-    set.slot[1] = (gb_backend_slot){.b = &fake, .name = "fake", .available = 1, .selected = 1};
-    CHECK(fake.init(&o, &e) == GB_OK);
-    CHECK(gb_results_init(r, "k", 0, &e) == GB_OK);
-    gb_run_config cfg = {.backends = &set, .quiet = 1, .results = r};
     prepares = releases = live = max_live = 0;
-    CHECK(gb_runner_run(&s, &cfg, &e) == GB_OK);
-    gb_suite_free(&s);
+    CHECK(gb_test_run_cpu_and(suite_text, &fake, r) == 0);
 }
 
 static void check_all_ok_in_three_rounds(const gb_results *r) {

@@ -111,31 +111,36 @@ TEST(stopping_first_visit_of_a_warm_kind_counts_and_waits_for_stable_times) {
     gb_samples_free(&s);
 }
 
+/* A first visit (warm-up 2, 3 reps, no time floor) on the script t, then a
+ * later visit of kind `later`; *before: the warm-up reps after the first.
+ * restart: the later visit prepares again, so the script starts over. */
+static void first_then(const double *t, int nt, gb_visit later, int restart, gb_samples *s, int *before) {
+    static fake f;
+    f = (fake){.times = t, .ntimes = nt};
+    gb_budget b = budget(2, 0.0, 3, 0.0, 10, 1000);
+    int capped;
+    visit(&f, &b, GB_VISIT_FIRST_OF_KIND, s, &capped, NULL);
+    *before = s->warmup_reps;
+    if (restart) f.calls = 0;
+    visit(&f, &b, later, s, &capped, NULL);
+}
+
 TEST(stopping_later_round_skips_the_warm_up_when_the_first_rep_ran_at_speed) {
     static const double t[] = {0.0101, 0.01, 0.01};
-    fake f = {.times = t, .ntimes = 3};
-    gb_budget b = budget(2, 0.0, 3, 0.0, 10, 1000);
     gb_samples s = {0};
-    int capped;
-    visit(&f, &b, GB_VISIT_FIRST_OF_KIND, &s, &capped, NULL);
+    int before;
+    first_then(t, 3, GB_VISIT_AGAIN, 0, &s, &before);
     CHECK(s.first_rep_s == 0.0101 && s.first_rep_at_speed);
-    int before = s.warmup_reps;
-    visit(&f, &b, GB_VISIT_AGAIN, &s, &capped, NULL);
     CHECK(s.warmup_reps == before && s.rounds == 2 && s.n == 6);
     gb_samples_free(&s);
 }
 
 TEST(stopping_later_round_warms_up_when_the_first_rep_was_slow) {
     static const double t[] = {0.05, 0.01, 0.01};
-    fake f = {.times = t, .ntimes = 3};
-    gb_budget b = budget(2, 0.0, 3, 0.0, 10, 1000);
     gb_samples s = {0};
-    int capped;
-    visit(&f, &b, GB_VISIT_FIRST_OF_KIND, &s, &capped, NULL);
+    int before;
+    first_then(t, 3, GB_VISIT_AGAIN, 1, &s, &before); /* prepared again: its first rep is slow again */
     CHECK(!s.first_rep_at_speed);
-    int before = s.warmup_reps;
-    f.calls = 0; /* the next visit prepares again: its first rep is slow again */
-    visit(&f, &b, GB_VISIT_AGAIN, &s, &capped, NULL);
     CHECK(s.warmup_reps >= before + 2);
     CHECK(s.v[s.n - 1] == 0.01 && s.v[s.n - 3] == 0.01); /* the slow one was not timed */
     gb_samples_free(&s);
@@ -143,28 +148,20 @@ TEST(stopping_later_round_warms_up_when_the_first_rep_was_slow) {
 
 TEST(stopping_kept_state_needs_no_warm_up_when_its_first_rep_was_long_and_at_speed) {
     static const double t[] = {0.0101, 0.01, 0.01};
-    fake f = {.times = t, .ntimes = 3};
-    gb_budget b = budget(2, 0.0, 3, 0.0, 10, 1000);
     gb_samples s = {0};
-    int capped;
-    visit(&f, &b, GB_VISIT_FIRST_OF_KIND, &s, &capped, NULL);
+    int before;
+    first_then(t, 3, GB_VISIT_KEPT, 0, &s, &before);
     CHECK(s.first_rep_at_speed && s.first_rep_s >= GB_KEPT_CACHE_S);
-    int before = s.warmup_reps;
-    visit(&f, &b, GB_VISIT_KEPT, &s, &capped, NULL);
     CHECK(s.warmup_reps == before && s.rounds == 2 && s.n == 6);
     gb_samples_free(&s);
 }
 
 TEST(stopping_kept_state_refills_the_caches_with_one_rep_when_its_data_may_fit_one) {
     static const double t[] = {1.01e-5, 1e-5, 1e-5};
-    fake f = {.times = t, .ntimes = 3};
-    gb_budget b = budget(2, 0.0, 3, 0.0, 10, 1000);
     gb_samples s = {0};
-    int capped;
-    visit(&f, &b, GB_VISIT_FIRST_OF_KIND, &s, &capped, NULL);
+    int before;
+    first_then(t, 3, GB_VISIT_KEPT, 0, &s, &before);
     CHECK(s.first_rep_at_speed && s.first_rep_s < GB_KEPT_CACHE_S);
-    int before = s.warmup_reps;
-    visit(&f, &b, GB_VISIT_KEPT, &s, &capped, NULL);
     CHECK(s.warmup_reps == before + 1 && s.rounds == 2);
     /* the first visit's first repetition still decides: the kept visit does not overwrite it */
     CHECK(s.first_rep_s == 1.01e-5);
@@ -173,18 +170,17 @@ TEST(stopping_kept_state_refills_the_caches_with_one_rep_when_its_data_may_fit_o
 
 TEST(stopping_kept_state_warms_up_as_a_first_visit_when_the_first_rep_was_slow) {
     static const double t[] = {0.05, 0.01, 0.01};
-    fake f = {.times = t, .ntimes = 3};
-    gb_budget b = budget(2, 0.0, 3, 0.0, 10, 1000);
     gb_samples s = {0};
-    int capped;
-    visit(&f, &b, GB_VISIT_FIRST_OF_KIND, &s, &capped, NULL);
+    int before;
+    first_then(t, 3, GB_VISIT_KEPT, 0, &s, &before);
     CHECK(!s.first_rep_at_speed);
-    int before = s.warmup_reps;
-    visit(&f, &b, GB_VISIT_KEPT, &s, &capped, NULL);
     CHECK(s.warmup_reps >= before + 2);
     /* that kept visit's first repetition ran at speed (the script repeats
      * 0.01): the next kept visit needs no warm-up */
     CHECK(s.kept_rep_at_speed);
+    fake f = {.times = t + 1, .ntimes = 1};
+    gb_budget b = budget(2, 0.0, 3, 0.0, 10, 1000);
+    int capped;
     before = s.warmup_reps;
     visit(&f, &b, GB_VISIT_KEPT, &s, &capped, NULL);
     CHECK(s.warmup_reps == before && s.rounds == 3);

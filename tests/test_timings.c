@@ -55,20 +55,8 @@ TEST(timings_runner_records_an_optional_timing_only_where_it_applies) {
         "{\"name\": \"t\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 0, \"min_reps\": 2, "
         "\"min_time_s\": 0, \"max_time_s\": 5, \"rounds\": 1},"
         " \"benchmarks\": [{\"op\": \"elementwise\", \"sizes\": [16]}, {\"op\": \"reduction\", \"sizes\": [16]}]}";
-    gb_suite s;
-    gb_err e = {{0}};
-    memset(&s, 0, sizeof s);
-    CHECK(gb_suite_parse(suite_text, "t.json", NULL, &s, &e) == GB_OK);
-    gb_backend_options o = {.threads = 1};
-    gb_backend_set set = {0};
-    set.count = 2;
-    set.slot[0] = (gb_backend_slot){.b = gb_cpu_backend(), .name = "cpu", .available = 1, .selected = 1};
-    set.slot[1] = (gb_backend_slot){.b = &fake, .name = "fake", .available = 1, .selected = 1};
-    CHECK(fake.init(&o, &e) == GB_OK);
     gb_results r;
-    CHECK(gb_results_init(&r, "t", 0, &e) == GB_OK);
-    gb_run_config cfg = {.backends = &set, .quiet = 1, .results = &r};
-    CHECK(gb_runner_run(&s, &cfg, &e) == GB_OK);
+    CHECK(gb_test_run_cpu_and(suite_text, &fake, &r) == 0);
     CHECK(r.ncases == 2);
     for (size_t i = 0; i < r.ncases; i++) {
         const gb_case_result *c = &r.cases[i];
@@ -81,7 +69,6 @@ TEST(timings_runner_records_an_optional_timing_only_where_it_applies) {
         CHECK(red ? gb_case_speedup(c, "extra") > 0 : gb_case_speedup(c, "extra") != gb_case_speedup(c, "extra"));
     }
     gb_results_free(&r);
-    gb_suite_free(&s);
 }
 
 /* The committed small results file with a third CUDA timing declared in

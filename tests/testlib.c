@@ -5,6 +5,36 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "testlib.h"
+#include "backend.h"
+#include "backends.h"
+#include "results_model.h"
+#include "runner.h"
+#include "suite.h"
+
+int gb_test_run_cpu_and(const char *suite_text, const gb_backend *accel, gb_results *r) {
+    gb_suite s;
+    gb_err e = {{0}};
+    memset(&s, 0, sizeof s);
+    memset(r, 0, sizeof *r);
+    if (gb_suite_parse(suite_text, "t.json", NULL, &s, &e) != GB_OK) {
+        fprintf(stderr, "    suite: %s\n", e.msg);
+        return -1;
+    }
+    gb_backend_options o = {.threads = 1};
+    gb_backend_set set = {0};
+    set.count = 2;
+    set.slot[0] = (gb_backend_slot){.b = gb_cpu_backend(), .name = "cpu", .available = 1, .selected = 1};
+    set.slot[1] = (gb_backend_slot){.b = accel, .name = accel->name, .available = 1, .selected = 1};
+    int status = accel->init(&o, &e);
+    if (status == GB_OK) status = gb_results_init(r, "t", 0, &e);
+    if (status == GB_OK) {
+        gb_run_config cfg = {.backends = &set, .quiet = 1, .results = r};
+        status = gb_runner_run(&s, &cfg, &e);
+    }
+    if (status != GB_OK) fprintf(stderr, "    run: %s\n", e.msg);
+    gb_suite_free(&s);
+    return status == GB_OK ? 0 : -1;
+}
 
 #define MAX_TESTS 1024
 static struct { const char *file, *name; gb_test_fn fn; } tests[MAX_TESTS];

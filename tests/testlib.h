@@ -12,6 +12,8 @@
 #define GB_TESTLIB_H
 #include <stddef.h>
 #include <math.h>
+#include "backend.h"
+#include "results_model.h"
 
 typedef void (*gb_test_fn)(void);
 void gb_test_register(const char *file, const char *name, gb_test_fn fn);
@@ -33,6 +35,11 @@ char *gb_test_read_file(const char *path, unsigned long *len);
 /* The JSON file at path, parsed (a cJSON *, free with cJSON_Delete), or NULL
  * when it cannot be read or is not one whole JSON document. */
 struct cJSON *gb_test_load_json(const char *path);
+/* Run the suite (JSON text) on the CPU backend and one more backend (a
+ * test's fake accelerator, initialised here with one thread) into r
+ * (initialised here; free it with gb_results_free). Returns 0 when parsing,
+ * init and the run all succeeded. */
+int gb_test_run_cpu_and(const char *suite_text, const gb_backend *accel, gb_results *r);
 
 #define TEST(fn)                                                              \
     static void fn(void);                                                     \
