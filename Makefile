@@ -90,7 +90,8 @@ ifneq ($(strip $(NVCC)),)
                 -gencode arch=compute_90,code=compute_90
   CU_FLAGS  := -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hidden \
                $(INC_SRC) -Igpu_backends $(PKG_CFLAGS) -D_GNU_SOURCE $(if $(filter 1,$(WERROR)),-Werror all-warnings)
-  GPU_CFLAGS := -std=c11 $(OPT) $(WARN) -fPIC -fvisibility=hidden $(INC_SRC) -Igpu_backends \
+  # -fopenmp: gb.c's large copies and fills (set-up, fetch) are threaded
+  GPU_CFLAGS := -std=c11 $(OPT) $(WARN) -fopenmp -fPIC -fvisibility=hidden $(INC_SRC) -Igpu_backends \
                -isystem $(CUDA_HOME)/include $(PKG_CFLAGS) $(DEFS)
   GPU_SRC_C := $(wildcard gpu_backends/*.c) src/core/gb.c
   GPU_SRC_CU := $(wildcard gpu_backends/*.cu)
@@ -98,7 +99,7 @@ ifneq ($(strip $(NVCC)),)
   # nvcc drives the link: linker options go through -Xlinker (it rejects -Wl,).
   # --cudart=shared: one CUDA runtime, libcudart.so, found like the libraries.
   GPU_LIBS  := --cudart=shared -L$(CUDA_HOME)/lib64 -lcudart -lcublas -lcublasLt -lcufft -lcusolver -lcusolverMg -lcusparse \
-               -lcjson -ldl -lm -Xlinker --no-undefined \
+               -lcjson -lgomp -ldl -lm -Xlinker --no-undefined \
                -Xlinker -rpath,'$$ORIGIN/..' -Xlinker -rpath,'$$ORIGIN/../..' -Xlinker -rpath,$(CUDA_HOME)/lib64
   ALL_PLUGIN := $(PLUGIN)
 endif

@@ -158,7 +158,7 @@ static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
 
     /* Copy (and for c2c promote) the input after planning. */
     if (!s->c2c) {
-        memcpy(s->in, x->data, in_bytes);
+        gb_copy(s->in, x->data, in_bytes);
     } else if (c->dtype == GB_FLOAT32) {
         const float *src = x->data;
         float *dst = s->in;
@@ -177,10 +177,8 @@ static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
         }
     }
     /* Poison the output so an entry the transform did not write fails verification. */
-    if (c->dtype == GB_FLOAT32)
-        for (size_t i = 0; i < 2 * s->out_count; i++) ((float *)s->out)[i] = NAN;
-    else
-        for (size_t i = 0; i < 2 * s->out_count; i++) ((double *)s->out)[i] = NAN;
+    gb_array out_view = {.elem = gb_complex_elem(c->dtype), .count = s->out_count, .data = s->out};
+    gb_array_poison(&out_view);
     *state = s;
     return GB_OK;
 oom:

@@ -302,7 +302,7 @@ int gb_cuda_io_input(gb_cuda_io *io, const gb_array *host, void **dev, gb_err *e
     CUDA_TRY(cudaMalloc(&b->dev, alloc));
     CUDA_TRY(gb_cuda_pinned_get(&b->pinned, alloc));
     b->pinned_bytes = alloc;
-    if (b->bytes) memcpy(b->pinned, host->data, b->bytes);
+    if (b->bytes) gb_copy(b->pinned, host->data, b->bytes);
     CUDA_TRY(cudaMemcpyAsync(b->dev, b->pinned, b->bytes, cudaMemcpyHostToDevice, gb_cuda.stream));
     CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
     *dev = b->dev;

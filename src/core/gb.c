@@ -76,8 +76,25 @@ gb_array *gb_arrays_add(gb_arrays *a, const char *name, gb_elem elem, size_t cou
 gb_array *gb_arrays_add_copy(gb_arrays *a, const char *name, gb_elem elem, size_t count,
                              const void *data, gb_err *e) {
     gb_array *x = gb_arrays_add(a, name, elem, count, e);
-    if (x && count) memcpy(x->data, data, count * gb_elem_size(elem));
+    if (x && count) gb_copy(x->data, data, count * gb_elem_size(elem));
     return x;
+}
+
+/* Below this a copy is not worth waking the threads. */
+#define GB_COPY_PARALLEL_BYTES ((size_t)16 << 20)
+#define GB_COPY_CHUNK ((size_t)1 << 20)
+
+void gb_copy(void *dst, const void *src, size_t bytes) {
+    if (bytes < GB_COPY_PARALLEL_BYTES) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    size_t chunks = (bytes + GB_COPY_CHUNK - 1) / GB_COPY_CHUNK;
+#pragma omp parallel for schedule(static)
+    for (size_t c = 0; c < chunks; c++) {
+        size_t off = c * GB_COPY_CHUNK, len = bytes - off < GB_COPY_CHUNK ? bytes - off : GB_COPY_CHUNK;
+        memcpy((char *)dst + off, (const char *)src + off, len);
+    }
 }
 
 gb_array *gb_arrays_find(const gb_arrays *a, const char *name) {
@@ -94,15 +111,18 @@ void gb_arrays_free(gb_arrays *a) {
 void gb_array_poison(gb_array *a) {
     size_t n = a->count;
     switch (a->elem) {
+    /* threaded when large, as gb_copy (an 8192² output is 512 MiB) */
     case GB_E_F32: case GB_E_C64: {
         float *f = a->data;
         size_t m = a->elem == GB_E_C64 ? 2 * n : n;
+#pragma omp parallel for schedule(static) if (m * sizeof *f >= GB_COPY_PARALLEL_BYTES)
         for (size_t i = 0; i < m; i++) f[i] = NAN;
         break;
     }
     case GB_E_F64: case GB_E_C128: {
         double *d = a->data;
         size_t m = a->elem == GB_E_C128 ? 2 * n : n;
+#pragma omp parallel for schedule(static) if (m * sizeof *d >= GB_COPY_PARALLEL_BYTES)
         for (size_t i = 0; i < m; i++) d[i] = NAN;
         break;
     }

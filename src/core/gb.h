@@ -189,5 +189,10 @@ gb_elem gb_complex_elem(gb_dtype d);
 /* Fill a float array with NaN (outputs are poisoned before runs, so an element
  * a backend forgot to write fails verification). Integer arrays get -1. */
 void gb_array_poison(gb_array *a);
+/* memcpy, spread over the OpenMP threads when it is large: set-up and
+ * verification copy whole inputs and outputs (a 512 MiB output is a
+ * quarter of a second on one thread, page faults of a fresh buffer
+ * included). Not for timed work, which copies the way a user would. */
+void gb_copy(void *dst, const void *src, size_t bytes);
 
 #endif
