@@ -104,8 +104,17 @@ ifneq ($(strip $(NVCC)),)
   ALL_PLUGIN := $(PLUGIN)
 endif
 
-.PHONY: all run test test-gpu check-gpu bundle install clean deps tools fuzz valgrind
+.PHONY: all run test test-gpu check-gpu bundle install clean deps tools fuzz valgrind FORCE
+
 all: $(GB_BIN) $(ALL_PLUGIN)
+
+# The commit a binary records (context.build.git_commit) is compiled into
+# sysinfo.o: a stamp that changes with HEAD rebuilds it (without it, a
+# bundle made after a commit kept recording the commit sysinfo.o was built at).
+$(BUILD)/git-commit: FORCE
+	@mkdir -p $(@D)
+	@echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' > $@
+$(BUILD)/src/system/sysinfo.o: $(BUILD)/git-commit
 
 $(GB_BIN): $(OBJ_MAIN) $(OBJ_CORE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
