@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_internal.h"
 #include "compare_stats.h"
 #include "mannwhitney.h"
 #include "results_model.h"
@@ -169,18 +170,6 @@ void gb_result_name(const gb_case_result *c, const gb_result *r, const char *mac
              machine ? machine : "");
 }
 
-typedef struct {
-    const gb_case_result *c;
-    const gb_result *r;
-    const char *machine; /* NULL unless matching by machine */
-    int run;
-    int matched;
-} entry;
-
-typedef struct {
-    entry *e;
-    size_t n, cap;
-} entries;
 
 static int distinct_run_names(const gb_results *doc) {
     int distinct = 0;
@@ -193,7 +182,7 @@ static int distinct_run_names(const gb_results *doc) {
     return distinct;
 }
 
-static int collect(const gb_results *doc, int by_machine, entries *out) {
+int gb_cmp_collect(const gb_results *doc, int by_machine, entries *out) {
     for (size_t i = 0; i < doc->ncases; i++) {
         const gb_case_result *c = &doc->cases[i];
         for (size_t j = 0; j < c->nresults; j++) {
@@ -223,16 +212,6 @@ static int same_key(const entry *a, const entry *b) {
     return pa->present && pb->present && gb_kvlist_equal(pa, pb);
 }
 
-/* Current entries by key, so each baseline entry finds its match in constant
- * time (a scan of every entry made 20,000 cases take minutes): the index
- * holds the first entry of each key; next[] chains the others in order, and
- * head[] skips those already matched. */
-typedef struct {
-    gb_index index;
-    size_t *next, *head; /* next[i]: the next entry with i's key (SIZE_MAX: none); head[first]: the first unmatched */
-    const entries *ec;
-    const entry *probe;
-} matcher;
 
 static uint64_t entry_hash(const entry *x) {
     uint64_t h = gb_case_hash(GB_HASH_START, x->c, 1);
@@ -245,7 +224,7 @@ static int same_as_probe(const void *ctx, size_t i) {
     return same_key(m->probe, &m->ec->e[i]);
 }
 
-static int matcher_init(matcher *m, const entries *ec) {
+int gb_cmp_matcher_init(matcher *m, const entries *ec) {
     memset(m, 0, sizeof *m);
     m->ec = ec;
     m->next = malloc((ec->n ? ec->n : 1) * sizeof *m->next);
@@ -274,7 +253,7 @@ static int matcher_init(matcher *m, const entries *ec) {
 }
 
 /* The first unmatched current entry with b's key, or NULL. */
-static entry *matcher_take(matcher *m, entries *ec, const entry *b) {
+entry *gb_cmp_matcher_take(matcher *m, entries *ec, const entry *b) {
     m->probe = b;
     long f = gb_index_find(&m->index, entry_hash(b), same_as_probe, m);
     if (f < 0) return NULL;
@@ -284,7 +263,7 @@ static entry *matcher_take(matcher *m, entries *ec, const entry *b) {
     return i == SIZE_MAX ? NULL : &ec->e[i];
 }
 
-static void matcher_free(matcher *m) {
+void gb_cmp_matcher_free(matcher *m) {
     gb_index_free(&m->index);
     free(m->next);
     free(m->head);
@@ -295,7 +274,7 @@ static int verification_failed(const gb_result *r) {
 }
 
 /* ok, or the status with its reason ("skipped: too big for GPU memory") */
-static int result_ok(const gb_result *r, char *desc, size_t len) {
+int gb_cmp_result_ok(const gb_result *r, char *desc, size_t len) {
     if (r->status == GB_RS_OK && !verification_failed(r)) {
         snprintf(desc, len, "ok");
         return 1;
@@ -430,30 +409,7 @@ static void warn_incomplete(const gb_results *doc, const char *which, cJSON *war
 
 /* ---- the comparison document ----------------------------------------- */
 
-#define GB_MAX_PROCS 64
 
-/* One result of the first baseline with its matches in every file. */
-typedef struct {
-    entry *b;                        /* the first baseline's result: its name and key */
-    const gb_result *bp[GB_MAX_PROCS], *cp[GB_MAX_PROCS];
-    int kb, kc;                      /* usable (ok) processes a side */
-    int nb_seen, nc_seen;            /* files holding the result at all */
-    const gb_result *cfail;          /* a current result that failed, if any */
-    gb_rule rule;
-    gb_case_noise noise;
-    gb_change ch;
-    int have_ch;
-    double p, p_holm;
-    gb_cmp_verdict verdict;
-    char reason[480];
-    char db[120], dc[120];
-    int plans_b, plan_changed;       /* distinct library plans in the baseline; current ran another */
-    double change, lo, hi;           /* stage 1's estimate and interval (NAN unless have_ch) */
-    int suspect;                     /* --confirm re-measures it (is_suspect) */
-    int confirmed_have;              /* stage 2 judged it */
-    gb_cmp_verdict confirm_verdict;  /* stage 2's own verdict */
-    double c_change, c_lo, c_hi, c_p_holm;
-} matched;
 
 /* --confirm re-measures a case judged a regression, and an unsure one whose
  * estimate is itself beyond +threshold: on a noisy host that is where a real
@@ -472,7 +428,7 @@ static const char *plan_of(const gb_result *r) {
 
 /* How many distinct plans the baseline's runs chose, and whether a current
  * run chose one none of them did. */
-static void compare_plans(matched *m) {
+void gb_cmp_compare_plans(matched *m) {
     const char *seen[GB_MAX_PROCS];
     int n = 0;
     for (int k = 0; k < m->kb; k++) {
@@ -490,15 +446,14 @@ static void compare_plans(matched *m) {
     }
 }
 
-static void views_of(const gb_result *const *r, int k, gb_proc_view *v) {
+void gb_cmp_views_of(const gb_result *const *r, int k, gb_proc_view *v) {
     for (int i = 0; i < k; i++)
         v[i] = (gb_proc_view){r[i]->samples, r[i]->nsamples, r[i]->round_sizes, r[i]->nrounds};
 }
 
-/* Find b's result in doc's entries (not yet matched); mark it. */
 /* The first unmatched entry of es with b's key, marked matched; NULL when none. */
-static entry *match_in(entries *es, matcher *m, const entry *b) {
-    entry *x = matcher_take(m, es, b);
+entry *gb_cmp_match_in(entries *es, matcher *m, const entry *b) {
+    entry *x = gb_cmp_matcher_take(m, es, b);
     if (x) x->matched = 1;
     return x;
 }
@@ -519,7 +474,7 @@ static cJSON *side_json(const gb_result *r, const char *desc, int files, int run
 
 /* The verdict of one case from its change, interval and Holm-adjusted p
  * (of "the change is beyond half the threshold"). */
-static void judge(matched *m, double lo, double hi, size_t family) {
+void gb_cmp_judge(matched *m, double lo, double hi, size_t family) {
     double t = m->rule.threshold, change = exp(m->ch.d) - 1;
     double shift = exp(m->noise.mean_c) - exp(m->noise.mean_b);
     int established = m->p_holm <= m->rule.alpha, beyond = fabs(change) > t;
@@ -561,191 +516,6 @@ static void judge(matched *m, double lo, double hi, size_t family) {
                  100 * lo, 100 * hi, 100 * t, 50 * t, m->p, m->p_holm, family, m->rule.alpha, noise);
 }
 
-/* ---- --confirm: the second stage --------------------------------------- */
-
-/* The priors of the second stage. Stage 1's are learnt from every compared
- * case, a family large enough for a median to mean something. But the
- * suspects were chosen for looking slow, so they are the cases that move
- * most between rounds and processes (on the H100 host the tiny ones): a
- * noisy case shrunk toward the suite's typical would look surer than it is,
- * and the simulation flagged such cases. Their own rounds and processes
- * (the baseline's and the N fresh ones) are measured, so each prior is the
- * larger of stage 1's and what the suspects themselves show (gb_noise_priors
- * over them): it can only widen an interval. */
-static void confirm_priors(const gb_noise_prior *stage1, const gb_case_noise *n2, size_t k, gb_noise_prior *pr) {
-    gb_noise_prior own;
-    gb_noise_priors(n2, k, &own);
-    *pr = *stage1;
-    if (own.round_var > pr->round_var) pr->round_var = own.round_var;
-    if (isfinite(own.proc_var) && !own.proc_from_spread &&
-        (!isfinite(pr->proc_var) || own.proc_var > pr->proc_var)) {
-        pr->proc_var = own.proc_var;
-        pr->proc_from_spread = 0;
-    }
-}
-
-/* One suspect's results in the confirmation runs, or an error in err. */
-static int confirm_results(matched *m, entries *ef, matcher *mf, const gb_compare_options *o, int by_machine,
-                           const gb_result **out, char *err, size_t len) {
-    char name[400];
-    gb_result_name(m->b->c, m->b->r, m->b->machine, name, sizeof name);
-    for (size_t f = 0; f < o->nconfirm; f++) {
-        entry *x = match_in(&ef[f], &mf[f], m->b);
-        char d[120];
-        if (!x) {
-            snprintf(err, len, "--confirm: suspect %.300s is missing from confirmation run %zu (%s)%s", name, f + 1,
-                     o->confirm_names[f],
-                     by_machine ? ": the confirmation runs ran on this host, and these files hold several machines"
-                                : ": was the current run made with other run options (--devices, --sizes)?");
-            return -1;
-        }
-        if (!result_ok(x->r, d, sizeof d)) {
-            snprintf(err, len, "--confirm: suspect %.300s is %s in confirmation run %zu (%s)", name, d, f + 1,
-                     o->confirm_names[f]);
-            return -1;
-        }
-        out[f] = x->r;
-    }
-    return 0;
-}
-
-/* Stage 2 (docs/regression-statistics.md, "Confirming in fresh processes"):
- * every suspect judged again on the confirmation processes alone, against
- * the same baseline, Holm over the suspects. A suspect stays a regression
- * only when stage 2 says so; otherwise it takes stage 2's verdict. Returns
- * the summary's "confirm" object (NULL: out of memory); err set when a
- * suspect could not be judged (exit 2). */
-static cJSON *confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1, const gb_compare_options *o,
-                            int by_machine, char *err, size_t errlen) {
-    cJSON *c = cJSON_CreateObject();
-    if (!c) return NULL;
-    if (o->confirm_suite) cJSON_AddStringToObject(c, "suite", o->confirm_suite);
-    cJSON_AddNumberToObject(c, "runs", o->confirm_runs);
-    cJSON_AddNumberToObject(c, "processes", (double)o->nconfirm);
-    cJSON_AddNumberToObject(c, "seconds", o->confirm_seconds);
-    cJSON *cases = cJSON_AddArrayToObject(c, "cases");
-    size_t nsus = 0;
-    for (size_t i = 0; i < nm; i++) {
-        if (!ms[i].suspect) continue;
-        nsus++;
-        char cname[320];
-        gb_result_case_name(ms[i].b->c, cname, sizeof cname);
-        int dup = 0;
-        for (const cJSON *x = cases->child; x && !dup; x = x->next) dup = !strcmp(x->valuestring, cname);
-        if (!dup) cJSON_AddItemToArray(cases, cJSON_CreateString(cname));
-    }
-    if (o->nconfirm == 0 || nsus == 0) return c;
-    if (o->nconfirm > GB_MAX_PROCS) {
-        snprintf(err, errlen, "--confirm: %zu confirmation runs, at most %d", o->nconfirm, GB_MAX_PROCS);
-        return c;
-    }
-    entries ef[GB_MAX_PROCS];
-    matcher mf[GB_MAX_PROCS];
-    memset(ef, 0, sizeof ef);
-    memset(mf, 0, sizeof mf);
-    size_t *idx = calloc(nsus, sizeof *idx);
-    gb_case_noise *n2 = calloc(nsus, sizeof *n2);
-    double *thr = calloc(nsus, sizeof *thr), *alp = calloc(nsus, sizeof *alp);
-    gb_family_change *f2 = calloc(nsus, sizeof *f2);
-    const gb_result **got = calloc(nsus * o->nconfirm, sizeof *got);
-    int bad = !idx || !n2 || !thr || !alp || !f2 || !got;
-    for (size_t f = 0; f < o->nconfirm && !bad; f++)
-        bad = collect(o->confirm[f], by_machine, &ef[f]) != 0 || matcher_init(&mf[f], &ef[f]) != 0;
-    size_t k = 0;
-    for (size_t i = 0; i < nm && !bad && !*err; i++) {
-        matched *m = &ms[i];
-        if (!m->suspect) continue;
-        if (confirm_results(m, ef, mf, o, by_machine, got + k * o->nconfirm, err, errlen) != 0) break;
-        gb_proc_view vb[GB_MAX_PROCS], vc[GB_MAX_PROCS];
-        views_of(m->bp, m->kb, vb);
-        views_of(got + k * o->nconfirm, (int)o->nconfirm, vc);
-        gb_noise_summarize(vb, m->kb, vc, (int)o->nconfirm, &n2[k]);
-        thr[k] = m->rule.threshold;
-        alp[k] = m->rule.alpha;
-        idx[k++] = i;
-    }
-    size_t family = 0;
-    if (!bad && !*err) {
-        gb_noise_prior pr;
-        confirm_priors(prior1, n2, k, &pr);
-        family = gb_noise_family_with(n2, NULL, k, thr, alp, &pr, f2);
-        bad = family == (size_t)-1;
-    }
-    /* the selection-free test of each suspect (gb_confirm_conditional), Holm over them */
-    double *pc = calloc(k ? k : 1, sizeof *pc), *pch = calloc(k ? k : 1, sizeof *pch);
-    bad |= !pc || !pch;
-    for (size_t j = 0; j < k && !bad; j++) {
-        const matched *m = &ms[idx[j]];
-        pc[j] = NAN;
-        if (!f2[j].have) continue;
-        gb_confirm_test ct;
-        gb_confirm_conditional(&n2[j], &f2[j].ch, m->ch.d, m->noise.kc, m->noise.rc, m->rule.threshold, &ct);
-        pc[j] = ct.p;
-    }
-    if (!bad) gb_holm(pc, k, pch);
-    for (size_t j = 0; j < k && !bad && !*err; j++) {
-        matched *m = &ms[idx[j]];
-        matched *t = malloc(sizeof *t); /* stage 2's view of the case, judged by the same rule */
-        if (!t) { bad = 1; break; }
-        *t = *m;
-        t->noise = n2[j];
-        t->kc = (int)o->nconfirm;
-        for (int p = 0; p < t->kc; p++) t->cp[p] = got[j * o->nconfirm + p];
-        compare_plans(t);
-        t->reason[0] = '\0';
-        m->confirmed_have = 1;
-        m->c_change = m->c_lo = m->c_hi = m->c_p_holm = NAN;
-        if (!n2[j].ok || !f2[j].have) {
-            t->verdict = GB_V_UNSURE;
-            snprintf(t->reason, sizeof t->reason, "%s", n2[j].ok ? "its noise could not be estimated" : n2[j].reason);
-        } else {
-            t->ch = f2[j].ch;
-            t->have_ch = 1;
-            t->p = f2[j].p;
-            t->p_holm = f2[j].p_holm;
-            judge(t, f2[j].lo, f2[j].hi, family);
-            m->c_change = f2[j].change;
-            m->c_lo = f2[j].lo;
-            m->c_hi = f2[j].hi;
-            m->c_p_holm = pch[j];
-            if (t->verdict == GB_V_REGRESSION && !(pch[j] <= m->rule.alpha)) {
-                t->verdict = GB_V_UNSURE;
-                snprintf(t->reason, sizeof t->reason,
-                         "slower, but not once the baseline's part in choosing it is taken out (p = %.2g after Holm "
-                         "over %zu suspect%s > alpha %g)", pch[j], family, family == 1 ? "" : "s", m->rule.alpha);
-            }
-        }
-        m->confirm_verdict = t->verdict;
-        char was[80];
-        snprintf(was, sizeof was, "stage 1 (%s): %+.1f%% [%+.1f%%, %+.1f%%]", gb_verdict_name(m->verdict),
-                 100 * m->change, 100 * m->lo, 100 * m->hi);
-        char p[32];
-        if (m->c_p_holm < 1e-12) snprintf(p, sizeof p, "p < 1e-12");
-        else snprintf(p, sizeof p, "p = %.2g", m->c_p_holm);
-        if (t->verdict == GB_V_REGRESSION)
-            snprintf(m->reason, sizeof m->reason,
-                     "confirmed in %zu fresh processes: %+.1f%% [%+.1f%%, %+.1f%%], %s (free of the selection) after "
-                     "Holm over %zu suspect%s; %s", o->nconfirm, 100 * m->c_change, 100 * m->c_lo, 100 * m->c_hi, p,
-                     family, family == 1 ? "" : "s", was);
-        else if (isfinite(m->c_change))
-            snprintf(m->reason, sizeof m->reason, "not confirmed in %zu fresh processes: %s, %+.1f%% [%+.1f%%, "
-                     "%+.1f%%]%s%.200s; %s", o->nconfirm, gb_verdict_name(t->verdict), 100 * m->c_change,
-                     100 * m->c_lo, 100 * m->c_hi, *t->reason ? ": " : "", t->reason, was);
-        else
-            snprintf(m->reason, sizeof m->reason, "not confirmed in %zu fresh processes: %s: %.200s; %s",
-                     o->nconfirm, gb_verdict_name(t->verdict), t->reason, was);
-        m->verdict = t->verdict;
-        free(t);
-    }
-    for (size_t f = 0; f < o->nconfirm; f++) matcher_free(&mf[f]), free(ef[f].e);
-    free(idx), free(n2), free(thr), free(alp), free(f2), free(got), free(pc), free(pch);
-    if (bad) {
-        cJSON_Delete(c);
-        return NULL;
-    }
-    return c;
-}
-
 cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_names, size_t nbase,
                        const gb_results *const *cur, const char *const *cur_names, size_t ncur,
                        const gb_compare_options *o) {
@@ -761,14 +531,14 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
     matched *ms = NULL;
     cJSON *doc = NULL;
     int failed = 0;
-    for (size_t i = 0; i < nbase; i++) failed |= collect(base[i], by_machine, &eb[i]) != 0;
-    for (size_t i = 0; i < ncur; i++) failed |= collect(cur[i], by_machine, &ec[i]) != 0;
+    for (size_t i = 0; i < nbase; i++) failed |= gb_cmp_collect(base[i], by_machine, &eb[i]) != 0;
+    for (size_t i = 0; i < ncur; i++) failed |= gb_cmp_collect(cur[i], by_machine, &ec[i]) != 0;
     /* each file's entries by key: matching is linear in the cases (20,000 took minutes by scanning) */
     matcher mb[GB_MAX_PROCS], mc[GB_MAX_PROCS];
     memset(mb, 0, sizeof mb);
     memset(mc, 0, sizeof mc);
-    for (size_t i = 0; i < nbase && !failed; i++) failed |= matcher_init(&mb[i], &eb[i]) != 0;
-    for (size_t i = 0; i < ncur && !failed; i++) failed |= matcher_init(&mc[i], &ec[i]) != 0;
+    for (size_t i = 0; i < nbase && !failed; i++) failed |= gb_cmp_matcher_init(&mb[i], &eb[i]) != 0;
+    for (size_t i = 0; i < ncur && !failed; i++) failed |= gb_cmp_matcher_init(&mc[i], &ec[i]) != 0;
     if (failed || !(ms = calloc(eb[0].n ? eb[0].n : 1, sizeof *ms))) goto out;
 
     doc = cJSON_CreateObject();
@@ -825,11 +595,11 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         const gb_result *br[GB_MAX_PROCS], *cr[GB_MAX_PROCS];
         br[m->nb_seen++] = m->b->r;
         for (size_t f = 1; f < nbase; f++) {
-            entry *x = match_in(&eb[f], &mb[f], m->b);
+            entry *x = gb_cmp_match_in(&eb[f], &mb[f], m->b);
             if (x) br[m->nb_seen++] = x->r;
         }
         for (size_t f = 0; f < ncur; f++) {
-            entry *x = match_in(&ec[f], &mc[f], m->b);
+            entry *x = gb_cmp_match_in(&ec[f], &mc[f], m->b);
             if (x) cr[m->nc_seen++] = x->r;
         }
         gb_result_name(m->b->c, m->b->r, m->b->machine, name, sizeof name);
@@ -839,20 +609,20 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         }
         nm++;
         m->rule = gb_policy_rule(o->policy, m->b->c->op, m->b->r->backend, o->rule, o->cli_set);
-        int okb = result_ok(br[0], m->db, sizeof m->db), okc = 0;
+        int okb = gb_cmp_result_ok(br[0], m->db, sizeof m->db), okc = 0;
         for (int k = 0; k < m->nc_seen; k++) {
             if (current_failed(cr[k]) && !m->cfail) m->cfail = cr[k];
             char d[120];
-            if (result_ok(cr[k], d, sizeof d)) { m->cp[m->kc++] = cr[k]; okc = 1; }
+            if (gb_cmp_result_ok(cr[k], d, sizeof d)) { m->cp[m->kc++] = cr[k]; okc = 1; }
             if (k == 0 || !okc) snprintf(m->dc, sizeof m->dc, "%s", d);
         }
         for (int k = 0; k < m->nb_seen; k++) {
             char d[120];
-            if (result_ok(br[k], d, sizeof d)) m->bp[m->kb++] = br[k];
+            if (gb_cmp_result_ok(br[k], d, sizeof d)) m->bp[m->kb++] = br[k];
         }
         if (m->cfail) {
             m->verdict = GB_V_FAILED;
-            result_ok(m->cfail, m->dc, sizeof m->dc);
+            gb_cmp_result_ok(m->cfail, m->dc, sizeof m->dc);
             snprintf(m->reason, sizeof m->reason, "current: %s", m->dc);
             continue;
         }
@@ -863,10 +633,10 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
             continue;
         }
         gb_proc_view vb[GB_MAX_PROCS], vc[GB_MAX_PROCS];
-        views_of(m->bp, m->kb, vb);
-        views_of(m->cp, m->kc, vc);
+        gb_cmp_views_of(m->bp, m->kb, vb);
+        gb_cmp_views_of(m->cp, m->kc, vc);
         gb_noise_summarize(vb, m->kb, vc, m->kc, &m->noise);
-        compare_plans(m);
+        gb_cmp_compare_plans(m);
         if (!m->noise.ok) {
             m->verdict = GB_V_NOT_COMPARED;
             snprintf(m->reason, sizeof m->reason, "%s", m->noise.reason);
@@ -915,7 +685,7 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         m->change = fam[i].change;
         m->lo = fam[i].lo;
         m->hi = fam[i].hi;
-        judge(m, m->lo, m->hi, family);
+        gb_cmp_judge(m, m->lo, m->hi, family);
         if (o->confirm_runs > 0) m->suspect = is_suspect(m);
     }
     char err[1200] = "";
@@ -923,7 +693,7 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
     if (o->confirm_runs > 0) {
         gb_noise_prior prior;
         gb_noise_priors(all, nm, &prior);
-        confirm = confirm_stage(ms, nm, &prior, o, by_machine, err, sizeof err);
+        confirm = gb_cmp_confirm_stage(ms, nm, &prior, o, by_machine, err, sizeof err);
         if (!confirm) {
             free(all), free(want), free(thr), free(alp), free(fam);
             cJSON_Delete(doc);
@@ -1017,12 +787,12 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
             entry *x = &ec[f].e[j];
             if (x->matched) continue;
             x->matched = 1; /* the same result in a later current file is listed once */
-            for (size_t g = f + 1; g < ncur; g++) match_in(&ec[g], &mc[g], x);
+            for (size_t g = f + 1; g < ncur; g++) gb_cmp_match_in(&ec[g], &mc[g], x);
             gb_result_name(x->c, x->r, x->machine, name, sizeof name);
             if (current_failed(x->r)) {
                 failed_only_current++;
                 char dc[120], line[800];
-                result_ok(x->r, dc, sizeof dc);
+                gb_cmp_result_ok(x->r, dc, sizeof dc);
                 snprintf(line, sizeof line, "%s (%s)", name, dc);
                 cJSON_AddItemToArray(only_c, cJSON_CreateString(line));
             } else {
@@ -1066,8 +836,8 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
     }
     cJSON_AddNumberToObject(doc, "exit_code", code);
 out:
-    for (size_t i = 0; i < nbase; i++) matcher_free(&mb[i]), free(eb[i].e);
-    for (size_t i = 0; i < ncur; i++) matcher_free(&mc[i]), free(ec[i].e);
+    for (size_t i = 0; i < nbase; i++) gb_cmp_matcher_free(&mb[i]), free(eb[i].e);
+    for (size_t i = 0; i < ncur; i++) gb_cmp_matcher_free(&mc[i]), free(ec[i].e);
     free(ms);
     return doc;
 }

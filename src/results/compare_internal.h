@@ -1,0 +1,84 @@
+/* compare_internal.h — what compare.c and compare_confirm.c (the second
+ * stage of --confirm) share: a file's results as match entries, the index
+ * that matches them across files, one case matched in every file, and the
+ * rule that judges it. Not an interface for other modules (compare.h is). */
+#ifndef GB_COMPARE_INTERNAL_H
+#define GB_COMPARE_INTERNAL_H
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "case_index.h"
+#include "compare.h"
+#include "compare_stats.h"
+#include "results_model.h"
+
+/* Files a side may have (each one process). */
+#define GB_MAX_PROCS 64
+
+/* One result of one file, as matching sees it. */
+typedef struct {
+    const gb_case_result *c;
+    const gb_result *r;
+    const char *machine; /* NULL unless matching by machine */
+    int run;
+    int matched;
+} entry;
+
+/* A file's results. */
+typedef struct {
+    entry *e;
+    size_t n, cap;
+} entries;
+
+/* Current entries by key, so each baseline entry finds its match in constant
+ * time (a scan of every entry made 20,000 cases take minutes): the index
+ * holds the first entry of each key; next[] chains the others in order, and
+ * head[] skips those already matched. */
+typedef struct {
+    gb_index index;
+    size_t *next, *head; /* next[i]: the next entry with i's key (SIZE_MAX: none); head[first]: the first unmatched */
+    const entries *ec;
+    const entry *probe;
+} matcher;
+
+/* One result of the first baseline with its matches in every file. */
+typedef struct {
+    entry *b;                        /* the first baseline's result: its name and key */
+    const gb_result *bp[GB_MAX_PROCS], *cp[GB_MAX_PROCS];
+    int kb, kc;                      /* usable (ok) processes a side */
+    int nb_seen, nc_seen;            /* files holding the result at all */
+    const gb_result *cfail;          /* a current result that failed, if any */
+    gb_rule rule;
+    gb_case_noise noise;
+    gb_change ch;
+    int have_ch;
+    double p, p_holm;
+    gb_cmp_verdict verdict;
+    char reason[480];
+    char db[120], dc[120];
+    int plans_b, plan_changed;       /* distinct library plans in the baseline; current ran another */
+    double change, lo, hi;           /* stage 1's estimate and interval (NAN unless have_ch) */
+    int suspect;                     /* --confirm re-measures it (is_suspect) */
+    int confirmed_have;              /* stage 2 judged it */
+    gb_cmp_verdict confirm_verdict;  /* stage 2's own verdict */
+    double c_change, c_lo, c_hi, c_p_holm;
+} matched;
+
+/* Every result of doc as an entry (machine set when matching by machine). */
+int gb_cmp_collect(const gb_results *doc, int by_machine, entries *out);
+int gb_cmp_matcher_init(matcher *m, const entries *ec);
+entry *gb_cmp_matcher_take(matcher *m, entries *ec, const entry *b);
+void gb_cmp_matcher_free(matcher *m);
+/* The first unmatched entry of es with b's key, marked matched; NULL when none. */
+entry *gb_cmp_match_in(entries *es, matcher *m, const entry *b);
+/* Is r an ok result with samples? desc says why not. */
+int gb_cmp_result_ok(const gb_result *r, char *desc, size_t len);
+void gb_cmp_views_of(const gb_result *const *r, int k, gb_proc_view *v);
+/* How many plans the baseline chose; whether a current run chose another. */
+void gb_cmp_compare_plans(matched *m);
+/* The verdict of one case from its change, interval and Holm-adjusted p. */
+void gb_cmp_judge(matched *m, double lo, double hi, size_t family);
+/* --confirm's second stage over the suspects of ms (compare_confirm.c). */
+cJSON *gb_cmp_confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1, const gb_compare_options *o,
+                            int by_machine, char *err, size_t errlen);
+#endif
