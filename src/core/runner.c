@@ -306,8 +306,10 @@ static void spent(gb_run_config *cfg, gb_op_id op, gb_time_part part, double t0)
  * time (31 s of 93 s), work the first visit had already done. So a slot's
  * prepared state stays alive until the case's next visit, while the states
  * kept fit in a quarter of the host memory free when the run started (each
- * counted at its case's host_bytes, which bounds a device's share too: a
- * device state mirrors the host arrays). A multi-GPU op keeps none (its
+ * counted at what its prepare added to the process's resident set: an op's
+ * host_bytes counts every backend's arrays and the references, about three
+ * times what one state holds). Device memory is not estimated: see the
+ * retry below. A multi-GPU op keeps none (its
  * library routine allocates on every device per call) and releases all
  * before it runs. When a supports or prepare fails while states are kept
  * (a device that filled up), every kept state is released and it is tried
@@ -322,9 +324,6 @@ typedef struct {
     double cap, used;
     long count;           /* states kept now */
 } kept_states;
-/* A state's host bytes: what its prepare added to the resident set
- * (measured: an op's host_bytes counts every backend's arrays and the
- * references, three times what one state holds). */
 static kept_states kept; /* set by gb_runner_run */
 
 static void release_state(gb_run_config *cfg, case_tracks *ct, int k, gb_op_id op) {
