@@ -56,7 +56,7 @@ TEST(timings_runner_records_an_optional_timing_only_where_it_applies) {
         "\"min_time_s\": 0, \"max_time_s\": 5, \"rounds\": 1},"
         " \"benchmarks\": [{\"op\": \"elementwise\", \"sizes\": [16]}, {\"op\": \"reduction\", \"sizes\": [16]}]}";
     gb_results r;
-    CHECK(gb_test_run_cpu_and(suite_text, &fake, &r) == 0);
+    CHECK(gb_test_run_cpu_and(suite_text, &fake, 0, &r) == 0);
     CHECK(r.ncases == 2);
     for (size_t i = 0; i < r.ncases; i++) {
         const gb_case_result *c = &r.cases[i];

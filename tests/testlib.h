@@ -37,9 +37,10 @@ char *gb_test_read_file(const char *path, unsigned long *len);
 struct cJSON *gb_test_load_json(const char *path);
 /* Run the suite (JSON text) on the CPU backend and one more backend (a
  * test's fake accelerator, initialised here with one thread) into r
- * (initialised here; free it with gb_results_free). Returns 0 when parsing,
- * init and the run all succeeded. */
-int gb_test_run_cpu_and(const char *suite_text, const gb_backend *accel, gb_results *r);
+ * (initialised here; free it with gb_results_free), keeping keep_bytes
+ * between rounds (gb_run_config.keep_bytes; 0: the default). Returns 0 when
+ * parsing, init and the run all succeeded. */
+int gb_test_run_cpu_and(const char *suite_text, const gb_backend *accel, double keep_bytes, gb_results *r);
 
 #define TEST(fn)                                                              \
     static void fn(void);                                                     \

@@ -313,7 +313,9 @@ static void spent(gb_run_config *cfg, gb_op_id op, gb_time_part part, double t0)
  * library routine allocates on every device per call) and releases all
  * before it runs. When a supports or prepare fails while states are kept
  * (a device that filled up), every kept state is released and it is tried
- * once more, so keeping never costs a result. Every repetition restores
+ * once more, so keeping never costs a result. A state is kept only while
+ * its case's inputs are (a backend's state may point into them). Every
+ * repetition restores
  * what it overwrites (backend.h), so a kept state runs as a fresh one would;
  * what differs is that each round reuses the same buffers (their placement
  * becomes part of the between-process noise compare measures) and that the
@@ -924,6 +926,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
         show_progress(cfg, s, tracks, i, round, slot->name);
         run_backend_again(cfg, item, slot, k, in, ct, round, s->rounds);
     }
+    if (!ct->have_inputs) release_case_states(cfg, ct, item->c.op_id); /* they read made_now */
     gb_arrays_free(&made_now);
 }
 
@@ -952,7 +955,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     last_cost = 0;
     interruption_written = 0;
     model_oom = 0;
-    input_cache cache = {.cap = 0.25 * host_available_bytes(), .used = 0};
+    input_cache cache = {.cap = cfg->keep_bytes > 0 ? cfg->keep_bytes : 0.25 * host_available_bytes(), .used = 0};
     /* --devices-concurrent prepares the case on every device at once: nothing kept there */
     kept = (kept_states){.suite = s, .tracks = tracks, .cap = cfg->concurrent ? 0 : cache.cap, .used = 0};
     int status = GB_OK;
@@ -971,6 +974,10 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
                 if (cfg->concurrent && in.count > 0) concurrent_visit(&s->items[i], ct->ci, cfg, &in);
                 ct->again = !gb_interrupted && case_again(ct);
                 keep_or_free_inputs(&cache, ct, &in);
+                /* a state may read its case's inputs (prepare need not copy
+                 * them: the CPU backend's do not), so it lives only as long
+                 * as they do */
+                if (!ct->have_inputs) release_case_states(cfg, ct, s->items[i].c.op_id);
             } else {
                 if (!ct->again || gb_interrupted) continue;
                 next_visit(s, i, round, cfg, tracks);

@@ -63,6 +63,8 @@ typedef struct {
     double started;         /* gb_now() when the run began (for the progress line) */
     int concurrent;         /* --devices-concurrent: after its visit in turn, each case runs on
                              * all of a backend's devices at once (concurrent.h) */
+    double keep_bytes;      /* host memory kept between rounds for inputs, and as much again for
+                             * backend states; 0: a quarter of what is free when the run starts */
 } gb_run_config;
 
 /* Run every case of the suite. Returns GB_OK when the run went through (even
