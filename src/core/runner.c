@@ -213,13 +213,13 @@ static void account(gb_run_config *cfg, gb_op_id op, gb_time_part part, double s
     cfg->breakdown->by_op[op][part] += seconds;
 }
 
-/* again: 0 on a first visit, GB_VISIT_AGAIN or GB_VISIT_KEPT on a later one. */
+/* visit: GB_VISIT_FIRST on a first visit (the first of its kind in this
+ * process warms up longer), GB_VISIT_AGAIN or GB_VISIT_KEPT on a later one. */
 static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_backend *b, void *state, int timing,
-                   const gb_budget *budget, int again, track *tr, int *capped, gb_err *e) {
+                   const gb_budget *budget, gb_visit visit, track *tr, int *capped, gb_err *e) {
     rep_ctx ctx = {b, state, timing, cfg->cache_cold};
     gb_visit_cost cost = {0};
-    gb_visit visit = again ? (gb_visit)again
-                     : warm_kinds[c->op_id][slot][timing] ? GB_VISIT_FIRST : GB_VISIT_FIRST_OF_KIND;
+    if (visit == GB_VISIT_FIRST && !warm_kinds[c->op_id][slot][timing]) visit = GB_VISIT_FIRST_OF_KIND;
     int status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s, capped,
                                   &cost, e);
     if (status == GB_OK) warm_kinds[c->op_id][slot][timing] = 1;
@@ -476,7 +476,7 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         if (fatal) { set_status(r, GB_RS_ERROR, e.msg); continue; }
         track *tr = &tracks[t];
         int capped;
-        status = measure(cfg, c, slot_index, b, state, t, &budget, 0, tr, &capped, &e);
+        status = measure(cfg, c, slot_index, b, state, t, &budget, GB_VISIT_FIRST, tr, &capped, &e);
         r = &case_at(cfg, ci)->results[ri];
         if (status != GB_OK) {
             set_status(r, GB_RS_ERROR, e.msg);
@@ -580,7 +580,7 @@ static void run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_b
         if (!tr->again) continue;
         int capped = 0, measured = 0;
         if (status == GB_OK && !gb_interrupted) {
-            status = measure(cfg, &item->c, slot_index, b, state, t, &budget, (int)visit, tr, &capped, &e);
+            status = measure(cfg, &item->c, slot_index, b, state, t, &budget, visit, tr, &capped, &e);
             measured = status == GB_OK;
         }
         if (status != GB_OK) {

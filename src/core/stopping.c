@@ -42,6 +42,11 @@ gb_budget gb_round_budget(const gb_budget *b, int rounds, int round) {
     return r;
 }
 
+/* A first repetition within GB_WARMUP_STABLE of its visit's median. */
+static int at_speed(double first_rep, double median) {
+    return first_rep > 0 && median > 0 && first_rep <= (1 + GB_WARMUP_STABLE) * median;
+}
+
 static int stable(double a, double b) {
     double hi = a > b ? a : b, lo = a > b ? b : a;
     return hi > 0 && (hi - lo) <= GB_WARMUP_STABLE * hi;
@@ -112,16 +117,11 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
     }
     if (status != GB_OK) return status;
     out->round_n[out->rounds++] = out->n - first;
-    /* Did the first repetition after prepare run at speed? Then a later
-     * round, which prepares again, needs no warm-up. */
-    if (visit == GB_VISIT_KEPT && kept_first > 0) {
-        double med = gb_median(out->v + first, out->n - first);
-        out->kept_rep_at_speed = med > 0 && kept_first <= (1 + GB_WARMUP_STABLE) * med;
-    }
-    if (visit != GB_VISIT_AGAIN && visit != GB_VISIT_KEPT) {
-        double med = gb_median(out->v + first, out->n - first);
-        out->first_rep_at_speed = out->first_rep_s > 0 && med > 0 && out->first_rep_s <= (1 + GB_WARMUP_STABLE) * med;
-    }
+    /* Did the first repetition after prepare (or, on a kept state, after a
+     * round away) run at speed? Then a later round needs no warm-up. */
+    double med = gb_median(out->v + first, out->n - first);
+    if (visit == GB_VISIT_KEPT && kept_first > 0) out->kept_rep_at_speed = at_speed(kept_first, med);
+    if (visit != GB_VISIT_AGAIN && visit != GB_VISIT_KEPT) out->first_rep_at_speed = at_speed(out->first_rep_s, med);
     return GB_OK;
 }
 
