@@ -318,6 +318,22 @@ TEST(cli_run_records_its_time_breakdown) {
     cJSON_ArrayForEach(c, get(doc, "cases")) cJSON_ArrayForEach(r, get(c, "results"))
         cJSON_ArrayForEach(x, get(r, "samples_s")) samples += x->valuedouble;
     CHECK(fabs(samples - get(tb, "samples_s")->valuedouble) <= 1e-3 * samples + 1e-4);
+    /* each result says what fetching and checking its output cost (once per
+     * backend: its timings share the one fetch), and those add up to the part */
+    double verify = 0;
+    cJSON_ArrayForEach(c, get(doc, "cases")) {
+        const char *counted = "";
+        cJSON_ArrayForEach(r, get(c, "results")) {
+            const cJSON *v = get(r, "verify_s");
+            CHECK(cJSON_IsNumber(v) && v->valuedouble >= 0);
+            if (cJSON_IsNumber(v) && strcmp(counted, get(r, "backend")->valuestring) != 0) {
+                verify += v->valuedouble;
+                counted = get(r, "backend")->valuestring;
+            }
+        }
+    }
+    CHECK_NEAR(verify, get(tb, "verify_s")->valuedouble, 1e-6);
+    CHECK(cJSON_IsNumber(get(tb, "adopted_warmups")));
     cJSON_Delete(doc);
 }
 

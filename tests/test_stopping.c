@@ -111,6 +111,62 @@ TEST(stopping_first_visit_of_a_warm_kind_counts_and_waits_for_stable_times) {
     gb_samples_free(&s);
 }
 
+/* One first visit of a warm kind (warm-up 2, floor 0.1 s, 2 reps, no time
+ * floor) on the script t; the visit's cost in *cost. */
+static void long_first_visit(const double *t, int nt, gb_visit v, fake *f, gb_samples *s, gb_visit_cost *cost) {
+    *f = (fake){.times = t, .ntimes = nt};
+    gb_budget b = budget(2, 0.1, 2, 0.0, 10, 1000);
+    gb_clock clk = {fake_now, f};
+    static volatile sig_atomic_t never = 0;
+    gb_err e = {{0}};
+    int capped;
+    CHECK(gb_measure_visit(&b, v, fake_rep, f, &clk, &never, s, &capped, cost, &e) == GB_OK);
+}
+
+TEST(stopping_a_long_warm_up_rep_at_speed_counts_as_the_first_sample) {
+    static const double t[] = {0.201, 0.2, 0.2};
+    fake f;
+    gb_samples s = {0};
+    gb_visit_cost cost = {0};
+    long_first_visit(t, 3, GB_VISIT_FIRST, &f, &s, &cost);
+    /* one 0.2 s warm-up rep (longer than the floor), the first timed one
+     * within 2% of it: it is kept, in the order it ran, and 2 reps suffice */
+    CHECK(f.calls == 2 && s.n == 2 && s.v[0] == 0.201 && s.v[1] == 0.2);
+    CHECK(s.warmup_reps == 0 && s.adopted_warmups == 1);
+    CHECK(cost.warmup_s == 0 && fabs(cost.samples_s - 0.401) < 1e-12);
+    gb_samples_free(&s);
+}
+
+TEST(stopping_a_warm_up_rep_off_speed_either_way_is_not_kept) {
+    static const double slow[] = {0.21, 0.2, 0.2}, fast[] = {0.19, 0.2, 0.2};
+    const double *scripts[] = {slow, fast};
+    for (int i = 0; i < 2; i++) {
+        fake f;
+        gb_samples s = {0};
+        gb_visit_cost cost = {0};
+        long_first_visit(scripts[i], 3, GB_VISIT_FIRST, &f, &s, &cost);
+        /* 5% off the first timed rep: a warm-up, and a third rep is needed */
+        CHECK(f.calls == 3 && s.n == 2 && s.v[0] == 0.2 && s.warmup_reps == 1 && s.adopted_warmups == 0);
+        CHECK(fabs(cost.warmup_s - scripts[i][0]) < 1e-12);
+        gb_samples_free(&s);
+    }
+}
+
+TEST(stopping_no_warm_up_rep_is_kept_on_a_first_visit_of_its_kind_or_when_short) {
+    static const double t[] = {0.2};
+    fake f;
+    gb_samples s = {0};
+    gb_visit_cost cost = {0};
+    long_first_visit(t, 1, GB_VISIT_FIRST_OF_KIND, &f, &s, &cost); /* it absorbs a library's start-up */
+    CHECK(s.warmup_reps == 1 && s.adopted_warmups == 0 && f.calls == 3);
+    gb_samples_free(&s);
+    static const double short_reps[] = {0.02};
+    memset(&s, 0, sizeof s);
+    long_first_visit(short_reps, 1, GB_VISIT_FIRST, &f, &s, &cost); /* a warm-up that cheap is not worth the doubt */
+    CHECK(s.adopted_warmups == 0 && s.warmup_reps >= 2 && s.n == 2);
+    gb_samples_free(&s);
+}
+
 /* A first visit (warm-up 2, 3 reps, no time floor) on the script t, then a
  * later visit of kind `later`; *before: the warm-up reps after the first.
  * restart: the later visit prepares again, so the script starts over. */

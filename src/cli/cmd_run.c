@@ -152,6 +152,7 @@ static int record_breakdown(gb_results *results, const gb_time_breakdown *b, int
     cJSON_AddNumberToObject(o, "kept_visits", (double)b->kept_visits);
     cJSON_AddNumberToObject(o, "prepared_again", (double)b->prepared_again);
     cJSON_AddNumberToObject(o, "kept_peak_bytes", b->kept_peak_bytes);
+    cJSON_AddNumberToObject(o, "adopted_warmups", (double)b->adopted_warmups);
     cJSON *by_op = cJSON_AddObjectToObject(o, "by_op");
     for (int op = 0; op < GB_OP_COUNT; op++) {
         double total = 0;
@@ -179,6 +180,8 @@ static int record_breakdown(gb_results *results, const gb_time_breakdown *b, int
         if (p == GB_T_SETUP && b->kept_visits + b->prepared_again > 0)
             fprintf(stderr, "    later rounds: %ld visits on a kept state (%.1f GiB held at most), %ld prepared again\n",
                     b->kept_visits, b->kept_peak_bytes / 1073741824.0, b->prepared_again);
+        if (p == GB_T_WARMUP && b->adopted_warmups > 0)
+            fprintf(stderr, "    %ld warm-up repetitions ran at speed and were kept as samples\n", b->adopted_warmups);
     }
     const struct { const char *text; double v; } rest[] = {
         {"measuring the ceilings", b->ceilings_s}, {"writing the results file", b->write_s}, {"the rest", other}};

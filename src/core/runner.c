@@ -219,10 +219,12 @@ static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_back
                    const gb_budget *budget, gb_visit visit, track *tr, int *capped, gb_err *e) {
     rep_ctx ctx = {b, state, timing, cfg->cache_cold};
     gb_visit_cost cost = {0};
+    int adopted = tr->s.adopted_warmups;
     if (visit == GB_VISIT_FIRST && !warm_kinds[c->op_id][slot][timing]) visit = GB_VISIT_FIRST_OF_KIND;
     int status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s, capped,
                                   &cost, e);
     if (status == GB_OK) warm_kinds[c->op_id][slot][timing] = 1;
+    if (cfg->breakdown) cfg->breakdown->adopted_warmups += tr->s.adopted_warmups - adopted;
     account(cfg, c->op_id, GB_T_WARMUP, cost.warmup_s);
     account(cfg, c->op_id, GB_T_SAMPLES, cost.samples_s);
     account(cfg, c->op_id, GB_T_BETWEEN, cost.timing_s - cost.samples_s);
@@ -518,7 +520,8 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
         }
         if (b->annotate) b->annotate(state, extra);
     }
-    spent(cfg, c->op_id, GB_T_VERIFY, t0);
+    double verify_s = gb_now() - t0;
+    account(cfg, c->op_id, GB_T_VERIFY, verify_s);
 
     /* annotate() writes its facts as cJSON (the backend ABI): the model takes them from there */
     for (int t = 0; t < b->ntimings; t++) {
@@ -529,6 +532,10 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
             tracks[t].again = 0; /* a wrong answer is not timed further */
         }
         set_verdict(r, &v);
+        if (measured_any && !fatal) {
+            r->verify_s = verify_s;
+            r->has |= GB_R_HAS_VERIFY;
+        }
         if (gb_kvlist_from_cjson(&r->extra, extra, "extra", &e) != GB_OK) model_oom = 1;
     }
     cJSON_Delete(extra);

@@ -46,6 +46,7 @@ typedef struct {
      * host memory the kept states held at once */
     long kept_visits, prepared_again;
     double kept_peak_bytes;
+    long adopted_warmups; /* warm-up repetitions kept as samples (stopping.h, step 2) */
 } gb_time_breakdown;
 /* Each part's key in the results ("samples_s", ...) and its words. */
 extern const char *const gb_time_part_key[GB_T_PARTS];

@@ -52,6 +52,14 @@ static int stable(double a, double b) {
     return hi > 0 && (hi - lo) <= GB_WARMUP_STABLE * hi;
 }
 
+/* Does the warm-up's last repetition (last) count as a sample, now that the
+ * first timed one lasted first_timed? (stopping.h, step 2) */
+static int adoptable(gb_visit visit, int warmed, double last, double first_timed) {
+    if (visit == GB_VISIT_FIRST_OF_KIND || warmed == 0 || last < GB_ADOPT_MIN_S) return 0;
+    double hi = fmax(last, first_timed);
+    return fabs(last - first_timed) <= GB_ADOPT_WITHIN * hi;
+}
+
 /* Is the warm-up over after w repetitions, the last two lasting last and
  * prev, spent seconds in all? (stopping.h, step 1) */
 static int warmup_done(const gb_budget *b, gb_visit visit, const gb_samples *s, int w, double last, double prev,
@@ -73,7 +81,8 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
     double start = clk->now(clk->ctx), seconds;
     size_t first = out->n;
     *capped = 0;
-    double warm_cap = 0.25 * b->max_time_s, last = 0, prev = 0, kept_first = 0;
+    double warm_cap = 0.25 * b->max_time_s, last = 0, prev = 0, kept_first = 0, adopted = 0;
+    int warmed = 0; /* warm-up repetitions in this visit */
     for (int w = 0;; w++) {
         double spent = clk->now(clk->ctx) - start;
         if (warmup_done(b, visit, out, w, last, prev, spent) || *stop) break;
@@ -85,9 +94,9 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
         if (w == 0 && visit != GB_VISIT_AGAIN && visit != GB_VISIT_KEPT) out->first_rep_s = seconds;
         if (w == 0 && visit == GB_VISIT_KEPT) kept_first = seconds;
         out->warmup_reps++;
+        warmed++;
     }
     double timing_start = clk->now(clk->ctx), timed = 0;
-    if (cost) cost->warmup_s += timing_start - start;
     int status = GB_OK;
     for (;;) {
         size_t got = out->n - first;
@@ -104,6 +113,19 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
         }
         got++;
         timed += seconds;
+        if (got == 1 && adoptable(visit, warmed, last, seconds)) {
+            /* the warm-up's last repetition ran at speed: it counts, in the order it ran */
+            if (push_sample(out, seconds) != GB_OK) {
+                status = gb_errf(e, GB_FAIL, "out of memory for samples");
+                break;
+            }
+            out->v[out->n - 2] = last;
+            got++;
+            timed += last;
+            adopted = last;
+            out->warmup_reps--;
+            out->adopted_warmups++;
+        }
         int enough = ((int)got >= b->min_reps && timed >= b->min_time_s) || (int)got >= b->max_reps;
         if (enough || *stop) break;
         if (clk->now(clk->ctx) - start >= b->max_time_s) {
@@ -111,8 +133,9 @@ int gb_measure_visit(const gb_budget *b, gb_visit visit, gb_rep_fn rep, void *ct
             break;
         }
     }
-    if (cost) {
-        cost->timing_s += clk->now(clk->ctx) - timing_start;
+    if (cost) { /* an adopted repetition moves from the warm-up to the samples */
+        cost->warmup_s += timing_start - start - adopted;
+        cost->timing_s += clk->now(clk->ctx) - timing_start + adopted;
         cost->samples_s += timed;
     }
     if (status != GB_OK) return status;

@@ -35,6 +35,14 @@
  *      or max_reps samples are kept; stopping anyway once the visit has used
  *      max_time_s (warm-up included) with one timed repetition ("capped":
  *      such a result is not visited again).
+ *      The warm-up's last repetition counts as the first sample when it
+ *      lasted at least GB_ADOPT_MIN_S and the first timed one came within
+ *      GB_ADOPT_WITHIN of it: it ran at speed, and throwing it away cost a
+ *      whole repetition of the longest cases (on the H100 host 13 s of a
+ *      default run, a 2 s DGEMM 8192 among them). Not on a first visit of
+ *      its kind, whose warm-up absorbs a library's start-up. The test is
+ *      symmetric (a repetition faster by more than that is not kept either),
+ *      so what it lets in lies within the samples' own noise.
  *   3. the stop flag (a signal) ends the visit after the current repetition. */
 #ifndef GB_STOPPING_H
 #define GB_STOPPING_H
@@ -45,6 +53,11 @@
 
 /* Two warm-up repetitions within this relative difference are "stable". */
 #define GB_WARMUP_STABLE 0.10
+
+/* A warm-up repetition at least this long, within this relative difference
+ * of the first timed one, counts as a sample (step 2). */
+#define GB_ADOPT_MIN_S 0.05
+#define GB_ADOPT_WITHIN 0.02
 
 /* The clock the rule reads: the host monotonic clock in a run, a scripted
  * one in tests. */
@@ -68,7 +81,8 @@ typedef struct {
     size_t n, cap;
     size_t round_n[GB_MAX_ROUNDS]; /* samples taken in each round, in order */
     int rounds;                    /* rounds measured */
-    int warmup_reps;               /* across rounds */
+    int warmup_reps;               /* across rounds (adopted ones not counted) */
+    int adopted_warmups;           /* warm-up repetitions kept as samples (step 2) */
     double first_rep_s;            /* the first repetition after the first prepare (0: none) */
     int first_rep_at_speed;        /* it was within GB_WARMUP_STABLE of its visit's median */
     int kept_rep_at_speed;         /* a kept visit's first repetition was (GB_VISIT_KEPT) */

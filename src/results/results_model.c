@@ -239,7 +239,7 @@ static const char *const K_RUN[] = {"name", "source", "context", "peaks", "warni
 static const char *const K_SUMMARY[] = {"cases", "results", "ok", "skipped", "failed", "errors", NULL};
 static const char *const K_CASE[] = {"op", "dtype", "shape", "label", "params", "flops", "bytes",
                                      "rate_kind", "results", "speedup", "run", NULL};
-static const char *const K_RESULT[] = {"backend", "timing", "status", "reason", "setup_s", "warmup_reps",
+static const char *const K_RESULT[] = {"backend", "timing", "status", "reason", "setup_s", "verify_s", "warmup_reps",
                                        "round_sizes", "samples_s", "stats", "gflops", "gbs", "pct_of_peak",
                                        "peak", "verification", "extra", "device", "concurrent", NULL};
 static const char *const K_DEVICE[] = {"index", "name", "uuid", "pci_bus_id", NULL};
@@ -1043,7 +1043,7 @@ int gb_device_same(const gb_device_id *a, const gb_device_id *b) {
 
 static int parse_result(chk *k, const cJSON *o, const char *path, gb_result *r) {
     char p[512];
-    r->setup_s = r->gflops = r->gbs = r->pct_of_peak = NAN;
+    r->setup_s = r->verify_s = r->gflops = r->gbs = r->pct_of_peak = NAN;
     r->warmup_reps = -1;
     stats_init(&r->stats);
     if (!cJSON_IsObject(o)) return bad(k, path, "expected an object, got %s", type_name(o));
@@ -1069,6 +1069,8 @@ static int parse_result(chk *k, const cJSON *o, const char *path, gb_result *r) 
     if (got) r->has |= GB_R_HAS_REASON;
     if ((got = get_num(k, o, path, "setup_s", N_NONNEG, &r->setup_s)) < 0) return -1;
     if (got) r->has |= GB_R_HAS_SETUP;
+    if ((got = get_num(k, o, path, "verify_s", N_NONNEG, &r->verify_s)) < 0) return -1;
+    if (got) r->has |= GB_R_HAS_VERIFY;
     double w;
     if ((got = get_num(k, o, path, "warmup_reps", N_NONNEG | N_WHOLE, &w)) < 0) return -1;
     if (got) r->has |= GB_R_HAS_WARMUP, r->warmup_reps = (long)w;
@@ -1532,7 +1534,7 @@ gb_case_result *gb_results_add_case(gb_results *r) {
 gb_result *gb_case_add_result(gb_case_result *c) {
     gb_result *r = grow_one((void **)&c->results, c->nresults, sizeof *c->results);
     if (!r) return NULL;
-    r->setup_s = r->gflops = r->gbs = r->pct_of_peak = NAN;
+    r->setup_s = r->verify_s = r->gflops = r->gbs = r->pct_of_peak = NAN;
     r->warmup_reps = -1;
     stats_init(&r->stats);
     if (!(r->backend = xstrdup("")) || !(r->timing = xstrdup("")) || !(r->reason = xstrdup("")) ||
@@ -1718,6 +1720,7 @@ static cJSON *result_json(const gb_result *r, unsigned flags) {
     em_put(&m, "status", cJSON_CreateString(gb_result_status_name(r->status)));
     if (r->has & GB_R_HAS_REASON) em_put(&m, "reason", cJSON_CreateString(r->reason));
     if (r->has & GB_R_HAS_SETUP) em_put(&m, "setup_s", num_or_null(r->setup_s));
+    if (r->has & GB_R_HAS_VERIFY) em_put(&m, "verify_s", num_or_null(r->verify_s));
     if (r->has & GB_R_HAS_WARMUP) em_put(&m, "warmup_reps", cJSON_CreateNumber((double)r->warmup_reps));
     if (r->has & GB_R_HAS_ROUNDS) {
         cJSON *a = cJSON_CreateArray();

@@ -200,13 +200,14 @@ typedef struct {
 enum {
     GB_R_HAS_REASON = 1, GB_R_HAS_SETUP = 2, GB_R_HAS_WARMUP = 4, GB_R_HAS_ROUNDS = 8,
     GB_R_HAS_SAMPLES = 16, GB_R_HAS_GFLOPS = 32, GB_R_HAS_GBS = 64, GB_R_HAS_PCT = 128,
-    GB_R_HAS_PEAK = 256
+    GB_R_HAS_PEAK = 256, GB_R_HAS_VERIFY = 512
 };
 typedef struct {
     char *backend, *timing;
     gb_result_status status;
     char *reason;
     double setup_s;             /* NAN when absent */
+    double verify_s;            /* fetching and checking the output; NAN when absent */
     long warmup_reps;           /* -1 when absent */
     size_t nrounds;
     size_t *round_sizes;        /* samples per round, in order; they add up to nsamples */
