@@ -7,7 +7,9 @@
 //             through its own pinned buffer; the      touched in prepare)
 //             call returns once staged / done)
 //   pinned    cudaMemcpyAsync (DMA straight from      cudaMallocHost (the backend's
-//             the page-locked buffer)                 kept pinned blocks)
+//             the page-locked buffer)                 kept pinned blocks; from
+//                                                     128 MiB registered huge
+//                                                     pages: cuda_common.c)
 //   mapped    copy_kernel below reads (h2d) or        the same page-locked memory,
 //             writes (d2h) host memory over the       dereferenced by the kernel
 //             bus itself: zero-copy, no cudaMemcpy    through its device pointer

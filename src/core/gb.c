@@ -84,18 +84,24 @@ gb_array *gb_arrays_add_copy(gb_arrays *a, const char *name, gb_elem elem, size_
 #define GB_COPY_PARALLEL_BYTES ((size_t)16 << 20)
 #define GB_COPY_CHUNK ((size_t)1 << 20)
 
-void gb_copy(void *dst, const void *src, size_t bytes) {
-    if (bytes < GB_COPY_PARALLEL_BYTES) {
-        memcpy(dst, src, bytes);
-        return;
-    }
-    size_t chunks = (bytes + GB_COPY_CHUNK - 1) / GB_COPY_CHUNK;
-#pragma omp parallel for schedule(static)
+/* memcpy from src, or memset to byte when src is NULL, in GB_COPY_CHUNK
+ * pieces over the threads when large. */
+static void copy_or_fill(void *dst, const void *src, int byte, size_t bytes) {
+    size_t chunks = bytes < GB_COPY_PARALLEL_BYTES ? 1 : (bytes + GB_COPY_CHUNK - 1) / GB_COPY_CHUNK;
+    size_t piece = chunks == 1 ? bytes : GB_COPY_CHUNK;
+#pragma omp parallel for schedule(static) if (chunks > 1)
     for (size_t c = 0; c < chunks; c++) {
-        size_t off = c * GB_COPY_CHUNK, len = bytes - off < GB_COPY_CHUNK ? bytes - off : GB_COPY_CHUNK;
-        memcpy((char *)dst + off, (const char *)src + off, len);
+        size_t off = c * piece, len = bytes - off < piece ? bytes - off : piece;
+        if (src)
+            memcpy((char *)dst + off, (const char *)src + off, len);
+        else
+            memset((char *)dst + off, byte, len);
     }
 }
+
+void gb_copy(void *dst, const void *src, size_t bytes) { copy_or_fill(dst, src, 0, bytes); }
+
+void gb_fill(void *dst, int byte, size_t bytes) { copy_or_fill(dst, NULL, byte, bytes); }
 
 gb_array *gb_arrays_find(const gb_arrays *a, const char *name) {
     for (int i = 0; i < a->count; i++)

@@ -194,5 +194,7 @@ void gb_array_poison(gb_array *a);
  * quarter of a second on one thread, page faults of a fresh buffer
  * included). Not for timed work, which copies the way a user would. */
 void gb_copy(void *dst, const void *src, size_t bytes);
+/* memset, likewise spread over the threads when large. */
+void gb_fill(void *dst, int byte, size_t bytes);
 
 #endif
