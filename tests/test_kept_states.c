@@ -1,9 +1,11 @@
-/* test_kept_states.c — a backend's prepared state is kept from one round to
- * the next (runner.c, kept_states): a case is prepared once however many
- * rounds visit it, every state is released by the end of the run, and a
- * device that fills up with kept states costs no result (they are released
- * and the case is tried again). A fake accelerator counts its prepares,
- * releases and live states, and computes with the CPU backend. */
+/* test_kept_states.c — work a run does once, not again: a backend's prepared
+ * state is kept from one round to the next (runner.c, kept_states): a case is
+ * prepared once however many rounds visit it, every state is released by the
+ * end of the run, and a device that fills up with kept states costs no result
+ * (they are released and the case is tried again); and a case that is another
+ * one's work for the CPU gets that one's CPU result (host_twins). A fake
+ * accelerator counts its prepares, releases and live states, and computes
+ * with the CPU backend. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,5 +121,68 @@ TEST(kept_states_a_state_is_not_kept_when_its_inputs_are_not) {
     check_all_ok_in_three_rounds(&r);
     CHECK(prepares == 9); /* every case prepared again in every round */
     CHECK(max_live == 1 && releases == prepares && live == 0);
+    gb_results_free(&r);
+}
+
+/* ---- host results shared between cases (runner.c, host_twins) ------------- */
+
+static const gb_result *result_of(const gb_case_result *c, const char *backend) {
+    for (size_t k = 0; k < c->nresults; k++)
+        if (!strcmp(c->results[k].backend, backend)) return &c->results[k];
+    return NULL;
+}
+
+/* matmul's math and elementwise's fast_math are read by accelerators only:
+ * the CPU's work for the tf32 / fast case is its twin's, measured once. */
+TEST(shared_host_a_case_differing_only_in_an_accelerator_param_reuses_its_twins_cpu_result) {
+    const char *suite_text =
+        "{\"name\": \"t\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 1, \"min_reps\": 3, "
+        "\"min_time_s\": 0, \"max_time_s\": 5, \"rounds\": 3},"
+        " \"benchmarks\": [{\"op\": \"matmul\", \"sizes\": [32, 48]},"
+        "                {\"op\": \"matmul\", \"sizes\": [48], \"params\": {\"math\": \"tf32\"}},"
+        "                {\"op\": \"elementwise\", \"sizes\": [32]},"
+        "                {\"op\": \"elementwise\", \"sizes\": [32], \"params\": {\"fast_math\": true}}]}";
+    gb_results r;
+    device_holds = 0;
+    prepares = releases = live = max_live = 0;
+    CHECK(gb_test_run_cpu_and(suite_text, &fake, 0, &r) == 0);
+    CHECK(r.ncases == 5);
+    static const struct { size_t twin, shared; } pairs[] = {{1, 2}, {3, 4}};
+    for (size_t p = 0; p < 2 && r.ncases == 5; p++) {
+        const gb_result *a = result_of(&r.cases[pairs[p].twin], "cpu"), *b = result_of(&r.cases[pairs[p].shared], "cpu");
+        CHECK(a && b);
+        if (!a || !b) continue;
+        /* the same samples, every round: one measurement, not two */
+        CHECK(b->status == GB_RS_OK && b->nsamples == a->nsamples && b->nrounds == 3 && a->nrounds == 3);
+        CHECK(b->nsamples > 0 && memcmp(a->samples, b->samples, a->nsamples * sizeof *a->samples) == 0);
+        const gb_value *same = gb_kv_find(&b->extra, "same_as");
+        CHECK(same && strstr(gb_value_str(same), r.cases[pairs[p].twin].op) == gb_value_str(same));
+        CHECK(gb_kv_find(&a->extra, "same_as") == NULL);
+        /* the accelerator still measured the case, verified by the op's own check */
+        const gb_result *f = result_of(&r.cases[pairs[p].shared], "fake");
+        CHECK(f && f->status == GB_RS_OK && f->verification.status == GB_VS_PASSED &&
+              !strcmp(f->verification.against, "reference"));
+        CHECK(r.cases[pairs[p].shared].nspeedups == 1);
+    }
+    /* matmul 32 has no twin (another size), nor do the default cases */
+    CHECK(gb_kv_find(&result_of(&r.cases[0], "cpu")->extra, "same_as") == NULL);
+    gb_results_free(&r);
+}
+
+TEST(shared_host_a_case_with_another_budget_or_host_param_is_measured_itself) {
+    const char *suite_text =
+        "{\"name\": \"t\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 1, \"min_reps\": 3, "
+        "\"min_time_s\": 0, \"max_time_s\": 5, \"rounds\": 2},"
+        " \"benchmarks\": [{\"op\": \"matmul\", \"sizes\": [32]},"
+        "                {\"op\": \"matmul\", \"sizes\": [32], \"params\": {\"math\": \"tf32\"}, \"min_reps\": 4},"
+        "                {\"op\": \"fft\", \"sizes\": [32]},"
+        "                {\"op\": \"fft\", \"sizes\": [32], \"params\": {\"kind\": \"c2c\"}}]}";
+    gb_results r;
+    CHECK(gb_test_run_cpu_and(suite_text, &fake, 0, &r) == 0);
+    CHECK(r.ncases == 4);
+    for (size_t i = 0; i < r.ncases; i++) {
+        const gb_result *c = result_of(&r.cases[i], "cpu");
+        CHECK(c && c->status == GB_RS_OK && gb_kv_find(&c->extra, "same_as") == NULL);
+    }
     gb_results_free(&r);
 }

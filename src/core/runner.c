@@ -176,6 +176,9 @@ typedef struct {
     gb_arrays inputs;               /* round 0's inputs, kept for later rounds when they fit */
     int have_inputs;
     void *state[GB_MAX_BACKENDS];   /* a slot's prepared state, kept for the next round (kept_states) */
+    long host_twin;                 /* an earlier case that is this one's host work (host_twins); -1: none */
+    int nshared;                    /* its host results copied here: shared[i] = {ours, the twin's} */
+    size_t shared[GB_MAX_BACKENDS * GB_MAX_TIMINGS][2];
     double state_bytes[GB_MAX_BACKENDS];
     double visit_s;                 /* wall time of its last visit (for the estimate of time left) */
     int visits;
@@ -759,6 +762,103 @@ static void show_progress(const gb_run_config *cfg, const gb_suite *s, const cas
     fflush(stderr);
 }
 
+/* ---- host results shared between cases --------------------------------------
+ * A param that only accelerators read (gb_op.accelerator_params: matmul's
+ * math, elementwise's fast_math) makes a second case that, for a
+ * host backend, is the first one again: same op, dtype, shape, seed, budget
+ * and other params, so the same inputs and the same computation (the CPU
+ * has no TF32). Measuring it twice cost the default suite 6 s on the H100
+ * host (the CPU SGEMM 8192 of the tf32 entry). So such a case's host
+ * results are copies of its twin's, refreshed after each of its visits and
+ * at the end, and say so in extra.same_as; its accelerator results are
+ * verified by the op's own check, there being no host output of its own. */
+
+static int same_budget(const gb_budget *a, const gb_budget *b) {
+    return a->warmup == b->warmup && a->min_warmup_s == b->min_warmup_s && a->min_reps == b->min_reps &&
+           a->max_reps == b->max_reps && a->min_time_s == b->min_time_s && a->max_time_s == b->max_time_s;
+}
+
+/* Param p of case c differs from d's (both of the same op). */
+static int param_differs(const gb_param_spec *p, const gb_params *c, const gb_params *d) {
+    const char *u = (const char *)c + p->offset, *v = (const char *)d + p->offset;
+    return p->type == GB_PARAM_DOUBLE ? *(const double *)u != *(const double *)v : *(const int *)u != *(const int *)v;
+}
+
+static int accelerator_only(const gb_op *op, const gb_param_spec *p) {
+    for (const char *const *k = op->accelerator_params; k && *k; k++)
+        if (!strcmp(*k, p->key)) return 1;
+    return 0;
+}
+
+static int same_host_work(const gb_plan_item *a, const gb_plan_item *b) {
+    const gb_case *x = &a->c, *y = &b->c;
+    if (x->op_id != y->op_id || x->dtype != y->dtype || x->rank != y->rank || x->seed != y->seed ||
+        memcmp(x->shape, y->shape, sizeof x->shape) != 0 || !same_budget(&a->budget, &b->budget))
+        return 0;
+    for (const gb_param_spec *p = x->op->params; p && p->key; p++)
+        if (!accelerator_only(x->op, p) && param_differs(p, &x->params, &y->params)) return 0;
+    return 1;
+}
+
+/* Each case's twin: the first earlier case of the same host work, looked
+ * for only where an accelerator-only param is not at its default (a
+ * handful of cases, not every pair of a 10,000-case suite). */
+static void host_twins(const gb_suite *s, case_tracks *tracks) {
+    gb_params defaults;
+    gb_params_default(&defaults);
+    for (size_t i = 0; i < s->count; i++) {
+        tracks[i].host_twin = -1;
+        int special = 0;
+        for (const gb_param_spec *p = s->items[i].c.op->params; p && p->key; p++)
+            special |= accelerator_only(s->items[i].c.op, p) && param_differs(p, &s->items[i].c.params, &defaults);
+        for (size_t j = 0; special && j < i && tracks[i].host_twin < 0; j++)
+            if (tracks[j].host_twin < 0 && same_host_work(&s->items[j], &s->items[i])) tracks[i].host_twin = (long)j;
+    }
+}
+
+/* Copy (again) the twin's results of host slot into case ct; a new copy
+ * is appended on the first call. */
+static void share_host_results(gb_run_config *cfg, const gb_suite *s, case_tracks *tracks, case_tracks *ct,
+                               const gb_backend_slot *slot) {
+    const case_tracks *twin = &tracks[ct->host_twin];
+    const gb_case *tc = &s->items[ct->host_twin].c;
+    cJSON *params = gb_params_to_json(tc);
+    char *ptext = params ? cJSON_PrintUnformatted(params) : NULL;
+    char same_as[256];
+    snprintf(same_as, sizeof same_as, "%s %s %s %s", tc->op->name, gb_dtype_name(tc->dtype), tc->label,
+             ptext ? ptext : "");
+    free(ptext);
+    cJSON_Delete(params);
+    gb_err e = {{0}};
+    for (size_t r = 0; r < case_at(cfg, twin->ci)->nresults; r++) {
+        if (strcmp(case_at(cfg, twin->ci)->results[r].backend, slot->name) != 0) continue;
+        int k = 0;
+        while (k < ct->nshared && ct->shared[k][1] != r) k++;
+        if (k == ct->nshared) {
+            long d = new_result(cfg, ct->ci, slot, "", GB_RS_OK, NULL);
+            if (d < 0 || k == GB_MAX_BACKENDS * GB_MAX_TIMINGS) continue;
+            ct->shared[k][0] = (size_t)d;
+            ct->shared[k][1] = r;
+            ct->nshared++;
+        }
+        gb_result *ours = &case_at(cfg, ct->ci)->results[ct->shared[k][0]];
+        cJSON *extra = NULL;
+        if (gb_result_copy(ours, &case_at(cfg, twin->ci)->results[r]) != GB_OK ||
+            !(extra = gb_kvlist_to_cjson(&ours->extra)) || !cJSON_AddStringToObject(extra, "same_as", same_as) ||
+            gb_kvlist_from_cjson(&ours->extra, extra, "extra", &e) != GB_OK)
+            model_oom = 1;
+        cJSON_Delete(extra);
+    }
+}
+
+/* Refresh every case's shared host results (their twins measured on). */
+static void refresh_shared(gb_run_config *cfg, const gb_suite *s, case_tracks *tracks, case_tracks *ct) {
+    if (ct->host_twin < 0 || ct->nshared == 0) return;
+    for (int k = 0; k < cfg->backends->count; k++)
+        if (cfg->backends->slot[k].b && cfg->backends->slot[k].b->role == GB_ROLE_HOST)
+            share_host_results(cfg, s, tracks, ct, &cfg->backends->slot[k]);
+}
+
 /* ---- visits ------------------------------------------------------------------ */
 
 /* Does a case run on this slot? Every selected one, except that a
@@ -804,6 +904,10 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     for (int k = 0; k < cfg->backends->count; k++) {
         gb_backend_slot *slot = &cfg->backends->slot[k];
         if (!visits_slot(c, slot)) continue;
+        if (ct->host_twin >= 0 && slot->b && slot->b->role == GB_ROLE_HOST) {
+            share_host_results(cfg, s, tracks, ct, slot);
+            continue;
+        }
         show_progress(cfg, s, tracks, i, 0, slot->name);
         run_backend(cfg, item, slot, k, in, &ref, rates, ct, s->rounds);
     }
@@ -933,6 +1037,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
         show_progress(cfg, s, tracks, i, round, slot->name);
         run_backend_again(cfg, item, slot, k, in, ct, round, s->rounds);
     }
+    refresh_shared(cfg, s, tracks, ct);
     if (!ct->have_inputs) release_case_states(cfg, ct, item->c.op_id); /* they read made_now */
     gb_arrays_free(&made_now);
 }
@@ -965,6 +1070,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     input_cache cache = {.cap = cfg->keep_bytes > 0 ? cfg->keep_bytes : 0.25 * host_available_bytes(), .used = 0};
     /* --devices-concurrent prepares the case on every device at once: nothing kept there */
     kept = (kept_states){.suite = s, .tracks = tracks, .cap = cfg->concurrent ? 0 : cache.cap, .used = 0};
+    host_twins(s, tracks);
     int status = GB_OK;
     /* Round 0 visits every case and prints its line as soon as it is
      * measured (later rounds refine it in the final table); later rounds
@@ -1011,10 +1117,15 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
         if (gb_interrupted) break;
     }
     for (size_t i = 0; i < s->count; i++) {
+        if (tracks[i].nshared > 0) { /* the twin's last rounds, where this case had none */
+            refresh_shared(cfg, s, tracks, &tracks[i]);
+            add_speedups(case_at(cfg, tracks[i].ci), cfg->backends);
+        }
         drop_inputs(&cache, &tracks[i]);
         release_case_states(cfg, &tracks[i], s->items[i].c.op_id);
         free_tracks(&tracks[i]);
     }
+    if (model_oom && status == GB_OK) status = gb_errf(e, GB_FAIL, "out of memory for the results");
     kept = (kept_states){0};
     free(tracks);
     gb_rate_book_free(rates);

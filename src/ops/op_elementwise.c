@@ -161,6 +161,7 @@ const gb_op gb_op_elementwise = {
     .summary = "out = a*b + sin(a) + cos(b), one fused pass (size n = n×n elements or [rows,cols]); judged in GB/s",
     .rate_kind = "bytes",
     .params = params,
+    .accelerator_params = (const char *const[]){"fast_math", NULL},
     .parse_size = parse_size,
     .count = count,
     .host_bytes = host_bytes,

@@ -301,6 +301,7 @@ const gb_op gb_op_matmul = {
     .summary = "C = A·B, dense, m×k times k×n (size n or [m,k,n]); 2mnk flops",
     .rate_kind = "flops",
     .params = params,
+    .accelerator_params = (const char *const[]){"math", NULL},
     .parse_size = parse_size,
     .count = count,
     .host_bytes = host_bytes,

@@ -1103,8 +1103,8 @@ static int result_copy(gb_result *dst, const gb_result *src) {
     memset(&dst->verification, 0, sizeof dst->verification);
     memset(&dst->extra, 0, sizeof dst->extra);
     memset(&dst->device, 0, sizeof dst->device);
+    dst->concurrent.order = NULL; /* before any failure: nothing of src's may be freed with dst */
     if (device_copy(&dst->device, &src->device) != 0) return -1;
-    dst->concurrent.order = NULL;
     if (order_copy(&dst->concurrent.order, src->concurrent.order) != 0) return -1;
     if (!(dst->backend = xstrdup(src->backend)) || !(dst->timing = xstrdup(src->timing)) ||
         !(dst->reason = xstrdup(src->reason)) || (src->peak && !(dst->peak = xstrdup(src->peak))))
@@ -1209,6 +1209,17 @@ static int parse_case(chk *k, const cJSON *o, const char *path, int nruns, gb_ca
         }
     }
     return order_from(k, o, K_CASE, &c->order);
+}
+
+int gb_result_copy(gb_result *dst, const gb_result *src) {
+    gb_result tmp;
+    if (result_copy(&tmp, src) != 0) {
+        result_free(&tmp);
+        return GB_FAIL;
+    }
+    result_free(dst);
+    *dst = tmp;
+    return GB_OK;
 }
 
 int gb_case_result_copy(gb_case_result *dst, const gb_case_result *src) {

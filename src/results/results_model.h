@@ -365,6 +365,9 @@ int gb_set_string(char **field, const char *value);
  * documents). GB_OK, or GB_FAIL on out of memory (dst then empty). */
 int gb_run_copy(gb_run *dst, const gb_run *src);
 int gb_case_result_copy(gb_case_result *dst, const gb_case_result *src);
+/* One result into another slot (the runner shares a host result between
+ * cases: runner.c); dst is freed first. */
+int gb_result_copy(gb_result *dst, const gb_result *src);
 int gb_crossover_entry_copy(gb_crossover_entry *dst, const gb_crossover_entry *src);
 void gb_run_free(gb_run *run);
 void gb_crossover_entry_free(gb_crossover_entry *x);
