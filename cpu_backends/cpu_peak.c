@@ -105,9 +105,11 @@ static double time_gemm(gb_dtype dt, int n, void *A, void *B, void *C) {
     return gb_now() - t0;
 }
 
-/* Grow n by 1.5× from start (512, or float32's final size for float64,
- * which runs at about half float32's rate, so the search ends there at
- * once instead of repeating float32's steps) until one product takes more
+/* Grow n by 1.5× from start (512, or for float64 four fifths of float32's
+ * final size: float64 runs at about half float32's rate, so a product there
+ * takes about as long as float32's last, and the search ends at once
+ * instead of repeating float32's steps or timing three products twice as
+ * long as needed) until one product takes more
  * than 0.3 s (so the final size runs ~0.3–1 s per product, large enough for
  * OpenBLAS to reach its steady rate), then best of three products at that
  * size. */
@@ -166,7 +168,7 @@ int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e) {
     int n32 = 0, n64 = 0;
     status = measure_gemm(peaks, GB_FLOAT32, 512, &n32, e);
     if (status != GB_OK) return status;
-    status = measure_gemm(peaks, GB_FLOAT64, n32, &n64, e);
+    status = measure_gemm(peaks, GB_FLOAT64, (n32 * 4 / 5 + 63) / 64 * 64, &n64, e);
     if (status != GB_OK) return status;
     cJSON_AddNumberToObject(peaks, "gemm_n", n32);
     cJSON_AddNumberToObject(peaks, "gemm_float64_n", n64);
