@@ -216,7 +216,7 @@ for what in "$@"; do
         step "timeout -s TERM 20 on suites/default.json"
         timeout -s TERM 20 "$B" run suites/default.json --out "$OUTDIR/term.json" > /dev/null 2>&1
         echo "exit $? (124: timeout stopped it)"
-        grep -o '"interrupted": *[a-z]*\|"interrupted_by": *"[A-Z]*"' "$OUTDIR/term.json"
+        grep -o '"interrupted":[[:space:]]*[a-z]*\|"interrupted_by":[[:space:]]*"[A-Z]*"' "$OUTDIR/term.json"
         if [ -f scripts/cpu-peer-check.py ]; then
             step "the CPU side against NumPy/SciPy on this host"
             python3 scripts/cpu-peer-check.py "$OUTDIR/newcomer.json" --ops spgemm --json "$OUTDIR/peers-spgemm.json" 2>&1 | tail -30
