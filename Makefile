@@ -3,6 +3,9 @@
 #   make            build ./gpubench (and the CUDA plugin when nvcc is found)
 #   make run        install missing packages, build, run suites/default.json
 #   make test       build and run the tests (no GPU needed)
+#   make test T=stopping
+#                   only the tests whose name contains "stopping" (the runner's
+#                   filter: build/tests/run_tests stopping does the same)
 #   make test-gpu   GPU verification over every op and dtype (needs a GPU)
 #   make bundle     relocatable tarball for hosts without our CPU libraries
 #   make install PREFIX=/usr/local DESTDIR=
@@ -69,6 +72,12 @@ INC_SRC   := $(addprefix -I,$(SRC_ROOMS))
 OMP       := $(if $(filter 1,$(FUZZ)),-Wno-unknown-pragmas -Wno-source-uses-openmp,-fopenmp)
 CFLAGS    += -std=c11 $(OPT) $(WARN) $(OMP) $(SAN_FLAGS) $(INC_SRC) -Icpu_backends $(PKG_CFLAGS) $(DEFS)
 LDFLAGS   += $(if $(filter 1,$(FUZZ)),,-fopenmp) $(SAN_FLAGS) -Wl,-rpath,'$$ORIGIN/../lib'
+# Header dependencies come from the compiler: each object's .d file (next to
+# it) lists the headers it included, so touching a header rebuilds only what
+# includes it; -MP keeps a deleted header from breaking the build. Only the
+# object rules use it (a rule that compiles and links in one step would write
+# its .d files into the source tree).
+DEPFLAGS  := -MMD -MP
 
 SRC_MAIN  := src/cli/main.c
 SRC_CORE  := $(filter-out $(SRC_MAIN),$(wildcard $(addsuffix /*.c,$(SRC_ROOMS)))) $(wildcard cpu_backends/*.c)
@@ -119,20 +128,20 @@ $(BUILD)/src/system/sysinfo.o: $(BUILD)/git-commit
 $(GB_BIN): $(OBJ_MAIN) $(OBJ_CORE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
 
-$(BUILD)/%.o: %.c $(wildcard src/*/*.h cpu_backends/*.h)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(PLUGIN): $(GPU_OBJ)
 	$(NVCC) -shared -o $@ $^ $(CU_FLAGS) -Xlinker --exclude-libs,ALL $(GPU_LIBS)
 
-$(BUILD)/plugin/%.o: %.c $(wildcard src/*/*.h gpu_backends/*.h)
+$(BUILD)/plugin/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+	$(CC) $(GPU_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(BUILD)/plugin/%.o: %.cu $(wildcard src/*/*.h gpu_backends/*.h)
+$(BUILD)/plugin/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(CU_FLAGS) -c -o $@ $<
+	$(NVCC) $(CU_FLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/run_tests: $(OBJ_TEST) $(OBJ_CORE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
@@ -182,11 +191,13 @@ valgrind: $(GB_BIN)
 	scripts/valgrind-check.sh ./$(GB_BIN)
 
 # The README's second command: like `make run`, it works on a fresh machine.
+# T=NAME runs only the tests whose name contains NAME (and not the fuzz replays).
+T ?=
 test:
 	scripts/install-deps.sh --if-missing
 	$(MAKE) $(GB_BIN) $(BUILD)/tests/run_tests $(REPLAYS) $(ALL_PLUGIN)
-	GPUBENCH=./$(GB_BIN) $(BUILD)/tests/run_tests
-	for f in $(FUZZERS); do $(BUILD)/fuzz/replay_$$f tests/fuzz/corpus/$$f tests/fuzz/crashes/$$f || exit 1; done
+	GPUBENCH=./$(GB_BIN) $(BUILD)/tests/run_tests $(T)
+	$(if $(T),,for f in $(FUZZERS); do $(BUILD)/fuzz/replay_$$f tests/fuzz/corpus/$$f tests/fuzz/crashes/$$f || exit 1; done)
 
 test-gpu: gpubench $(ALL_PLUGIN)
 	scripts/test-gpu.sh ./gpubench
@@ -200,6 +211,9 @@ install: all
 	$(if $(ALL_PLUGIN),install -m 755 $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/gpubench/$(PLUGIN))
 	install -m 644 suites/*.json $(DESTDIR)$(PREFIX)/share/gpubench/suites/
 	install -m 755 scripts/*.py $(DESTDIR)$(PREFIX)/share/gpubench/scripts/ 2>/dev/null || true
+
+# The compiler's header lists (see DEPFLAGS); absent before the first build.
+-include $(wildcard $(patsubst %.o,%.d,$(OBJ_MAIN) $(OBJ_CORE) $(OBJ_TEST) $(GPU_OBJ)))
 
 clean:
 	rm -rf $(BUILD) build-san $(FUZZ_BUILD) gpubench $(PLUGIN) dist
