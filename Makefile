@@ -102,7 +102,7 @@ ifneq ($(strip $(NVCC)),)
   # -fopenmp: gb.c's large copies and fills (set-up, fetch) are threaded
   GPU_CFLAGS := -std=c11 $(OPT) $(WARN) -fopenmp -fPIC -fvisibility=hidden $(INC_SRC) -Igpu_backends \
                -isystem $(CUDA_HOME)/include $(PKG_CFLAGS) $(DEFS)
-  GPU_SRC_C := $(wildcard gpu_backends/*.c) src/core/gb.c
+  GPU_SRC_C := $(wildcard gpu_backends/*.c) src/core/gb.c src/core/dtype.c
   GPU_SRC_CU := $(wildcard gpu_backends/*.cu)
   GPU_OBJ   := $(GPU_SRC_C:%.c=$(BUILD)/plugin/%.o) $(GPU_SRC_CU:%.cu=$(BUILD)/plugin/%.o)
   # nvcc drives the link: linker options go through -Xlinker (it rejects -Wl,).
@@ -146,7 +146,7 @@ $(BUILD)/plugin/%.o: %.cu
 $(BUILD)/tests/run_tests: $(OBJ_TEST) $(OBJ_CORE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
 
-$(BUILD)/standalone/%: tests/standalone/%.c src/core/gb.c src/core/rng.c $(wildcard cpu_backends/*.c)
+$(BUILD)/standalone/%: tests/standalone/%.c src/core/gb.c src/core/dtype.c src/core/rng.c $(wildcard cpu_backends/*.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CPU_LIBS)
 

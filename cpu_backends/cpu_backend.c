@@ -19,23 +19,15 @@ static int cpu_threads = 1;
 
 int gb_cpu_threads(void) { return cpu_threads; }
 
+/* Each op's implementation, by op id (the table of ops, column cpu). */
 static const gb_op_impl *const impls[GB_OP_COUNT] = {
-    [GB_OP_MATMUL] = &gb_cpu_matmul,
-    [GB_OP_ELEMENTWISE] = &gb_cpu_elementwise,
-    [GB_OP_REDUCTION] = &gb_cpu_reduction,
-    [GB_OP_FFT] = &gb_cpu_fft,
-    [GB_OP_SOLVE] = &gb_cpu_solve,
-    [GB_OP_SPGEMM] = &gb_cpu_spgemm,
-    [GB_OP_SVD] = &gb_cpu_svd,
-    [GB_OP_TRANSFER] = &gb_cpu_transfer,
-    [GB_OP_BATCHED_MATMUL] = &gb_cpu_matmul,
-    /* the multi-GPU routines' CPU side: the same math, the same routine */
-    [GB_OP_MATMUL_XT] = &gb_cpu_matmul,
-    [GB_OP_SOLVE_MG] = &gb_cpu_solve,
-    [GB_OP_FFT_XT] = &gb_cpu_fft,
-    [GB_OP_STENCIL] = &gb_cpu_stencil,
-    [GB_OP_SLICING] = &gb_cpu_slicing,
+#define GB_OP(ID, name, cpu, cuda) [GB_OP_##ID] = &cpu,
+#include "ops.def"
 };
+
+const gb_op_impl *gb_cpu_op_impl(int op_id) {
+    return op_id >= 0 && op_id < GB_OP_COUNT ? impls[op_id] : NULL;
+}
 
 /* Prepared state: which op implementation it belongs to, and its own state. */
 typedef struct {
@@ -84,7 +76,7 @@ static const char *cpu_ceiling(const gb_case *c, int timing) {
     (void)timing;
     if (c->op_id == GB_OP_TRANSFER) return "copy_delivered_gbs";
     if (c->memory_bound) return "triad_gbs";
-    return c->dtype == GB_FLOAT32 ? "gemm_float32_gflops" : "gemm_float64_gflops";
+    return gb_dtype_gemm_peak(c->dtype);
 }
 
 /* OpenBLAS's core and threads, OpenMP's wait policy (gb_backend.check). */

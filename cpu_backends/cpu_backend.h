@@ -2,6 +2,10 @@
 #ifndef GB_CPU_BACKEND_H
 #define GB_CPU_BACKEND_H
 #include "backend.h"
+#include "op_id.h"
+
+/* The implementation of op op_id (GB_OP_*); NULL when there is no such op. */
+const gb_op_impl *gb_cpu_op_impl(int op_id);
 
 /* Threads the CPU backend uses (from --threads; default all cores). Ops set
  * their library's thread count from this (OpenBLAS, FFTW, GraphBLAS, OpenMP). */
@@ -18,11 +22,9 @@ void gb_cpu_flush_caches(void);
 void gb_cpu_health(cJSON *health);
 size_t gb_cpu_llc_bytes(void);
 
-/* The per-op implementations (one file each). Each op times one repetition
- * with the host monotonic clock (gb_now() in src/core/timer.h). */
-extern const gb_op_impl gb_cpu_matmul, gb_cpu_elementwise, gb_cpu_reduction,
-    gb_cpu_fft, gb_cpu_solve, gb_cpu_spgemm, gb_cpu_svd;
-extern const gb_op_impl gb_cpu_transfer;
-extern const gb_op_impl gb_cpu_stencil;
-extern const gb_op_impl gb_cpu_slicing;
+/* The per-op implementations (one file each), as the table of ops names
+ * them (src/ops/ops.def, column cpu). Each op times one repetition with the
+ * host monotonic clock (gb_now() in src/core/timer.h). */
+#define GB_OP(ID, name, cpu, cuda) extern const gb_op_impl cpu;
+#include "ops.def"
 #endif

@@ -126,7 +126,7 @@ static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
     s->out_count = s->c2c ? s->n * s->n : s->n * (s->n / 2 + 1);
     s->flags = planner_flags(c->params.fft_planner);
     int n = (int)s->n;
-    size_t real = c->dtype == GB_FLOAT32 ? sizeof(float) : sizeof(double);
+    size_t real = gb_dtype_size(c->dtype);
     size_t in_bytes = s->in_count * real * (s->c2c ? 2 : 1), out_bytes = s->out_count * 2 * real;
     char wbuf[4096];
     const char *wpath = wisdom_path(c->dtype, wbuf, sizeof wbuf);

@@ -114,7 +114,7 @@ static double time_gemm(gb_dtype dt, int n, void *A, void *B, void *C) {
  * OpenBLAS to reach its steady rate), then best of three products at that
  * size. */
 static int measure_gemm(cJSON *peaks, gb_dtype dt, int start, int *n_out, gb_err *e) {
-    size_t es = dt == GB_FLOAT32 ? sizeof(float) : sizeof(double);
+    size_t es = gb_dtype_size(dt);
     size_t avail = mem_available();
     int n = start;
     double t = 0;

@@ -9,25 +9,13 @@
 
 #include "cuda_common.h"
 
-static const gb_op_impl *impl_for(gb_op_id id) {
-    switch (id) {
-    case GB_OP_MATMUL: return &gb_cuda_matmul;
-    case GB_OP_ELEMENTWISE: return &gb_cuda_elementwise;
-    case GB_OP_REDUCTION: return &gb_cuda_reduction;
-    case GB_OP_FFT: return &gb_cuda_fft;
-    case GB_OP_SOLVE: return &gb_cuda_solve;
-    case GB_OP_SPGEMM: return &gb_cuda_spgemm;
-    case GB_OP_SVD: return &gb_cuda_svd;
-    case GB_OP_TRANSFER: return &gb_cuda_transfer;
-    case GB_OP_STENCIL: return &gb_cuda_stencil;
-    case GB_OP_SLICING: return &gb_cuda_slicing;
-    case GB_OP_BATCHED_MATMUL: return &gb_cuda_matmul;
-    case GB_OP_MATMUL_XT: return &gb_cuda_matmul_xt;
-    case GB_OP_SOLVE_MG: return &gb_cuda_solve_mg;
-    case GB_OP_FFT_XT: return &gb_cuda_fft_xt;
-    default: return NULL;
-    }
-}
+/* Each op's implementation, by op id (the table of ops, column cuda). */
+static const gb_op_impl *const impls[GB_OP_COUNT] = {
+#define GB_OP(ID, name, cpu, cuda) [GB_OP_##ID] = &cuda,
+#include "ops.def"
+};
+
+static const gb_op_impl *impl_for(int id) { return id >= 0 && id < GB_OP_COUNT ? impls[id] : NULL; }
 
 typedef struct {
     const gb_op_impl *impl;
@@ -397,7 +385,7 @@ static const char *cuda_ceiling(const gb_case *c, int timing) {
     if (c->memory_bound) return "d2d_copy_gbs";
     if (c->op_id == GB_OP_MATMUL && c->params.math == GB_MATH_TF32 && c->dtype == GB_FLOAT32)
         return "gemm_tf32_gflops";
-    return c->dtype == GB_FLOAT32 ? "gemm_float32_gflops" : "gemm_float64_gflops";
+    return gb_dtype_gemm_peak(c->dtype);
 }
 
 /* device and end_to_end apply to every op; end_to_end_overlapped to the

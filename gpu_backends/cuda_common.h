@@ -25,6 +25,7 @@ extern "C" {
  * guards, and the .cu files must see gb_errf & co. with C linkage. */
 #include "gb.h"
 #include "backend.h"
+#include "op_id.h"
 
 typedef struct {
     int device;
@@ -168,13 +169,11 @@ int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e);  /* d2d copy, GEMMs, H2D/D2H
 void gb_cuda_health(cJSON *health);                  /* clocks, throttle, ECC: read only */
 void gb_cuda_flush_l2(void);                         /* write a buffer larger than L2 */
 
-/* The per-op implementations (one file each). */
-extern const gb_op_impl gb_cuda_matmul, gb_cuda_elementwise, gb_cuda_reduction,
-    gb_cuda_fft, gb_cuda_solve, gb_cuda_spgemm, gb_cuda_svd;
-extern const gb_op_impl gb_cuda_transfer;
-/* The multi-GPU library routines (cuda_multigpu_*.c): over the devices of
- * gb_cuda_devs[0 .. gpus-1]. */
-extern const gb_op_impl gb_cuda_matmul_xt, gb_cuda_solve_mg, gb_cuda_fft_xt;
+/* The per-op implementations (one file each), as the table of ops names
+ * them (src/ops/ops.def, column cuda). The multi-GPU library routines
+ * (matmul_xt, solve_mg, fft_xt) run over gb_cuda_devs[0 .. gpus-1]. */
+#define GB_OP(ID, name, cpu, cuda) extern const gb_op_impl cuda;
+#include "ops.def"
 /* GB_OK when the case's `gpus` devices are there (and at least `min` are
  * asked for), else GB_SKIP with the reason. */
 int gb_cuda_multigpu_supports(const gb_case *c, int min, const char *routine, gb_err *why);
@@ -188,8 +187,6 @@ int gb_cuda_multigpu_sync(int gpus, const int *ids, gb_err *e);
 void gb_cuda_multigpu_peer(int gpus, const int *ids);
 /* Page-locked host memory usable from every device (cudaHostAllocPortable). */
 int gb_cuda_host_alloc(void **p, size_t bytes, gb_err *e);
-extern const gb_op_impl gb_cuda_stencil;
-extern const gb_op_impl gb_cuda_slicing;
 
 #ifdef __cplusplus
 }

@@ -89,7 +89,7 @@ int ew_supports(const gb_case *c, gb_err *why) {
     if (c->params.fast_math && c->dtype != GB_FLOAT32)
         return gb_errf(why, GB_SKIP, "fast_math applies to float32 only");
     double n = (double)c->shape[0] * (double)c->shape[1];
-    return gb_cuda_fits(3.0 * n * (c->dtype == GB_FLOAT32 ? 4 : 8), why);
+    return gb_cuda_fits(3.0 * n * gb_dtype_size(c->dtype), why);
 }
 
 int ew_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
@@ -128,7 +128,7 @@ int ew_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
     s->blocks = gb_cuda.prop.multiProcessorCount * per_sm;
     if ((size_t)s->blocks > want) s->blocks = (int)want;
     if (s->blocks < 1) s->blocks = 1;
-    s->chunks = gb_cuda_overlap_chunks(2.0 * (double)s->n * (s->dtype == GB_FLOAT32 ? 4 : 8));
+    s->chunks = gb_cuda_overlap_chunks(2.0 * (double)s->n * gb_dtype_size(s->dtype));
     *state = s;
     return GB_OK;
 fail:
@@ -149,7 +149,7 @@ int ew_issue(void *state, gb_err *e) {
 int ew_chunk(void *state, size_t k, size_t nchunks, cudaStream_t st, gb_err *e) {
     ew_state *s = (ew_state *)state;
     int status = GB_OK;
-    size_t lo, hi, es = s->dtype == GB_FLOAT32 ? 4 : 8;
+    size_t lo, hi, es = gb_dtype_size(s->dtype);
     gb_cuda_chunk_range(s->n, nchunks, k, 64, &lo, &hi);
     if (hi <= lo) return GB_OK;
     size_t want = ((hi - lo) / (16 / es) + kThreads) / kThreads;

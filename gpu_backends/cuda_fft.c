@@ -49,7 +49,7 @@ static int fft_supports(const gb_case *c, gb_err *why) {
     if (c->shape[0] > INT_MAX || c->shape[1] > INT_MAX)
         return gb_errf(why, GB_SKIP, "dimension exceeds cuFFT's 32-bit int");
     int rows = (int)c->shape[0], cols = (int)c->shape[1], kind = c->params.fft_kind;
-    double real = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double real = gb_dtype_size(c->dtype);
     double in_bytes = (double)rows * cols * (kind == GB_FFT_C2C ? 2 * real : real);
     double out_bytes = (double)out_count(rows, cols, kind) * 2 * real;
     size_t work = 0;

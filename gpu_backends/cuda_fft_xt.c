@@ -40,7 +40,7 @@ static int fftxt_supports(const gb_case *c, gb_err *why) {
     if (status != GB_OK) return status;
     if (c->shape[0] < c->params.gpus)
         return gb_errf(why, GB_SKIP, "n = %lld is less than gpus = %d", (long long)c->shape[0], c->params.gpus);
-    double csz = c->dtype == GB_FLOAT32 ? 8 : 16, n = (double)c->shape[0];
+    double csz = (double)gb_elem_size(gb_complex_elem(c->dtype)), n = (double)c->shape[0];
     /* this device's share of the work and pristine descriptors, and as much again of plan workspace */
     return gb_cuda_fits(3.0 * csz * n * n / c->params.gpus, why);
 }

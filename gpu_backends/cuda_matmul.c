@@ -28,7 +28,7 @@ static int matmul_supports(const gb_case *c, gb_err *why) {
         if (c->shape[i] > INT_MAX)
             return gb_errf(why, GB_SKIP, "dimension %lld exceeds cuBLAS's 32-bit int", (long long)c->shape[i]);
     double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2];
-    double elem = c->dtype == GB_FLOAT32 ? 4 : 8, b = c->op_id == GB_OP_BATCHED_MATMUL ? c->params.batch : 1;
+    double elem = gb_dtype_size(c->dtype), b = c->op_id == GB_OP_BATCHED_MATMUL ? c->params.batch : 1;
     /* A, B, C; cuBLAS's own workspace is inside gb_cuda_fits's headroom. */
     return gb_cuda_fits(b * (m * k + k * n + m * n) * elem, why);
 }

@@ -161,7 +161,7 @@ const void *kernel_ptr(gb_dtype d) {
 
 int red_supports(const gb_case *c, gb_err *why) {
     double n = (double)c->shape[0] * (double)c->shape[1];
-    return gb_cuda_fits(n * (c->dtype == GB_FLOAT32 ? 4 : 8), why);
+    return gb_cuda_fits(n * gb_dtype_size(c->dtype), why);
 }
 
 int red_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
@@ -193,7 +193,7 @@ int red_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) 
     CUDA_TRY(cudaMalloc((void **)&s->partial, (size_t)s->blocks * sizeof(moments)));
     // Chunks run side by side on several streams: a chunk gets a share of
     // the device's blocks, not all of them.
-    s->chunks = gb_cuda_overlap_chunks((double)s->n * (s->dtype == GB_FLOAT32 ? 4 : 8));
+    s->chunks = gb_cuda_overlap_chunks((double)s->n * gb_dtype_size(s->dtype));
     s->chunk_blocks = (int)((s->blocks + GB_CUDA_CHUNK_STREAMS - 1) / GB_CUDA_CHUNK_STREAMS);
     if (s->chunk_blocks < 1) s->chunk_blocks = 1;
     CUDA_TRY(cudaMalloc((void **)&s->ov_partial, s->chunks * (size_t)s->chunk_blocks * sizeof(moments)));
@@ -230,7 +230,7 @@ int red_issue(void *state, gb_err *e) {
 int red_chunk(void *state, size_t k, size_t nchunks, cudaStream_t st, gb_err *e) {
     red_state *s = (red_state *)state;
     int status = GB_OK;
-    size_t lo, hi, es = s->dtype == GB_FLOAT32 ? 4 : 8;
+    size_t lo, hi, es = gb_dtype_size(s->dtype);
     gb_cuda_chunk_range(s->n, nchunks, k, 64, &lo, &hi);
     if (hi > lo)
         CUDA_TRY(cudaMemcpyAsync((char *)s->io.in[0].dev + lo * es, (const char *)s->io.in[0].pinned + lo * es,

@@ -127,7 +127,7 @@ int sl_supports(const gb_case *c, gb_err *why) {
     int64_t orr, oc;
     gb_slicing_out_shape(c, &orr, &oc);
     double n = (double)c->shape[0] * (double)c->shape[1] + (double)orr * (double)oc;
-    return gb_cuda_fits(n * (c->dtype == GB_FLOAT32 ? 4 : 8), why);
+    return gb_cuda_fits(n * gb_dtype_size(c->dtype), why);
 }
 
 int sl_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {

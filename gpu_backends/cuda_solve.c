@@ -37,7 +37,7 @@ typedef struct {
 static int solve_supports(const gb_case *c, gb_err *why) {
     int64_t n = c->shape[0];
     int64_t nrhs = c->params.nrhs > 0 ? c->params.nrhs : 1;
-    double esz = c->dtype == GB_FLOAT32 ? 4.0 : 8.0;
+    double esz = gb_dtype_bytes(c->dtype);
     /* pristine A + its work copy, pristine B + X, and potrf's workspace:
      * cuSOLVER's blocked potrf asks for about one panel (a few n×nb blocks);
      * 256 columns is a generous stand-in until the real query in prepare. */
@@ -67,7 +67,7 @@ static int solve_prepare(const gb_case *c, const gb_arrays *in, void **state, gb
     if (!st) return gb_errf(e, GB_SKIP, "solve: out of host memory for the plan");
     st->n = c->shape[0];
     st->nrhs = c->params.nrhs > 0 ? c->params.nrhs : 1;
-    st->esz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    st->esz = gb_dtype_size(c->dtype);
     st->dtype = c->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
 
     const gb_array *A = gb_arrays_find(in, "A"), *B = gb_arrays_find(in, "B");

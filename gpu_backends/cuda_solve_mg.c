@@ -39,6 +39,7 @@ typedef struct {
     cudaDataType dtype;
     int64_t n, nrhs, tile;
     size_t esz;
+    gb_elem elem;          /* X's element type, as fetch hands it back */
     int gpus;
     int ids[GB_MAX_DEVICES];
     void *A[GB_MAX_DEVICES], *B[GB_MAX_DEVICES];       /* the tiles potrf/potrs work on */
@@ -61,7 +62,7 @@ static int mg_supports(const gb_case *c, gb_err *why) {
     if (c->shape[0] > 2147483647LL) return gb_errf(why, GB_SKIP, "n exceeds cuSOLVERMg's 32-bit int");
     int64_t n = c->shape[0], T = c->params.block > 0 ? c->params.block : MG_DEFAULT_TILE;
     int64_t nrhs = c->params.nrhs > 0 ? c->params.nrhs : 1;
-    double esz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double esz = gb_dtype_size(c->dtype);
     /* the first device holds the most tiles: work + pristine copy of each,
      * and a panel of workspace as a stand-in for the real query */
     double per = esz * (2.0 * (double)n * (double)(local_tiles(tiles_of(n, T), c->params.gpus, 0) * T) +
@@ -119,7 +120,8 @@ static int mg_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
     s->n = c->shape[0];
     s->nrhs = c->params.nrhs > 0 ? c->params.nrhs : 1;
     s->tile = c->params.block > 0 ? c->params.block : MG_DEFAULT_TILE;
-    s->esz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    s->esz = gb_dtype_size(c->dtype);
+    s->elem = gb_real_elem(c->dtype);
     s->dtype = c->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
     s->gpus = c->params.gpus;
     gb_cuda_multigpu_ids(s->gpus, s->ids);
@@ -224,7 +226,7 @@ static int mg_fetch(void *state, gb_arrays *out, gb_err *e) {
     int status = move_tiles(s, s->nrhs, s->hX, s->B, cudaMemcpyDeviceToHost, e);
     if (status == GB_OK) status = gb_cuda_multigpu_sync(s->gpus, s->ids, e);
     if (status != GB_OK) return status;
-    return gb_arrays_add_copy(out, "X", gb_real_elem(s->esz == 4 ? GB_FLOAT32 : GB_FLOAT64), (size_t)(s->n * s->nrhs),
+    return gb_arrays_add_copy(out, "X", s->elem, (size_t)(s->n * s->nrhs),
                               s->hX, e)
                ? GB_OK
                : GB_FAIL;

@@ -67,7 +67,7 @@ static double expected_nnz_c(double n, double d) {
 
 static int spgemm_supports(const gb_case *c, gb_err *why) {
     double n = (double)c->shape[0], d = c->params.density;
-    double esz = c->dtype == GB_FLOAT32 ? 4.0 : 8.0;
+    double esz = gb_dtype_bytes(c->dtype);
     double nnz_in = d * n * n;
     double nnz_c = expected_nnz_c(n, d);
     double products = n * (d * n) * (d * n);  /* expected intermediate products */
@@ -215,7 +215,7 @@ static int spgemm_prepare(const gb_case *c, const gb_arrays *in, void **state, g
     *state = NULL;
     spgemm_state *st = calloc(1, sizeof *st);
     if (!st) return gb_errf(e, GB_SKIP, "spgemm: out of host memory for the plan");
-    st->esz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    st->esz = gb_dtype_size(c->dtype);
     st->val_elem = gb_real_elem(c->dtype);
     st->vtype = c->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
     if (c->dtype == GB_FLOAT32) { st->alpha.f = 1.0f; st->beta.f = 0.0f; }

@@ -143,7 +143,7 @@ int st_supports(const gb_case *c, gb_err *why) {
     if (c->shape[0] > 2147483647 || c->shape[1] > 2147483647)
         return gb_errf(why, GB_SKIP, "stencil: rows and cols must fit in a 32-bit int on the GPU");
     // p0, f, the output and the scratch grid
-    return gb_cuda_fits(4.0 * n * (c->dtype == GB_FLOAT32 ? 4 : 8), why);
+    return gb_cuda_fits(4.0 * n * gb_dtype_size(c->dtype), why);
 }
 
 int st_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {

@@ -150,7 +150,7 @@ static int svd_supports(const gb_case *c, gb_err *why) {
     if ((method == GB_SVD_GESVD || method == GB_SVD_GESVDJ) && (m > INT_MAX || n > INT_MAX))
         return gb_errf(why, GB_SKIP, "%s takes 32-bit dimensions; %lldx%lld does not fit (use xgesvd)",
                        method_name(method), (long long)m, (long long)n);
-    double esz = c->dtype == GB_FLOAT32 ? 4.0 : 8.0;
+    double esz = gb_dtype_bytes(c->dtype);
     double k = (double)(m < n ? m : n), big = (double)(m > n ? m : n);
     /* gesvdp64 on float32: the plan is float64, plus the float32 input and outputs. */
     double io32 = 0;
@@ -256,7 +256,7 @@ static int svd_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
     st->mixed = st->method == GB_SVD_GESVDP64 && c->dtype == GB_FLOAT32;
     st->tol = c->params.svd_tol;
     st->dtype = st->mixed ? GB_FLOAT64 : c->dtype; /* the type the routine computes in */
-    st->esz = st->dtype == GB_FLOAT32 ? 4 : 8;
+    st->esz = gb_dtype_size(st->dtype);
     st->ctype = st->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
     st->transposed = tall_only(st->method) && st->m < st->n;
     st->mw = st->transposed ? st->n : st->m;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "op_id.h"
 #include "plugin.h"
 #include "testlib.h"
 

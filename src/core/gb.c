@@ -39,13 +39,6 @@ size_t gb_elem_size(gb_elem e) {
     return 0;
 }
 
-const char *gb_dtype_name(gb_dtype d) {
-    return d == GB_FLOAT32 ? "float32" : d == GB_FLOAT64 ? "float64" : "?";
-}
-
-gb_elem gb_real_elem(gb_dtype d) { return d == GB_FLOAT32 ? GB_E_F32 : GB_E_F64; }
-gb_elem gb_complex_elem(gb_dtype d) { return d == GB_FLOAT32 ? GB_E_C64 : GB_E_C128; }
-
 gb_array *gb_arrays_adopt(gb_arrays *a, const char *name, gb_elem elem, size_t count,
                           void *data, gb_err *e) {
     if (a->count >= GB_MAX_ARRAYS) {

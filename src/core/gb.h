@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "dtype.h"
 
 #define GB_VERSION "0.1.0"
 #define GB_ABI_VERSION 3
@@ -32,24 +33,7 @@ typedef struct {
 int gb_errf(gb_err *e, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-typedef enum { GB_FLOAT32 = 0, GB_FLOAT64 = 1, GB_DTYPE_COUNT } gb_dtype;
-
-/* Element types of arrays handed between driver and backends. Complex types
- * are interleaved (re, im) pairs, the layout of fftw_complex and cuComplex. */
-typedef enum {
-    GB_E_F32, GB_E_F64, GB_E_C64, GB_E_C128, GB_E_I32, GB_E_I64
-} gb_elem;
-
-typedef enum {
-    GB_OP_MATMUL, GB_OP_ELEMENTWISE, GB_OP_REDUCTION, GB_OP_FFT,
-    GB_OP_SOLVE, GB_OP_SPGEMM, GB_OP_SVD,
-    GB_OP_TRANSFER,
-    GB_OP_BATCHED_MATMUL,
-    GB_OP_MATMUL_XT, GB_OP_SOLVE_MG, GB_OP_FFT_XT, /* multi-GPU library routines (param gpus) */
-    GB_OP_STENCIL,
-    GB_OP_SLICING,
-    GB_OP_COUNT
-} gb_op_id;
+/* gb_dtype (the dtype table) and gb_elem (host array element types): dtype.h. */
 
 /* A named host array, 64-byte aligned, owned by the gb_arrays holding it. */
 typedef struct {
@@ -107,7 +91,7 @@ typedef struct {
 /* One benchmark case: op × shape × dtype × params. Built by the suite
  * parser, read-only for backends. */
 typedef struct gb_case {
-    gb_op_id op_id;
+    int op_id;               /* GB_OP_<ID>: the op's line in the table of ops (src/ops/ops.def, op_id.h) */
     const struct gb_op *op;  /* driver side only: plugins must not call it */
     gb_dtype dtype;
     int64_t shape[3];        /* matmul, batched_matmul: m,k,n; svd: m,n; transfer: bytes; others: rows,cols */
@@ -173,7 +157,6 @@ void gb_safe_file_name(const char *name, char *out, size_t len);
 void *gb_alloc(size_t bytes);  /* 64-byte aligned; NULL on failure */
 void gb_free(void *p);
 size_t gb_elem_size(gb_elem e);
-const char *gb_dtype_name(gb_dtype d);
 /* Append a new array of count elements; returns it or NULL (message in e). */
 gb_array *gb_arrays_add(gb_arrays *a, const char *name, gb_elem elem, size_t count, gb_err *e);
 /* Append a new array holding a copy of count elements at data (fetch). */
@@ -183,9 +166,6 @@ gb_array *gb_arrays_add_copy(gb_arrays *a, const char *name, gb_elem elem, size_
 gb_array *gb_arrays_adopt(gb_arrays *a, const char *name, gb_elem elem, size_t count, void *data, gb_err *e);
 gb_array *gb_arrays_find(const gb_arrays *a, const char *name);
 void gb_arrays_free(gb_arrays *a);
-/* Element type of a real array of this dtype (F32/F64), and its complex twin. */
-gb_elem gb_real_elem(gb_dtype d);
-gb_elem gb_complex_elem(gb_dtype d);
 /* Fill a float array with NaN (outputs are poisoned before runs, so an element
  * a backend forgot to write fails verification). Integer arrays get -1. */
 void gb_array_poison(gb_array *a);

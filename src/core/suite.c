@@ -21,12 +21,6 @@
         return gb_errf(e, GB_FAIL, "%s: %s: %s", (s)->path, where, reason_);        \
     } while (0)
 
-int gb_dtype_parse(const char *s) {
-    if (strcmp(s, "float32") == 0) return GB_FLOAT32;
-    if (strcmp(s, "float64") == 0) return GB_FLOAT64;
-    return -1;
-}
-
 static const char *json_type_name(const cJSON *v) {
     if (!v) return "nothing";
     if (cJSON_IsNumber(v)) return "a number";
@@ -68,7 +62,8 @@ static int read_dtypes(const gb_suite *s, const cJSON *v, const char *where, uns
             char w[128];
             snprintf(w, sizeof w, "%s[%d]", where, i);
             if (cJSON_IsString(it))
-                FAIL_AT(e, s, w, "unknown dtype \"%s\" (allowed: float32, float64)", it->valuestring);
+                FAIL_AT(e, s, w, "unknown dtype \"%s\" (allowed: %s)", it->valuestring,
+                        gb_dtype_list((char[128]){0}, 128));
             FAIL_AT(e, s, w, "expected \"float32\" or \"float64\", got %s", json_type_name(it));
         }
         *mask |= 1u << d;
@@ -269,11 +264,8 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
     if (!cJSON_IsString(opv)) FAIL_AT(e, s, w, "expected a string, got %s", json_type_name(opv));
     const gb_op *op = gb_op_find(opv->valuestring);
     if (!op) {
-        char list[256] = "";
-        size_t len = 0;
-        for (int i = 0; i < GB_OP_COUNT; i++)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", gb_ops[i]->name);
-        FAIL_AT(e, s, w, "unknown op \"%s\" (known: %s)", opv->valuestring, list);
+        char list[512];
+        FAIL_AT(e, s, w, "unknown op \"%s\" (known: %s)", opv->valuestring, gb_op_list(list, sizeof list));
     }
 
     gb_budget budget = s->defaults;
@@ -462,8 +454,9 @@ static int suite_from_doc(cJSON *doc, const char *path, const gb_suite_filter *f
     memset(s, 0, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
     s->doc = doc;
-    if (f && (check_filter(f->ops, "op", known_op, "matmul, elementwise, reduction, fft, solve, spgemm, svd", e) ||
-              check_filter(f->dtypes, "dtype", known_dtype, "float32, float64", e))) {
+    char ops[512], dtypes[128];
+    if (f && (check_filter(f->ops, "op", known_op, gb_op_list(ops, sizeof ops), e) ||
+              check_filter(f->dtypes, "dtype", known_dtype, gb_dtype_list(dtypes, sizeof dtypes), e))) {
         gb_suite_free(s);
         return GB_FAIL;
     }
@@ -518,7 +511,7 @@ static int suite_from_doc(cJSON *doc, const char *path, const gb_suite_filter *f
     /* Built-in defaults, overridden by the suite's "defaults". */
     s->defaults = (gb_budget){.warmup = 2, .min_warmup_s = 0.1, .min_reps = 5, .max_reps = 1000,
                               .min_time_s = 0.2, .max_time_s = 5};
-    s->dtypes = 1u << GB_FLOAT32 | 1u << GB_FLOAT64;
+    s->dtypes = gb_dtype_default_mask();
     s->seed = 42;
     s->rounds = 3;
     const cJSON *defs = cJSON_GetObjectItemCaseSensitive(doc, "defaults");

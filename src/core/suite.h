@@ -47,7 +47,7 @@ typedef struct {
     gb_budget defaults;
     uint64_t seed;
     int rounds;         /* passes over the whole plan (runner.h); "defaults.rounds" */
-    unsigned dtypes;    /* default dtype mask: bit GB_FLOAT32, GB_FLOAT64 */
+    unsigned dtypes;    /* default dtype mask: bit d for each gb_dtype d */
     cJSON *doc;         /* the parsed file, kept for the results' "suite" */
     gb_plan_item *items;
     size_t count;
@@ -95,6 +95,5 @@ void gb_case_name(const gb_case *c, char *buf, size_t len);
 
 /* Every param of the case's op with its value (defaults filled in). */
 cJSON *gb_params_to_json(const gb_case *c);
-/* Parse a dtype name; -1 if unknown. */
-int gb_dtype_parse(const char *s);
+/* Parse a dtype name: gb_dtype_parse (dtype.h). */
 #endif

@@ -35,6 +35,7 @@
 
 #include <cjson/cJSON.h>
 #include "gb.h"
+#include "op_id.h"
 
 /* One entry of an op's parameter table; the suite parser validates params
  * against it generically (type, range, allowed values, unknown keys). */
@@ -108,9 +109,12 @@ typedef struct gb_op {
      "devices the routine spreads over: the first gpus of --devices (default 1); the CPU side "     \
      "ignores it"}
 
-/* The catalogue, in the order of `gpubench list`. */
+/* The catalogue, in the order of `gpubench list` (that of ops.def). */
 extern const gb_op *const gb_ops[GB_OP_COUNT];
 const gb_op *gb_op_find(const char *name);
+/* The names, ", "-separated in catalogue order, into buf (for error
+ * messages: "known: matmul, elementwise, ..."); returns buf. */
+char *gb_op_list(char *buf, size_t len);
 
 /* Shared helpers for ops (src/ops/op_common.c). */
 /* The defaults of every param, in one place: math default, fast_math off,
@@ -125,16 +129,14 @@ int gb_parse_shape(const cJSON *size, int rank, gb_case *c, gb_err *e);
 /* max |out-ref| / max(|ref|) over two real or complex arrays, NaN-aware
  * (any NaN in out gives +inf). Also reports the first bad index. */
 double gb_max_rel_err(const gb_array *out, const gb_array *ref, size_t *worst_index);
-/* rows × cols of a 2-D case, and the bytes of one element of a dtype. */
+/* rows × cols of a 2-D case (the bytes of one element: gb_dtype_bytes, dtype.h). */
 double gb_case_elements(const gb_case *c);
-double gb_dtype_bytes(gb_dtype d);
 /* A verdict that could not compare (inputs or outputs missing or
  * mis-sized): status FAILED (error +inf) or NOT_CHECKED (error NaN), and the
  * detail printf-style. */
 void gb_verdict_unmeasured(gb_verdict *v, gb_verify_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Unit roundoff of the dtype (2^-24 or 2^-53): tolerances are multiples of it. */
-double gb_eps(gb_dtype d);
+/* Unit roundoff of the dtype, tolerances' unit: gb_eps (dtype.h). */
 /* Parse "sizes" entries that are byte counts: a positive integer up to 2^40,
  * or a string "<n>KiB" / "<n>MiB" / "<n>GiB" (op_transfer.c). */
 int gb_parse_bytes(const cJSON *size, int64_t *bytes, gb_err *e);

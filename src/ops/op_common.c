@@ -108,7 +108,6 @@ double gb_max_rel_err(const gb_array *out, const gb_array *ref, size_t *worst_in
     return worst / scale;
 }
 
-double gb_eps(gb_dtype d) { return d == GB_FLOAT32 ? 0x1.0p-24 : 0x1.0p-53; }
 
 void gb_params_default(gb_params *p) {
     p->math = GB_MATH_DEFAULT;
@@ -130,7 +129,6 @@ void gb_params_default(gb_params *p) {
 }
 
 double gb_case_elements(const gb_case *c) { return (double)c->shape[0] * (double)c->shape[1]; }
-double gb_dtype_bytes(gb_dtype d) { return (double)gb_elem_size(gb_real_elem(d)); }
 
 void gb_verdict_unmeasured(gb_verdict *v, gb_verify_status status, const char *fmt, ...) {
     v->status = status;

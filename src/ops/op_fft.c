@@ -36,7 +36,7 @@ static size_t out_count(const gb_case *c) {
 static void fft_count(gb_case *c) {
     double n = (double)c->shape[0], N = n * n;
     double lg = N > 1 ? log2(N) : 0;
-    size_t real = c->dtype == GB_FLOAT32 ? 4 : 8;
+    size_t real = gb_dtype_size(c->dtype);
     if (c->params.fft_kind == GB_FFT_C2C) {
         c->flops = 5.0 * N * lg;
         /* the transform reads the promoted complex array */
@@ -49,7 +49,7 @@ static void fft_count(gb_case *c) {
 
 static double fft_host_bytes(const gb_case *c) {
     double n = (double)c->shape[0];
-    size_t real = c->dtype == GB_FLOAT32 ? 4 : 8;
+    size_t real = gb_dtype_size(c->dtype);
     /* input, two outputs (this backend's and a reference backend's), the
      * backend's own input/output buffers (c2c: promoted copy). */
     double out = (double)out_count(c) * 2 * real;
@@ -194,8 +194,9 @@ static void fft_verify(const gb_case *c, const gb_arrays *in, const gb_arrays *o
     if (!x || !X || X->count != n * kc || X->elem != gb_complex_elem(c->dtype)) {
         snprintf(v->against, sizeof v->against, "reference");
         v->error = INFINITY;
-        snprintf(v->detail, sizeof v->detail, "output X missing or not %zu×%zu %s", n, kc,
-                 c->dtype == GB_FLOAT32 ? "complex64" : "complex128");
+        /* "complex64": numpy's name, the bits of one (re, im) pair */
+        snprintf(v->detail, sizeof v->detail, "output X missing or not %zu×%zu complex%zu", n, kc,
+                 8 * gb_elem_size(gb_complex_elem(c->dtype)));
         return;
     }
     const gb_array *R = ref ? gb_arrays_find(ref, "X") : NULL;

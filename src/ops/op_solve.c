@@ -36,7 +36,7 @@ static size_t nrhs_of(const gb_case *c) { return c->params.nrhs > 0 ? (size_t)c-
 
 static void solve_count(gb_case *c) {
     double n = (double)c->shape[0], r = (double)nrhs_of(c);
-    double sz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double sz = gb_dtype_size(c->dtype);
     /* potrf n³/3 (LAWN 41, leading term) + potrs 2n²·nrhs */
     c->flops = n * n * n / 3 + 2 * n * n * r;
     c->bytes = (n * n + 2 * n * r) * sz;
@@ -44,7 +44,7 @@ static void solve_count(gb_case *c) {
 
 static double solve_host_bytes(const gb_case *c) {
     double n = (double)c->shape[0], r = (double)nrhs_of(c);
-    double sz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double sz = gb_dtype_size(c->dtype);
     /* inputs; the backend's work copies of A and B; X of two backends */
     return (2 * n * n + 4 * n * r) * sz + n * r * sz;
 }

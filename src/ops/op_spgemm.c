@@ -128,7 +128,7 @@ static double expected_c_nnz(double n, double p) {
 
 static void spgemm_count(gb_case *c) {
     double n = (double)c->shape[0], p = density_of(c);
-    double sz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double sz = gb_dtype_size(c->dtype);
     double na, nb, madds;
     if (p * n * n > SPG_EXACT_NNZ || exact_work(c, &na, &nb, &madds) != 0) { /* large, or out of memory */
         na = nb = p * n * n;
@@ -141,7 +141,7 @@ static void spgemm_count(gb_case *c) {
 
 static double spgemm_host_bytes(const gb_case *c) {
     double n = (double)c->shape[0], p = density_of(c);
-    double sz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double sz = gb_dtype_size(c->dtype);
     double nnz = p * n * n, cnnz = expected_c_nnz(n, p);
     /* inputs; backend copies with 64-bit indices (GraphBLAS); two outputs;
      * the reference product in double with its row sort buffers. */

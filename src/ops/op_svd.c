@@ -42,7 +42,7 @@ static void svd_count(gb_case *c) {
         m = n;
         n = t;
     }
-    double k = n, sz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double k = n, sz = gb_dtype_size(c->dtype);
     /* Thin SVD with U1 (m×n), Σ and V, m ≥ n: Golub & Van Loan, Matrix
      * Computations (3rd ed.), Fig. 5.4.1: Golub–Reinsch 14mn² + 8n³, R-SVD
      * 6mn² + 20n³; the cheaper of the two (22n³ for a square matrix). A
@@ -54,7 +54,7 @@ static void svd_count(gb_case *c) {
 
 static double svd_host_bytes(const gb_case *c) {
     double m = (double)c->shape[0], n = (double)c->shape[1], k = fmin(m, n);
-    double sz = c->dtype == GB_FLOAT32 ? 4 : 8;
+    double sz = gb_dtype_size(c->dtype);
     double outs = (k + m * k + k * n) * sz;
     /* input; backend work copy, outputs and workspace (~ another m·n + k²);
      * outputs of two backends; the check in double (A, U·S, VT, product). */

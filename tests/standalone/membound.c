@@ -14,6 +14,7 @@
  * it compiles the benchmark's own CPU kernels in with it: the numbers are
  * for exactly the code gpubench times. */
 #include "../../src/core/gb.c"
+#include "../../src/core/dtype.c"
 #include "../../src/core/rng.c"
 #include "../../cpu_backends/cpu_elementwise.c"
 #include "../../cpu_backends/cpu_reduction.c"
