@@ -579,3 +579,8 @@ int gb_cuda_fits(double bytes_needed, gb_err *why) {
     }
     return GB_OK;
 }
+
+cudaDataType gb_cuda_data_type(gb_dtype d) {
+    static const cudaDataType types[GB_DTYPE_COUNT] = {[GB_FLOAT32] = CUDA_R_32F, [GB_FLOAT64] = CUDA_R_64F};
+    return (int)d >= 0 && (int)d < GB_DTYPE_COUNT ? types[d] : CUDA_R_64F;
+}

@@ -163,6 +163,9 @@ int gb_cuda_convert(const void *src, gb_elem from, void *dst, gb_elem to, size_t
 
 /* Free device memory now, for the memory estimate in supports(). */
 int gb_cuda_fits(double bytes_needed, gb_err *why);
+/* The CUDA library data type of a real array of dtype d (CUDA_R_32F for
+ * float32): the one place the CUDA backend maps dtypes to cudaDataType. */
+cudaDataType gb_cuda_data_type(gb_dtype d);
 
 /* Ceilings, health and cold-cache support (cuda_peak.c, cuda_health.c). */
 int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e);  /* d2d copy, GEMMs, H2D/D2H */

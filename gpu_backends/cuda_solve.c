@@ -68,7 +68,7 @@ static int solve_prepare(const gb_case *c, const gb_arrays *in, void **state, gb
     st->n = c->shape[0];
     st->nrhs = c->params.nrhs > 0 ? c->params.nrhs : 1;
     st->esz = gb_dtype_size(c->dtype);
-    st->dtype = c->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
+    st->dtype = gb_cuda_data_type(c->dtype);
 
     const gb_array *A = gb_arrays_find(in, "A"), *B = gb_arrays_find(in, "B");
     if (!A || !B) {

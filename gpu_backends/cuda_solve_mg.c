@@ -122,7 +122,7 @@ static int mg_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
     s->tile = c->params.block > 0 ? c->params.block : MG_DEFAULT_TILE;
     s->esz = gb_dtype_size(c->dtype);
     s->elem = gb_real_elem(c->dtype);
-    s->dtype = c->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
+    s->dtype = gb_cuda_data_type(c->dtype);
     s->gpus = c->params.gpus;
     gb_cuda_multigpu_ids(s->gpus, s->ids);
     const gb_array *A = gb_arrays_find(in, "A"), *B = gb_arrays_find(in, "B");

@@ -217,7 +217,7 @@ static int spgemm_prepare(const gb_case *c, const gb_arrays *in, void **state, g
     if (!st) return gb_errf(e, GB_SKIP, "spgemm: out of host memory for the plan");
     st->esz = gb_dtype_size(c->dtype);
     st->val_elem = gb_real_elem(c->dtype);
-    st->vtype = c->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
+    st->vtype = gb_cuda_data_type(c->dtype);
     if (c->dtype == GB_FLOAT32) { st->alpha.f = 1.0f; st->beta.f = 0.0f; }
     else { st->alpha.d = 1.0; st->beta.d = 0.0; }
 

@@ -257,7 +257,7 @@ static int svd_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
     st->tol = c->params.svd_tol;
     st->dtype = st->mixed ? GB_FLOAT64 : c->dtype; /* the type the routine computes in */
     st->esz = gb_dtype_size(st->dtype);
-    st->ctype = st->dtype == GB_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
+    st->ctype = gb_cuda_data_type(st->dtype);
     st->transposed = tall_only(st->method) && st->m < st->n;
     st->mw = st->transposed ? st->n : st->m;
     st->nw = st->transposed ? st->m : st->n;
