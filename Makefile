@@ -9,6 +9,11 @@
 #   make test-gpu   GPU verification over every op and dtype (needs a GPU)
 #   make bundle     relocatable tarball for hosts without our CPU libraries
 #   make install PREFIX=/usr/local DESTDIR=
+#                   the binary, the plugin, the suites and the user scripts
+#                   (scripts/*.py; the developers' scripts/dev/ stay behind)
+#   make deps       install every package CI uses (scripts/dev/install-deps.sh;
+#                   make run installs only what running needs, make test adds
+#                   what testing needs)
 #   make CUDA=0     build without the CUDA plugin; make WERROR=1 as in CI
 #   make test SANITIZE=address,undefined
 #                   the tests against a sanitized build (in build-san/, binary
@@ -152,12 +157,14 @@ $(BUILD)/standalone/%: tests/standalone/%.c src/core/gb.c src/core/dtype.c src/c
 
 tools: $(TOOLS)
 
+# Every package: running, testing, fuzzing, valgrind, bundling (as CI installs).
 deps:
-	scripts/install-deps.sh
+	scripts/dev/install-deps.sh --all
 
-# The README's first command: install what is missing, build, run the default suite.
+# The README's first command: install what running needs and is missing (no
+# test, fuzz or packaging tools), build, run the default suite.
 run:
-	scripts/install-deps.sh --if-missing
+	scripts/dev/install-deps.sh --run --if-missing
 	$(MAKE) all
 	./gpubench run suites/default.json
 
@@ -185,32 +192,35 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJ)
 
 fuzz:
 	$(MAKE) FUZZ=1 CC=clang $(FUZZERS:%=$(FUZZ_BUILD)/fuzz/fuzz_%)
-	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_TIME) $(FUZZERS)
+	scripts/dev/fuzz.sh $(FUZZ_BUILD) $(FUZZ_TIME) $(FUZZERS)
 
 valgrind: $(GB_BIN)
-	scripts/valgrind-check.sh ./$(GB_BIN)
+	scripts/dev/valgrind-check.sh ./$(GB_BIN)
 
-# The README's second command: like `make run`, it works on a fresh machine.
+# The README's second command: like `make run`, it works on a fresh machine,
+# adding what the tests need (SciPy, a one-node SLURM).
 # T=NAME runs only the tests whose name contains NAME (and not the fuzz replays).
 T ?=
 test:
-	scripts/install-deps.sh --if-missing
+	scripts/dev/install-deps.sh --test --if-missing
 	$(MAKE) $(GB_BIN) $(BUILD)/tests/run_tests $(REPLAYS) $(ALL_PLUGIN)
 	GPUBENCH=./$(GB_BIN) $(BUILD)/tests/run_tests $(T)
 	$(if $(T),,for f in $(FUZZERS); do $(BUILD)/fuzz/replay_$$f tests/fuzz/corpus/$$f tests/fuzz/crashes/$$f || exit 1; done)
 
 test-gpu: gpubench $(ALL_PLUGIN)
-	scripts/test-gpu.sh ./gpubench
+	scripts/dev/test-gpu.sh ./gpubench
 
 bundle: all tools
-	scripts/bundle.sh $(VERSION)
+	scripts/dev/bundle.sh $(VERSION)
 
+# The scripts a user runs (scripts/README.md); scripts/dev/ is not installed.
+USER_SCRIPTS := $(wildcard scripts/*.py)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpubench $(DESTDIR)$(PREFIX)/share/gpubench/suites $(DESTDIR)$(PREFIX)/share/gpubench/scripts
 	install -m 755 gpubench $(DESTDIR)$(PREFIX)/bin/gpubench
 	$(if $(ALL_PLUGIN),install -m 755 $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/gpubench/$(PLUGIN))
 	install -m 644 suites/*.json $(DESTDIR)$(PREFIX)/share/gpubench/suites/
-	install -m 755 scripts/*.py $(DESTDIR)$(PREFIX)/share/gpubench/scripts/ 2>/dev/null || true
+	install -m 755 $(USER_SCRIPTS) $(DESTDIR)$(PREFIX)/share/gpubench/scripts/
 
 # The compiler's header lists (see DEPFLAGS); absent before the first build.
 -include $(wildcard $(patsubst %.o,%.d,$(OBJ_MAIN) $(OBJ_CORE) $(OBJ_TEST) $(GPU_OBJ)))

@@ -451,7 +451,7 @@ static int drain_after(int status, gb_err *e) {
 
 /* A fault to inject on purpose: GPUBENCH_FAULT_SKIP_CHUNK=k leaves chunk k
  * of every overlapped repetition out (upload, kernel and download), so that
- * scripts/test-gpu.sh can show on a GPU host that verification catches a
+ * scripts/dev/test-gpu.sh can show on a GPU host that verification catches a
  * missed chunk. -1 (unset): no fault. */
 static long fault_skip_chunk(void) {
     const char *v = getenv("GPUBENCH_FAULT_SKIP_CHUNK");

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """devices-summary.py — what a --devices run measured on each device, from
-its results file (scripts/gpu-host-check.sh, step multigpu).
+its results file (scripts/dev/gpu-host-check.sh, step multigpu).
 
     devices-summary.py RESULTS.json [--ops matmul_xt,solve_mg]
 

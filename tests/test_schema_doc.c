@@ -199,7 +199,7 @@ TEST(schema_doc_matches_a_fresh_cpu_run) {
     CHECK(rc == 0);
     check_file("build/schema-run.json", 1);
     /* and any other file this build wrote, e.g. a GPU run on the GPU host
-     * (scripts/gpu-host-check.sh see): GB_SCHEMA_EXTRA=FILE */
+     * (scripts/dev/gpu-host-check.sh see): GB_SCHEMA_EXTRA=FILE */
     const char *extra = getenv("GB_SCHEMA_EXTRA");
     if (extra && *extra) check_file(extra, 1);
 }

@@ -26,7 +26,7 @@ PREFIX=/tmp/gpubench-slurm-test
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "not root: the test cluster's munged and slurmd run as root"
 for b in munged slurmctld slurmd sbatch squeue scontrol scancel sinfo; do
-    command -v "$b" >/dev/null 2>&1 || skip "$b not found (apt-get install slurm-wlm munge, or scripts/install-deps.sh)"
+    command -v "$b" >/dev/null 2>&1 || skip "$b not found (apt-get install slurm-wlm munge, or scripts/dev/install-deps.sh)"
 done
 [ -x "$GB" ] || { echo "FAIL: $GB is not an executable gpubench"; exit 1; }
 

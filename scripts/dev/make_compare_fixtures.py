@@ -2,7 +2,7 @@
 """Generate the results files tests/test_compare.c reads (tests/data/compare/).
 
 Deterministic (fixed seeds, Python's Mersenne Twister), so the committed files
-can be regenerated bit for bit:  python3 scripts/ci/make_compare_fixtures.py
+can be regenerated bit for bit:  python3 scripts/dev/make_compare_fixtures.py
 
 Timing samples are drawn from one noisy model of a real GPU/CPU timing:
 log-normal around the case's true time (3% spread) plus occasional slow

@@ -2,7 +2,7 @@
 # gpu-host-check.sh — what we run on a GPU host before calling GPU code done,
 # from an unpacked bundle (make bundle) or a build tree:
 #
-#   scripts/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|seedops|svd|newcomer|again|see|regress|confirm]...
+#   scripts/dev/gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|seedops|svd|newcomer|again|see|regress|confirm]...
 #
 #   validate  gpubench info/list, the ceilings (gpubench peak), make test-gpu's
 #             verification of every op and dtype, and every cuSOLVER SVD method
@@ -14,7 +14,7 @@
 #             strong-scaling table, the skip reasons of what needs more devices),
 #             and compute-sanitizer memcheck over --devices-concurrent
 #   measure   suites/default.json, then suites/quick.json twice (stability, compare)
-#   overhead  scripts/check-cpu-overhead.sh at the default suite's largest sizes
+#   overhead  scripts/dev/check-cpu-overhead.sh at the default suite's largest sizes
 #   seed      suites/transfer.json (every direction and host memory, 4 KiB–1 GiB,
 #             GPU % of the pinned ceiling) and suites/batched-gemm.json (the
 #             crossover of many small GEMMs), ceilings measured
@@ -66,7 +66,7 @@
 set -u
 OUTDIR=${1:?usage: gpu-host-check.sh OUTDIR [validate|sanitize|multigpu|fleet|measure|overhead|seed|seedops|svd|newcomer|again|see|regress|confirm]...}
 shift
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ -x bin/gpubench ]; then B=bin/gpubench; else B=./gpubench; fi
 mkdir -p "$OUTDIR"
 step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
@@ -103,7 +103,7 @@ for what in "$@"; do
         "$B" peak --format json > "$OUTDIR/peak.json"
         cat "$OUTDIR/peak.json"
         step "test-gpu (every op and dtype, CPU vs GPU)"
-        TEST_GPU_KEEP="$OUTDIR" scripts/test-gpu.sh "$B"
+        TEST_GPU_KEEP="$OUTDIR" scripts/dev/test-gpu.sh "$B"
         step "svd methods"
         "$B" run suites/svd-methods.json --no-peak --quiet \
             --out "$OUTDIR/svd-methods.json" --format md
@@ -121,7 +121,7 @@ for what in "$@"; do
         ;;
     sanitize)
         step "compute-sanitizer"
-        scripts/test-gpu.sh "$B" --sanitize
+        scripts/dev/test-gpu.sh "$B" --sanitize
         ;;
     measure)
         step "default suite"
@@ -134,7 +134,7 @@ for what in "$@"; do
             echo "exit $?"
         done
         step "stability: do the two quick runs agree within their CIs (cases over 1 ms)?"
-        python3 scripts/check-stability.py "$OUTDIR/quick-1.json" "$OUTDIR/quick-2.json"
+        python3 scripts/dev/check-stability.py "$OUTDIR/quick-1.json" "$OUTDIR/quick-2.json"
         step "compare: two runs of the same build must show no regression"
         "$B" compare "$OUTDIR/quick-1.json" "$OUTDIR/quick-2.json" | grep -E "WARNING|REGRESSION|Summary|Result"
         ;;
@@ -203,7 +203,7 @@ for what in "$@"; do
         ;;
     overhead)
         step "CPU harness overhead"
-        scripts/check-cpu-overhead.sh --gpubench "$B" 2>&1
+        scripts/dev/check-cpu-overhead.sh --gpubench "$B" 2>&1
         ;;
     newcomer)
         step "gpubench run suites/default.json (no flags), piped"

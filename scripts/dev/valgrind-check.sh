@@ -1,12 +1,12 @@
 #!/bin/sh
 # make valgrind: a quick CPU run and every command that reads files, under
 # valgrind; any memory error or definite leak fails (--error-exitcode=1).
-#   scripts/valgrind-check.sh [./gpubench]
+#   scripts/dev/valgrind-check.sh [./gpubench]
 # The run is suites/quick.json on the CPU backend cut down to what valgrind
 # can do in a few minutes (float32, one round, no ceilings, two threads):
 # every op still runs once through prepare, measure, verify and release.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 bin=${1:-./gpubench}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind-check: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -17,9 +17,9 @@ trap 'rm -rf "$tmp"' EXIT
 export OMP_WAIT_POLICY=PASSIVE
 # OpenMP and OpenBLAS keep thread pools and per-thread buffers until exit:
 # "still reachable", not leaks. Definite leaks and every error count.
-# scripts/valgrind.supp: the dynamic loader's own false positives (opening
+# scripts/dev/valgrind.supp: the dynamic loader's own false positives (opening
 # the CUDA plugin), named there; nothing of gpubench is suppressed.
-vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=scripts/valgrind.supp"
+vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions=scripts/dev/valgrind.supp"
 # step ALLOWED_EXIT_CODES COMMAND...: run under valgrind; fail on a valgrind
 # error or an exit code not listed.
 step() {

@@ -4,7 +4,7 @@
 # failure, error, or CUDA case that did not run — except a multi-GPU routine
 # asking for more devices than the host has (listed, not a failure).
 #
-#   scripts/test-gpu.sh ./gpubench [--sanitize]
+#   scripts/dev/test-gpu.sh ./gpubench [--sanitize]
 #
 # --sanitize also runs the suite under compute-sanitizer: memcheck over every
 # op, racecheck and synccheck over our own kernels that share memory between
@@ -37,7 +37,7 @@ if [ ! -x "$BIN" ]; then
     echo "test-gpu: $BIN is not an executable (build it with make)" >&2
     exit 2
 fi
-HERE=$(cd "$(dirname "$0")/.." && pwd)
+HERE=$(cd "$(dirname "$0")/../.." && pwd)
 SUITE="$HERE/suites/gpu-verify.json"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-test-gpu.XXXXXX") || exit 2
 # $TEST_GPU_KEEP=DIR keeps the results files (e.g. to archive a GPU host's run).

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run each libFuzzer harness for a while (make fuzz FUZZ_TIME=secs).
-#   scripts/fuzz.sh BUILD_DIR SECONDS HARNESS...
+#   scripts/dev/fuzz.sh BUILD_DIR SECONDS HARNESS...
 # Each starts from its committed corpus (tests/fuzz/corpus/<name>/) and writes
 # what it adds to BUILD_DIR/corpus/<name>/ (not committed: copy an input worth
 # keeping into tests/fuzz/corpus by hand). A crash, a leak (LeakSanitizer), a
@@ -10,7 +10,7 @@
 # `make test` replays it from then on.
 set -u
 build=$1; secs=$2; shift 2
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 status=0
 summary=""
 for h in "$@"; do

@@ -9,7 +9,7 @@
 #                                   its SONAME, with RUNPATH $ORIGIN (so that their own
 #                                   dependencies, e.g. liblapacke → liblapack, resolve
 #                                   inside the bundle too)
-#   suites/ scripts/ README.md BUNDLE.txt
+#   suites/ scripts/ (and scripts/dev/) README.md BUNDLE.txt
 #
 # CUDA itself (libcudart, cuBLAS, cuFFT, cuSOLVER, cuSPARSE, the driver) is
 # not bundled: it comes from the GPU host (toolkit or module), and
@@ -23,8 +23,8 @@ set -eu
 die() { echo "bundle: $*" >&2; exit 1; }
 
 VERSION=${1:-}
-[ -n "$VERSION" ] || die "usage: scripts/bundle.sh VERSION"
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+[ -n "$VERSION" ] || die "usage: scripts/dev/bundle.sh VERSION"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 [ -x gpubench ] || die "no ./gpubench: run make first"
 for tool in ldd readelf xz tar; do
@@ -50,7 +50,7 @@ else
 fi
 
 # The standalone library-call programs (tests/standalone/, `make tools`) so
-# that scripts/check-cpu-overhead.sh runs on the target host too.
+# that scripts/dev/check-cpu-overhead.sh runs on the target host too.
 if ls build/standalone/* >/dev/null 2>&1; then
     mkdir -p "$STAGE/tools"
     for t in build/standalone/*; do
@@ -102,8 +102,11 @@ rm -f "$STAGE/.deps"
 [ -n "$copied" ] || die "no libraries collected (ldd output unexpected?)"
 
 cp suites/*.json "$STAGE/suites/"
-for f in scripts/*; do
-    [ -f "$f" ] && cp "$f" "$STAGE/scripts/"
+# The user scripts and the developers' (gpu-host-check.sh runs from an
+# unpacked bundle on the GPU host, with test-gpu.sh and the check-* scripts).
+mkdir -p "$STAGE/scripts/dev"
+for f in scripts/* scripts/dev/*; do
+    [ -f "$f" ] && cp "$f" "$STAGE/$f"
 done
 if [ -f README.md ]; then cp README.md "$STAGE/README.md"; else echo "bundle: warning: no README.md to include" >&2; fi
 

@@ -6,8 +6,8 @@
 # gpubench median / standalone median. Fails (exit 1) if any ratio exceeds
 # the limit (default 1.25).
 #
-#   scripts/check-cpu-overhead.sh            largest default-suite sizes (run on the 16-core host)
-#   scripts/check-cpu-overhead.sh --small    small sizes (a quick run on a 2-core machine)
+#   scripts/dev/check-cpu-overhead.sh            largest default-suite sizes (run on the 16-core host)
+#   scripts/dev/check-cpu-overhead.sh --small    small sizes (a quick run on a 2-core machine)
 #   options: --limit R, --gpubench PATH, --only OP
 #   env: GPUBENCH_RUN_FLAGS   extra flags for `gpubench run` (e.g. --threads N)
 #
@@ -17,7 +17,7 @@
 # overhead. Machines are noisy: rerun before believing a ratio near the limit.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 mode=full
 limit=1.25
 gpubench=./gpubench
