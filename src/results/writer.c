@@ -20,5 +20,3 @@ int gb_writer_index(const gb_writer *w) {
         if (gb_writers[i] == w) return i;
     return -1;
 }
-
-void gb_writer_nothing(FILE *out) { (void)out; }

@@ -52,7 +52,4 @@ const gb_writer *gb_writer_find(const char *name);
 const gb_writer *gb_writer_at(int i);
 /* The index of w in gb_writers[]. */
 int gb_writer_index(const gb_writer *w);
-
-/* For writers without a piece: does nothing. */
-void gb_writer_nothing(FILE *out);
 #endif

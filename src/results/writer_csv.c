@@ -32,7 +32,9 @@ static void table(FILE *out, const gb_table *t, int color) {
     }
 }
 
+static void nothing(FILE *out) { (void)out; }
+
 const gb_writer gb_writer_csv = {
-    .name = "csv", .records = 1, .begin = begin, .end = gb_writer_nothing, .heading = heading, .para = para,
-    .list = list, .table = table, .gap = gb_writer_nothing, .box_begin = box_begin, .box_end = gb_writer_nothing,
+    .name = "csv", .records = 1, .begin = begin, .end = nothing, .heading = heading, .para = para,
+    .list = list, .table = table, .gap = nothing, .box_begin = box_begin, .box_end = nothing,
 };

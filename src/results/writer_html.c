@@ -68,8 +68,10 @@ static int chart(FILE *out, const gb_svg_axes *ax, const gb_svg_series *s, size_
     return gb_svg_chart(out, ax, s, ns);
 }
 
+static void nothing(FILE *out) { (void)out; }
+
 const gb_writer gb_writer_html = {
     .name = "html", .begin = begin, .end = end, .heading = heading, .para = para, .list = list, .table = table,
-    .gap = gb_writer_nothing, .box_begin = box_begin, .box_end = div_end, .charts_begin = charts_begin,
+    .gap = nothing, .box_begin = box_begin, .box_end = div_end, .charts_begin = charts_begin,
     .chart = chart, .charts_end = div_end,
 };

@@ -42,7 +42,9 @@ static void table(FILE *out, const gb_table *t, int color) {
 static void begin(FILE *out, const char *title) { (void)out, (void)title; }
 static void box_begin(FILE *out, const char *cls) { (void)out, (void)cls; }
 
+static void nothing(FILE *out) { (void)out; }
+
 const gb_writer gb_writer_md = {
-    .name = "md", .begin = begin, .end = gb_writer_nothing, .heading = heading, .para = para, .list = list,
-    .table = table, .gap = gb_writer_nothing, .box_begin = box_begin, .box_end = gb_writer_nothing,
+    .name = "md", .begin = begin, .end = nothing, .heading = heading, .para = para, .list = list,
+    .table = table, .gap = nothing, .box_begin = box_begin, .box_end = nothing,
 };

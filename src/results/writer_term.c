@@ -34,7 +34,9 @@ static void gap(FILE *out) { fputc('\n', out); }
 static void begin(FILE *out, const char *title) { (void)out, (void)title; }
 static void box_begin(FILE *out, const char *cls) { (void)out, (void)cls; }
 
+static void nothing(FILE *out) { (void)out; }
+
 const gb_writer gb_writer_term = {
-    .name = "table", .terminal = 1, .begin = begin, .end = gb_writer_nothing, .heading = heading, .para = para,
-    .list = list, .table = table, .gap = gap, .box_begin = box_begin, .box_end = gb_writer_nothing,
+    .name = "table", .terminal = 1, .begin = begin, .end = nothing, .heading = heading, .para = para,
+    .list = list, .table = table, .gap = gap, .box_begin = box_begin, .box_end = nothing,
 };
