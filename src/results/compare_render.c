@@ -30,12 +30,7 @@ static const char *loud(const char *verdict, int md) {
     return verdict;
 }
 
-/* A number as the JSON document has it: JSON has no NaN or infinity, and
- * the tables read what it says (null: no value). */
-static double fin(double v) { return isfinite(v) ? v : NAN; }
 
-/* A string of a results document, "" when it has none. */
-static const char *str(const char *s) { return s ? s : ""; }
 
 static void header(const gb_compare_result *cmp, int md, FILE *out) {
     const gb_cmp_file *sides[2] = {&cmp->baseline, &cmp->current};
@@ -46,7 +41,8 @@ static void header(const gb_compare_result *cmp, int md, FILE *out) {
         fprintf(out, "%s", md ? "`" : "");
         for (size_t k = 0; k < sides[i]->nruns; k++) {
             const gb_cmp_run_desc *r = &sides[i]->runs[k];
-            fprintf(out, " (%s, %s%s%s)", str(r->name), str(r->date), *str(r->gpu) ? ", " : "", str(r->gpu));
+            fprintf(out, " (%s, %s%s%s)", gb_json_str(r->name), gb_json_str(r->date), *gb_json_str(r->gpu) ? ", " : "",
+                    gb_json_str(r->gpu));
         }
         fprintf(out, "\n");
     }
@@ -119,7 +115,7 @@ static void summary(const gb_compare_result *cmp, int md, FILE *out) {
         const char *v = gb_verdict_name(it->verdict);
         if (it->verdict != GB_V_REGRESSION && it->verdict != GB_V_FAILED) continue;
         char ch[24];
-        gb_fmt_change(fin(it->change), ch, sizeof ch);
+        gb_fmt_change(gb_json_num(it->change), ch, sizeof ch);
         if (it->verdict == GB_V_FAILED)
             fprintf(out, "%s%s %s (%s)\n", md ? "- " : "  ", loud(v, md), it->name, it->reason);
         else
@@ -137,9 +133,9 @@ typedef struct {
 static void row_format(const gb_cmp_item *it, row_cells *r) {
     gb_fmt_time3(it->baseline.median_s, r->base, sizeof r->base);
     gb_fmt_time3(it->current.median_s, r->cur, sizeof r->cur);
-    gb_fmt_change(fin(it->change), r->change, sizeof r->change);
+    gb_fmt_change(gb_json_num(it->change), r->change, sizeof r->change);
     fmt_ci(it, r->interval, sizeof r->interval);
-    gb_fmt_p(fin(it->p_holm), r->p, sizeof r->p);
+    gb_fmt_p(gb_json_num(it->p_holm), r->p, sizeof r->p);
 }
 
 static void table(const gb_compare_result *cmp, FILE *out) {

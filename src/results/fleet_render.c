@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "format.h"
 #include "writer.h"
 
 int gb_fleet_format_parse(const char *s) {
@@ -16,10 +17,6 @@ int gb_fleet_format_parse(const char *s) {
     return -1;
 }
 
-/* A number as the JSON document has it (no NaN or infinity: null). */
-static double fin(double v) { return isfinite(v) ? v : NAN; }
-static const char *str(const char *s) { return s ? s : ""; }
-
 /* "1.52 SLOW", "0.71 fast", "1.00 ref", "1.07 ?", "failed", "-" */
 static void cell_text(const gb_fleet_cell *cell, int md, char *buf, size_t len) {
     if (!cell->present) {
@@ -27,7 +24,7 @@ static void cell_text(const gb_fleet_cell *cell, int md, char *buf, size_t len) 
         return;
     }
     const char *verdict = cell->verdict;
-    double rel = fin(cell->relative);
+    double rel = gb_json_num(cell->relative);
     if (!isfinite(rel)) {
         snprintf(buf, len, "%s", cell->status);
         return;
@@ -41,19 +38,20 @@ static void cell_text(const gb_fleet_cell *cell, int md, char *buf, size_t len) 
 }
 
 static void spread_text(const gb_fleet_row *row, char *buf, size_t len) {
-    double s = fin(row->spread);
+    double s = gb_json_num(row->spread);
     if (isfinite(s)) snprintf(buf, len, "%.1f%%", 100.0 * s);
     else snprintf(buf, len, "-");
 }
 
 static void column_line(const gb_fleet_column *col, int md, FILE *out) {
-    double mrel = fin(col->median_relative);
+    double mrel = gb_json_num(col->median_relative);
     char rel[32] = "-";
     if (isfinite(mrel)) snprintf(rel, sizeof rel, "%.2f", mrel);
     const gb_device_id *dev = col->device;
     char devtxt[300] = "";
-    if (dev && *str(dev->name))
-        snprintf(devtxt, sizeof devtxt, " (%s%s%s)", dev->name, *str(dev->pci_bus_id) ? ", " : "", str(dev->pci_bus_id));
+    if (dev && *gb_json_str(dev->name))
+        snprintf(devtxt, sizeof devtxt, " (%s%s%s)", dev->name, *gb_json_str(dev->pci_bus_id) ? ", " : "",
+                 gb_json_str(dev->pci_bus_id));
     fprintf(out, "%s%s%s%s: slow in %.0f of %.0f compared cases, fast in %.0f; median relative time %s",
             md ? "- " : "  ", md ? "`" : "", col->name, md ? "`" : "", (double)col->slow, (double)col->compared,
             (double)col->fast, rel);
@@ -118,7 +116,7 @@ static void render_table(const gb_fleet_result *doc, int md, FILE *out) {
         const gb_fleet_row *row = &doc->rows[r];
         for (int k = 0; k < ncol; k++) {
             const gb_fleet_cell *cell = &row->cells[k];
-            if (cell->present && !isfinite(fin(cell->relative))) {
+            if (cell->present && !isfinite(gb_json_num(cell->relative))) {
                 if (!header++) fprintf(out, "\n%sNot compared:\n%s", md ? "**" : "", md ? "**\n\n" : "");
                 fprintf(out, "%s%s on %s: %s\n", md ? "- " : "  ", row->name, doc->columns[k].name,
                         cell->has_reason ? cell->reason : "");
@@ -158,13 +156,13 @@ static void render_csv(const gb_fleet_result *doc, FILE *out) {
             long l = gb_table_row(&t);
             if (l < 0) break;
             const char *fields[] = {row->name,    row->c->op, row->c->dtype, shape ? shape : "", params ? params : "",
-                                    row->backend, row->timing, col->name,    str(col->hostname)};
+                                    row->backend, row->timing, col->name,    gb_json_str(col->hostname)};
             int c = 0;
             for (size_t f = 0; f < sizeof fields / sizeof *fields; f++)
                 gb_table_set(&t, l, c++, GB_CELL_PLAIN, "%s", fields[f]);
             if (col->device) gb_table_set(&t, l, c, GB_CELL_PLAIN, "%.0f", (double)col->device->index);
             c++;
-            gb_table_set(&t, l, c++, GB_CELL_PLAIN, "%s", col->device ? str(col->device->uuid) : "");
+            gb_table_set(&t, l, c++, GB_CELL_PLAIN, "%s", col->device ? gb_json_str(col->device->uuid) : "");
             gb_table_set(&t, l, c++, GB_CELL_PLAIN, "%s", cell->status);
             put_num(&t, l, c++, cell->median_s);
             put_num(&t, l, c++, cell->relative);

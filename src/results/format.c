@@ -136,6 +136,10 @@ void gb_fmt_p(double p, char *buf, size_t len) {
     else snprintf(buf, len, "%.4f", p);
 }
 
+double gb_json_num(double v) { return isfinite(v) ? v : NAN; }
+
+const char *gb_json_str(const char *s) { return s ? s : ""; }
+
 void gb_json_add_num_or_null(cJSON *o, const char *k, double v) {
     if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
     else cJSON_AddNullToObject(o, k);

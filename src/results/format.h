@@ -46,6 +46,12 @@ void gb_fmt_p(double p, char *buf, size_t len);
 
 /* ---- JSON ----------------------------------------------------------------- */
 
+/* A number as its JSON document has it: NAN for a non-finite one (JSON has
+ * no NaN or infinity; null: no value), so that a table rendered from the
+ * typed result prints what the document says. */
+double gb_json_num(double v);
+/* A string as its JSON document has it: "" for NULL (a key left out). */
+const char *gb_json_str(const char *s);
 /* Add k: v to object o, or k: null when v is not finite (JSON has no NaN). */
 void gb_json_add_num_or_null(cJSON *o, const char *k, double v);
 #endif
