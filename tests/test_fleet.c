@@ -33,6 +33,30 @@ static cJSON *fleet_of(const char *const *paths, size_t n, const char *timing) {
     return doc;
 }
 
+/* The fleet of the files as the terminal table prints it (malloc'd; NULL on failure). */
+static char *fleet_table(const char *const *paths, size_t n) {
+    gb_results docs[4];
+    const gb_results *dp[4] = {NULL};
+    gb_err e = {{0}};
+    size_t loaded = 0;
+    char *text = NULL;
+    for (; loaded < n; loaded++) {
+        if (gb_results_load(paths[loaded], &docs[loaded], &e) != GB_OK) goto out;
+        dp[loaded] = &docs[loaded];
+    }
+    gb_fleet_result *typed = gb_fleet_judge(dp, paths, n, NULL, &e);
+    size_t len = 0;
+    FILE *f = typed ? open_memstream(&text, &len) : NULL;
+    if (f) {
+        gb_fleet_render_result(typed, GB_FLEET_TABLE, f);
+        fclose(f);
+    }
+    gb_fleet_result_free(typed);
+out:
+    for (size_t j = 0; j < loaded; j++) gb_results_free(&docs[j]);
+    return text;
+}
+
 static const cJSON *column(const cJSON *doc, const char *name) {
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "columns"))
@@ -101,11 +125,8 @@ TEST(fleet_lists_failed_cases_and_the_merge_notes) {
     CHECK(num(column(doc, "node04"), "not_measured") == 2); /* fft 256, both dtypes */
     const cJSON *notes = cJSON_GetObjectItem(doc, "notes");
     CHECK(cJSON_GetArraySize(notes) == 1 && strstr(cJSON_GetArrayItem(notes, 0)->valuestring, "node05"));
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    gb_fleet_render_doc(doc, GB_FLEET_TABLE, f);
-    fclose(f);
+    char *text = fleet_table(p, 1);
+    if (!CHECK(text != NULL)) return;
     CHECK(strstr(text, "node03") && strstr(text, "SLOW"));
     CHECK(strstr(text, "fft/float32/256x256/kind=r2c/cuda/device on node04: failed: cuFFT: CUFFT_INTERNAL_ERROR"));
     CHECK(strstr(text, "task 4 (node05): no results file"));

@@ -52,19 +52,18 @@ static void usage(FILE *f) {
  * judgement with its second stage. GB_EXIT_OK (also when there is no suspect:
  * nothing runs), or GB_EXIT_USAGE after saying which case could not be
  * re-measured and why. */
-static int confirm(cJSON **cmp, const gb_results **ptr, const char **names, int nb, int ncf, gb_compare_options *o,
-                   int quiet) {
-    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(*cmp, "summary");
-    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sum, "confirm"), "cases");
-    int n = cJSON_GetArraySize(cases);
-    if (n == 0 || cJSON_IsString(cJSON_GetObjectItemCaseSensitive(*cmp, "error"))) return GB_EXIT_OK;
+static int confirm(gb_compare_result **cmp, const gb_results **ptr, const char **names, int nb, int ncf,
+                   gb_compare_options *o, int quiet) {
+    const gb_cmp_strs *cases = &(*cmp)->summary.confirm.cases;
+    int n = (int)cases->n;
+    if (n == 0 || *(*cmp)->error) return GB_EXIT_OK;
     const char **list = calloc((size_t)n, sizeof *list);
     if (!list) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         return GB_EXIT_USAGE;
     }
     int k = 0;
-    for (const cJSON *x = cases->child; x; x = x->next) list[k++] = x->valuestring;
+    for (size_t i = 0; i < cases->n; i++) list[k++] = cases->item[i];
     /* every suspect must be a case of the suite, or its re-measurement is missing */
     gb_suite_filter f = {.case_names = list, .ncase_names = (size_t)n};
     gb_suite s;
@@ -91,9 +90,9 @@ static int confirm(cJSON **cmp, const gb_results **ptr, const char **names, int 
         o->confirm_names = (const char *const *)cr.paths;
         o->nconfirm = (size_t)cr.loaded;
         o->confirm_seconds = cr.seconds;
-        cJSON *two = gb_compare_runs(ptr, names, (size_t)nb, ptr + nb, names + nb, (size_t)ncf, o);
+        gb_compare_result *two = gb_compare_judge_runs(ptr, names, (size_t)nb, ptr + nb, names + nb, (size_t)ncf, o);
         if (two) {
-            cJSON_Delete(*cmp);
+            gb_compare_result_free(*cmp);
             *cmp = two;
             rc = GB_EXIT_OK;
         }
@@ -236,7 +235,7 @@ int gb_cmd_compare(int argc, char **argv) {
     gb_results *docs = calloc((size_t)nfiles, sizeof *docs);
     const gb_results **ptr = calloc((size_t)nfiles, sizeof *ptr);
     const char **names = calloc((size_t)nfiles, sizeof *names);
-    cJSON *cmp = NULL;
+    gb_compare_result *cmp = NULL;
     char *text = NULL;
     size_t len = 0;
     FILE *f = NULL;
@@ -258,7 +257,7 @@ int gb_cmd_compare(int argc, char **argv) {
     }
     o.confirm_runs = confirm_suite ? confirm_runs : 0;
     o.confirm_suite = confirm_suite;
-    cmp = gb_compare_runs(ptr, names, (size_t)nb, ptr + nb, names + nb, (size_t)ncf, &o);
+    cmp = gb_compare_judge_runs(ptr, names, (size_t)nb, ptr + nb, names + nb, (size_t)ncf, &o);
     if (!cmp) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
@@ -280,16 +279,14 @@ int gb_cmd_compare(int argc, char **argv) {
     }
     /* Machine mismatches also go to stderr when the report itself does not
      * reach the terminal (JSON, or -o FILE), so a CI log still shows them. */
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(cmp, "warnings");
     if (fmt == GB_CMP_JSON || output)
-        for (const cJSON *x = w ? w->child : NULL; x; x = x->next)
-            fprintf(stderr, "gpubench compare: WARNING: %s\n", x->valuestring);
-    const cJSON *err = cJSON_GetObjectItemCaseSensitive(cmp, "error");
-    if (cJSON_IsString(err)) fprintf(stderr, "gpubench compare: %s\n", err->valuestring);
-    rc = cJSON_GetObjectItemCaseSensitive(cmp, "exit_code")->valueint;
+        for (size_t i = 0; i < cmp->warnings.n; i++)
+            fprintf(stderr, "gpubench compare: WARNING: %s\n", cmp->warnings.item[i]);
+    if (*cmp->error) fprintf(stderr, "gpubench compare: %s\n", cmp->error);
+    rc = cmp->exit_code;
 out:
     free(text);
-    cJSON_Delete(cmp);
+    gb_compare_result_free(cmp);
     for (int i = 0; i < loaded && docs; i++) gb_results_free(&docs[i]);
     free(docs);
     free(ptr);

@@ -89,7 +89,7 @@ static int fleet_report(char **paths, int n, const char *format, const gb_fleet_
     const gb_results **dp = calloc((size_t)n, sizeof *dp);
     int rc = GB_EXIT_USAGE, loaded = 0;
     gb_err e = {{0}};
-    cJSON *fleet = NULL;
+    gb_fleet_result *fleet = NULL;
     if (!docs || !dp) {
         fprintf(stderr, "gpubench report: out of memory\n");
         goto out;
@@ -101,11 +101,11 @@ static int fleet_report(char **paths, int n, const char *format, const gb_fleet_
         }
         dp[loaded] = &docs[loaded];
     }
-    if (!(fleet = gb_fleet_build(dp, (const char *const *)paths, (size_t)n, fo, &e))) {
+    if (!(fleet = gb_fleet_judge(dp, (const char *const *)paths, (size_t)n, fo, &e))) {
         fprintf(stderr, "gpubench report: --fleet: %s\n", e.msg);
         goto out;
     }
-    gb_fleet_render_doc(fleet, (gb_fleet_format)f, stdout);
+    gb_fleet_render_result(fleet, (gb_fleet_format)f, stdout);
     fflush(stdout);
     rc = GB_EXIT_OK;
     if (plot_dir) {
@@ -113,7 +113,9 @@ static int fleet_report(char **paths, int n, const char *format, const gb_fleet_
          * picture shows exactly the numbers and flags of the table. */
         char path[4096];
         snprintf(path, sizeof path, "%s/fleet.json", plot_dir);
-        char *text = cJSON_Print(fleet);
+        cJSON *json = gb_fleet_result_json(fleet);
+        char *text = json ? cJSON_Print(json) : NULL;
+        cJSON_Delete(json);
         FILE *fp = NULL;
         if ((mkdir(plot_dir, 0777) != 0 && errno != EEXIST) || !text || !(fp = fopen(path, "w")) || fputs(text, fp) < 0 ||
             fclose(fp) != 0) {
@@ -128,7 +130,7 @@ static int fleet_report(char **paths, int n, const char *format, const gb_fleet_
         free(text);
     }
 out:
-    cJSON_Delete(fleet);
+    gb_fleet_result_free(fleet);
     for (int i = 0; i < loaded; i++) gb_results_free(&docs[i]);
     free(docs);
     free(dp);

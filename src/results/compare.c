@@ -17,300 +17,38 @@
  *   unsure                    otherwise, with the reason
  * The samples-only Mann-Whitney test (gb_compare_samples) is not used: it
  * treats every sample as independent, so drift between rounds and shifts
- * between processes look to it like changes. */
-#include "compare.h"
-
-#include "case_index.h"
-
+ * between processes look to it like changes.
+ *
+ * gb_compare_judge_runs goes in four steps: collect (every file's results
+ * as entries, indexed by key), match (each baseline result with its matches
+ * in every file, and its noise), judge (the suite's noise, every case's
+ * change, Holm over the family, the verdicts, --confirm's second stage) and
+ * record (the items, the one-sided lists, the summary and the exit code,
+ * into a gb_compare_result). Matching is compare_match.c, verdict rules
+ * compare_judge.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare_internal.h"
 #include "compare_stats.h"
-#include "mannwhitney.h"
-#include "results_model.h"
-#include "stats.h"
-
-const char *gb_verdict_name(gb_cmp_verdict v) {
-    switch (v) {
-    case GB_V_SAME: return "same";
-    case GB_V_IMPROVEMENT: return "improvement";
-    case GB_V_UNSURE: return "unsure";
-    case GB_V_REGRESSION: return "regression";
-    case GB_V_FAILED: return "failed";
-    case GB_V_NOT_COMPARED: return "not_compared";
-    }
-    return "?";
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* median of an already sorted array */
-static double sorted_median(const double *s, size_t n) {
-    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
-int gb_compare_samples(const double *base, size_t nb, const double *cur, size_t nc, gb_rule rule,
-                       gb_sample_verdict *out) {
-    memset(out, 0, sizeof *out);
-    out->n_base = nb;
-    out->n_cur = nc;
-    out->change = out->ci_low = out->ci_high = out->p = NAN;
-    out->base_median = out->cur_median = NAN;
-    out->verdict = GB_V_NOT_COMPARED;
-    if (nb == 0 || nc == 0) {
-        snprintf(out->reason, sizeof out->reason, "no samples on the %s side", nb == 0 ? "baseline" : "current");
-        return 0;
-    }
-    double *lb = malloc(nb * sizeof *lb), *lc = malloc(nc * sizeof *lc);
-    if (!lb || !lc) { free(lb); free(lc); return -1; }
-    for (size_t i = 0; i < nb + nc; i++) {
-        double v = i < nb ? base[i] : cur[i - nb];
-        if (!(v > 0) || !isfinite(v)) {
-            snprintf(out->reason, sizeof out->reason, "%s sample %zu is %g, not a positive time",
-                     i < nb ? "baseline" : "current", i < nb ? i : i - nb, v);
-            free(lb); free(lc);
-            return 0;
-        }
-        /* times compare by ratio: work on logs, so a shift is a ratio */
-        if (i < nb) lb[i] = log(v);
-        else lc[i - nb] = log(v);
-    }
-    /* medians of the raw samples, as the results file states them */
-    double *s = malloc((nb > nc ? nb : nc) * sizeof *s);
-    if (!s) { free(lb); free(lc); return -1; }
-    memcpy(s, base, nb * sizeof *s);
-    qsort(s, nb, sizeof *s, cmp_d);
-    out->base_median = sorted_median(s, nb);
-    memcpy(s, cur, nc * sizeof *s);
-    qsort(s, nc, sizeof *s, cmp_d);
-    out->cur_median = sorted_median(s, nc);
-    free(s);
-    gb_mw_result mw;
-    double est, lo, hi;
-    if (gb_mannwhitney(lb, nb, lc, nc, &mw) != 0 ||
-        gb_hodges_lehmann(lb, nb, lc, nc, rule.alpha, &est, &lo, &hi) != 0) {
-        free(lb); free(lc);
-        return -1;
-    }
-    free(lb);
-    free(lc);
-    out->p = mw.p;
-    out->exact = mw.exact;
-    out->change = exp(est) - 1.0;
-    out->ci_low = isinf(lo) ? -INFINITY : exp(lo) - 1.0;
-    out->ci_high = isinf(hi) ? INFINITY : exp(hi) - 1.0;
-    double t = rule.threshold;
-    int significant = mw.p <= rule.alpha;
-    if (isinf(lo) || isinf(hi)) {
-        out->verdict = GB_V_UNSURE;
-        snprintf(out->reason, sizeof out->reason,
-                 "too few samples (%zu vs %zu) for any conclusion at alpha %g", nb, nc, rule.alpha);
-    } else if (fabs(out->change) <= t) {
-        out->verdict = GB_V_SAME;
-    } else {
-        int up = out->change > 0;
-        int clear = up ? out->ci_low > t : out->ci_high < -t;
-        if (significant && clear) {
-            out->verdict = up ? GB_V_REGRESSION : GB_V_IMPROVEMENT;
-        } else {
-            out->verdict = GB_V_UNSURE;
-            if (!significant)
-                snprintf(out->reason, sizeof out->reason, "not significant: p = %.3g > alpha %g", mw.p,
-                         rule.alpha);
-            else
-                snprintf(out->reason, sizeof out->reason, "interval reaches %+.1f%%, inside the %.1f%% threshold",
-                         100.0 * (up ? out->ci_low : out->ci_high), 100.0 * t);
-        }
-    }
-    return 0;
-}
-
-/* ---- names and keys --------------------------------------------------- */
-
-void gb_result_device_tag(const gb_result *r, char *buf, size_t len) {
-    buf[0] = '\0';
-    if (r->device.present && (r->device.index != 0 || r->concurrent.present))
-        snprintf(buf, len, "/gpu%ld%s", r->device.index, r->concurrent.present ? "/concurrent" : "");
-}
-
-void gb_result_case_name(const gb_case_result *c, char *buf, size_t len) {
-    char label[96] = "";
-    if (*c->label) {
-        snprintf(label, sizeof label, "%s", c->label);
-    } else { /* shape as AxBxC when no label */
-        size_t n = 0;
-        for (size_t i = 0; i < c->rank && n < sizeof label - 24; i++)
-            n += (size_t)snprintf(label + n, sizeof label - n, "%s%.0f", n ? "x" : "", c->shape[i]);
-    }
-    char params[160] = "";
-    size_t n = 0;
-    for (size_t i = 0; i < c->params.n && n < sizeof params - 1; i++) {
-        const gb_kv *p = &c->params.item[i];
-        char v[48];
-        if (p->v.kind == GB_VAL_STRING) snprintf(v, sizeof v, "%s", p->v.text);
-        else if (p->v.kind == GB_VAL_NUMBER) snprintf(v, sizeof v, "%g", p->v.num);
-        else if (p->v.kind == GB_VAL_BOOL) snprintf(v, sizeof v, "%s", p->v.b ? "true" : "false");
-        else snprintf(v, sizeof v, "?");
-        n += (size_t)snprintf(params + n, sizeof params - n, "%s%s=%s", n ? "," : "", p->key, v);
-    }
-    if (n >= sizeof params) n = sizeof params - 1;
-    snprintf(buf, len, "%s/%s/%s%s%s", c->op, c->dtype, label, n ? "/" : "", params);
-}
-
-void gb_result_name(const gb_case_result *c, const gb_result *r, const char *machine, char *buf, size_t len) {
-    char cname[320], dev[24];
-    gb_result_case_name(c, cname, sizeof cname);
-    gb_result_device_tag(r, dev, sizeof dev);
-    snprintf(buf, len, "%s/%s/%s%s%s%s", cname, r->backend, r->timing, dev, machine ? "@" : "",
-             machine ? machine : "");
-}
-
-
-static int distinct_run_names(const gb_results *doc) {
-    int distinct = 0;
-    for (size_t i = 0; i < doc->nruns; i++) {
-        int seen = 0;
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(gb_results_run_name(doc, (int)i), gb_results_run_name(doc, (int)j)) == 0) seen = 1;
-        distinct += !seen;
-    }
-    return distinct;
-}
-
-int gb_cmp_collect(const gb_results *doc, int by_machine, entries *out) {
-    for (size_t i = 0; i < doc->ncases; i++) {
-        const gb_case_result *c = &doc->cases[i];
-        for (size_t j = 0; j < c->nresults; j++) {
-            if (out->n == out->cap) {
-                size_t cap = out->cap ? out->cap * 2 : 64;
-                entry *e = realloc(out->e, cap * sizeof *e);
-                if (!e) return -1;
-                out->e = e;
-                out->cap = cap;
-            }
-            out->e[out->n++] = (entry){c, &c->results[j], by_machine ? gb_results_run_name(doc, c->run) : NULL, c->run, 0};
-        }
-    }
-    return 0;
-}
-
-static int same_key(const entry *a, const entry *b) {
-    if (strcmp(a->c->op, b->c->op) != 0 || strcmp(a->c->dtype, b->c->dtype) != 0) return 0;
-    if (strcmp(a->r->backend, b->r->backend) != 0) return 0;
-    if (strcmp(a->r->timing, b->r->timing) != 0) return 0;
-    if (!gb_result_same_series(a->r, b->r)) return 0;
-    if (a->machine && b->machine && strcmp(a->machine, b->machine) != 0) return 0;
-    if (!gb_shape_equal(a->c, b->c)) return 0;
-    const gb_kvlist *pa = &a->c->params, *pb = &b->c->params;
-    /* a missing params object means "no params" */
-    if (pa->n == 0 && pb->n == 0) return 1;
-    return pa->present && pb->present && gb_kvlist_equal(pa, pb);
-}
-
-
-static uint64_t entry_hash(const entry *x) {
-    uint64_t h = gb_case_hash(GB_HASH_START, x->c, 1);
-    h = gb_hash_str(gb_hash_str(h, x->r->backend), x->r->timing);
-    return x->machine ? gb_hash_str(h, x->machine) : h;
-}
-
-static int same_as_probe(const void *ctx, size_t i) {
-    const matcher *m = ctx;
-    return same_key(m->probe, &m->ec->e[i]);
-}
-
-int gb_cmp_matcher_init(matcher *m, const entries *ec) {
-    memset(m, 0, sizeof *m);
-    m->ec = ec;
-    m->next = malloc((ec->n ? ec->n : 1) * sizeof *m->next);
-    m->head = malloc((ec->n ? ec->n : 1) * sizeof *m->head);
-    if (!m->next || !m->head || gb_index_init(&m->index, ec->n) != GB_OK) return -1;
-    size_t *last = malloc((ec->n ? ec->n : 1) * sizeof *last); /* last[first]: the chain's tail */
-    if (!last) return -1;
-    for (size_t i = 0; i < ec->n; i++) {
-        m->next[i] = SIZE_MAX;
-        m->probe = &ec->e[i];
-        uint64_t h = entry_hash(&ec->e[i]);
-        long f = gb_index_find(&m->index, h, same_as_probe, m);
-        if (f < 0) {
-            m->head[i] = last[i] = i;
-            if (gb_index_add(&m->index, h, i) != GB_OK) {
-                free(last);
-                return -1;
-            }
-        } else {
-            m->next[last[f]] = i;
-            last[f] = i;
-        }
-    }
-    free(last);
-    return 0;
-}
-
-/* The first unmatched current entry with b's key, or NULL. */
-entry *gb_cmp_matcher_take(matcher *m, entries *ec, const entry *b) {
-    m->probe = b;
-    long f = gb_index_find(&m->index, entry_hash(b), same_as_probe, m);
-    if (f < 0) return NULL;
-    size_t i = m->head[f];
-    while (i != SIZE_MAX && ec->e[i].matched) i = m->next[i];
-    m->head[f] = i;
-    return i == SIZE_MAX ? NULL : &ec->e[i];
-}
-
-void gb_cmp_matcher_free(matcher *m) {
-    gb_index_free(&m->index);
-    free(m->next);
-    free(m->head);
-}
-
-static int verification_failed(const gb_result *r) {
-    return r->verification.present && r->verification.status == GB_VS_FAILED;
-}
-
-/* ok, or the status with its reason ("skipped: too big for GPU memory") */
-int gb_cmp_result_ok(const gb_result *r, char *desc, size_t len) {
-    if (r->status == GB_RS_OK && !verification_failed(r)) {
-        snprintf(desc, len, "ok");
-        return 1;
-    }
-    const char *why = r->reason;
-    if (r->status == GB_RS_OK) why = "verification failed";
-    snprintf(desc, len, "%s%s%s", r->status == GB_RS_OK ? "failed" : gb_result_status_name(r->status), *why ? ": " : "",
-             why);
-    return 0;
-}
-
-static int current_failed(const gb_result *r) {
-    return r->status == GB_RS_FAILED || r->status == GB_RS_ERROR || verification_failed(r);
-}
-
-static void add_num_or_null(cJSON *o, const char *k, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
-    else cJSON_AddNullToObject(o, k);
-}
 
 /* ---- provenance ------------------------------------------------------- */
 
-static void warn_diff(cJSON *warnings, const char *label, const char *what, const gb_value *a, const gb_value *b) {
+static void warn_diff(gb_cmp_strs *warnings, const char *label, const char *what, const gb_value *a, const gb_value *b) {
     if (gb_value_equal(a, b)) return;
     char *sa = gb_value_json(a), *sb = gb_value_json(b);
     char line[600];
     snprintf(line, sizeof line, "machines differ%s%s: %s is %s in the baseline, %s in the current run",
              label ? " for " : "", label ? label : "", what, sa ? sa : "absent", sb ? sb : "absent");
-    cJSON_AddItemToArray(warnings, cJSON_CreateString(line));
+    gb_cmp_strs_add(warnings, line);
     free(sa);
     free(sb);
 }
 
 /* What makes two runs' numbers incomparable: another CPU or GPU, driver,
  * library versions, thread count, cache mode. */
-static void compare_contexts(const gb_context *ca, const gb_context *cb, const char *label, cJSON *warnings) {
+static void compare_contexts(const gb_context *ca, const gb_context *cb, const char *label, gb_cmp_strs *warnings) {
     const struct { const char *what; const gb_value *a, *b; } facts[] = {
         {"cpu.model", &ca->f_cpu_model, &cb->f_cpu_model},
         {"gpu.name", &ca->f_gpu_name, &cb->f_gpu_name},
@@ -348,7 +86,7 @@ static const gb_kvlist *peak_set(const gb_peaks *p, const char *backend) {
     return NULL;
 }
 
-static void compare_peaks(const gb_peaks *pa, const gb_peaks *pb, const char *label, cJSON *warnings) {
+static void compare_peaks(const gb_peaks *pa, const gb_peaks *pb, const char *label, gb_cmp_strs *warnings) {
     for (size_t b = 0; b < pa->n; b++) {
         const char *backend = pa->set[b].backend;
         const gb_kvlist *mine = &pa->set[b].values, *other = peak_set(pb, backend);
@@ -366,34 +104,31 @@ static void compare_peaks(const gb_peaks *pa, const gb_peaks *pb, const char *la
                      "(%+.0f%%): the machine itself was %s, so %s changes of that size may not be the code's",
                      label ? " for " : "", label ? label : "", backend, key, x->num, y->num, 100.0 * change,
                      change < 0 ? "slower" : "faster", backend);
-            cJSON_AddItemToArray(warnings, cJSON_CreateString(line));
+            gb_cmp_strs_add(warnings, line);
         }
     }
 }
 
 /* Everything that says whether two runs can be compared. */
-static void compare_runs(const gb_run *ra, const gb_run *rb, const char *label, cJSON *warnings) {
+static void compare_runs(const gb_run *ra, const gb_run *rb, const char *label, gb_cmp_strs *warnings) {
     compare_contexts(&ra->context, &rb->context, label, warnings);
     compare_peaks(&ra->peaks, &rb->peaks, label, warnings);
 }
 
-static cJSON *describe_doc(const gb_results *doc, const char *name) {
-    cJSON *d = cJSON_CreateObject();
-    cJSON_AddStringToObject(d, "path", name);
-    cJSON *runs = cJSON_AddArrayToObject(d, "runs");
+/* A compared file as the result names it. -1 out of memory. */
+static int describe_doc(const gb_results *doc, const char *name, gb_cmp_file *f) {
+    f->path = name;
+    f->nruns = doc->nruns;
+    f->runs = calloc(doc->nruns ? doc->nruns : 1, sizeof *f->runs);
+    if (!f->runs) return -1;
     for (size_t i = 0; i < doc->nruns; i++) {
         const gb_context *ctx = &doc->runs[i].context;
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", gb_results_run_name(doc, (int)i));
-        cJSON_AddStringToObject(o, "date", ctx->date);
-        cJSON_AddStringToObject(o, "gpu", ctx->gpu_name);
-        cJSON_AddStringToObject(o, "cpu", ctx->cpu_model);
-        cJSON_AddItemToArray(runs, o);
+        f->runs[i] = (gb_cmp_run_desc){gb_results_run_name(doc, (int)i), ctx->date, ctx->gpu_name, ctx->cpu_model};
     }
-    return d;
+    return 0;
 }
 
-static void warn_incomplete(const gb_results *doc, const char *which, cJSON *warnings) {
+static void warn_incomplete(const gb_results *doc, const char *which, gb_cmp_strs *warnings) {
     for (size_t i = 0; i < doc->nruns; i++) {
         const gb_run *run = &doc->runs[i];
         if (run->complete == 0) {
@@ -402,14 +137,10 @@ static void warn_incomplete(const gb_results *doc, const char *which, cJSON *war
                      "as present on one side only", which, doc->merged ? " " : "",
                      doc->merged ? gb_results_run_name(doc, (int)i) : "",
                      run->interrupted == 1 ? "interrupted" : "not finished");
-            cJSON_AddItemToArray(warnings, cJSON_CreateString(line));
+            gb_cmp_strs_add(warnings, line);
         }
     }
 }
-
-/* ---- the comparison document ----------------------------------------- */
-
-
 
 /* --confirm re-measures a case judged a regression, and an unsure one whose
  * estimate is itself beyond +threshold: on a noisy host that is where a real
@@ -419,206 +150,79 @@ static int is_suspect(const matched *m) {
            (m->verdict == GB_V_REGRESSION || m->verdict == GB_V_UNSURE);
 }
 
-/* The plan a library chose for a result, when its backend records one
- * (extra.plan: FFTW's, with planner=measure picked per process). */
-static const char *plan_of(const gb_result *r) {
-    const gb_value *v = gb_kv_find(&r->extra, "plan");
-    return v && v->kind == GB_VAL_STRING ? v->text : NULL;
-}
+/* ---- collect ------------------------------------------------------------ */
 
-/* How many distinct plans the baseline's runs chose, and whether a current
- * run chose one none of them did. */
-void gb_cmp_compare_plans(matched *m) {
-    const char *seen[GB_MAX_PROCS];
-    int n = 0;
-    for (int k = 0; k < m->kb; k++) {
-        const char *p = plan_of(m->bp[k]);
-        int dup = !p;
-        for (int j = 0; j < n && !dup; j++) dup = !strcmp(seen[j], p);
-        if (!dup) seen[n++] = p;
-    }
-    m->plans_b = n;
-    for (int k = 0; k < m->kc; k++) {
-        const char *p = plan_of(m->cp[k]);
-        int known = !p || n == 0;
-        for (int j = 0; j < n && !known; j++) known = !strcmp(seen[j], p);
-        if (!known) m->plan_changed = 1;
-    }
-}
+/* Every file's results as entries, each file's indexed by key: matching is
+ * linear in the cases (20,000 took minutes by scanning). */
+typedef struct {
+    size_t nbase, ncur;
+    int by_machine;
+    entries eb[GB_MAX_PROCS], ec[GB_MAX_PROCS];
+    matcher mb[GB_MAX_PROCS], mc[GB_MAX_PROCS];
+    matched *ms;      /* one per baseline result matched in a current file */
+    size_t nm;
+} comparison;
 
-void gb_cmp_views_of(const gb_result *const *r, int k, gb_proc_view *v) {
-    for (int i = 0; i < k; i++)
-        v[i] = (gb_proc_view){r[i]->samples, r[i]->nsamples, r[i]->round_sizes, r[i]->nrounds};
-}
-
-/* The first unmatched entry of es with b's key, marked matched; NULL when none. */
-entry *gb_cmp_match_in(entries *es, matcher *m, const entry *b) {
-    entry *x = gb_cmp_matcher_take(m, es, b);
-    if (x) x->matched = 1;
-    return x;
-}
-
-static cJSON *side_json(const gb_result *r, const char *desc, int files, int runs, double median, double round_spread,
-                        double proc_spread) {
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "status", gb_result_status_name(r->status));
-    if (strcmp(desc, "ok") != 0) cJSON_AddStringToObject(s, "detail", desc);
-    cJSON_AddNumberToObject(s, "n", (double)r->nsamples);
-    cJSON_AddNumberToObject(s, "files", files);
-    cJSON_AddNumberToObject(s, "runs", runs);
-    add_num_or_null(s, "median_s", median);
-    add_num_or_null(s, "round_spread", round_spread);
-    add_num_or_null(s, "process_spread", proc_spread);
-    return s;
-}
-
-/* The verdict of one case from its change, interval and Holm-adjusted p
- * (of "the change is beyond half the threshold"). */
-void gb_cmp_judge(matched *m, double lo, double hi, size_t family) {
-    double t = m->rule.threshold, change = exp(m->ch.d) - 1;
-    double shift = exp(m->noise.mean_c) - exp(m->noise.mean_b);
-    int established = m->p_holm <= m->rule.alpha, beyond = fabs(change) > t;
-    char noise[200];
-    snprintf(noise, sizeof noise, "between processes %.2g%% (%s), between rounds %.2g%%",
-             100 * sqrt(m->ch.proc_var),
-             m->ch.proc_measured ? "this case's runs"
-                                 : "typical of the suite: this case's cannot be measured from one run a side",
-             100 * sqrt(m->ch.round_var));
-    if (established && beyond && m->plan_changed) {
-        /* recorded and shown, not hidden: the lottery is not the code */
-        m->verdict = GB_V_UNSURE;
-        snprintf(m->reason, sizeof m->reason,
-                 "changed by %+.1f%%, but the current run's library chose a plan none of the baseline's runs did "
-                 "(extra.plan; FFTW's planner=measure picks per process): re-run, or give the baseline more runs",
-                 100 * change);
-        return;
-    }
-    if (established && beyond && fabs(shift) >= m->rule.min_change_s) {
-        m->verdict = change > 0 ? GB_V_REGRESSION : GB_V_IMPROVEMENT;
-        return;
-    }
-    if (lo >= -t && hi <= t) {
-        m->verdict = GB_V_SAME;
-        return;
-    }
-    m->verdict = GB_V_UNSURE;
-    if (established && beyond)
-        snprintf(m->reason, sizeof m->reason, "medians differ by %.3g us, under --min-change %.3g us", fabs(shift) * 1e6,
-                 m->rule.min_change_s * 1e6);
-    else if (established)
-        snprintf(m->reason, sizeof m->reason,
-                 "changed by %+.1f%%, within the %.3g%% threshold, but the interval reaches %+.1f%%; %.150s",
-                 100 * change, 100 * t, 100 * (change > 0 ? hi : lo), noise);
-    else
-        snprintf(m->reason, sizeof m->reason,
-                 "interval [%+.1f%%, %+.1f%%] is not within +-%.3g%%, and a change of %.3g%% or more is not "
-                 "established (p = %.2g, %.2g after Holm over %zu cases > alpha %g); %.150s",
-                 100 * lo, 100 * hi, 100 * t, 50 * t, m->p, m->p_holm, family, m->rule.alpha, noise);
-}
-
-cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_names, size_t nbase,
-                       const gb_results *const *cur, const char *const *cur_names, size_t ncur,
-                       const gb_compare_options *o) {
-    if (nbase == 0 || ncur == 0 || nbase > GB_MAX_PROCS || ncur > GB_MAX_PROCS) return NULL;
+static int collect(comparison *k, const gb_results *const *base, size_t nbase, const gb_results *const *cur,
+                   size_t ncur) {
+    k->nbase = nbase;
+    k->ncur = ncur;
     /* Machines are part of the key only when a merged file holds several:
      * single runs on CI runners with changing hostnames must still match. */
-    int by_machine = 0;
-    for (size_t i = 0; i < nbase; i++) by_machine |= distinct_run_names(base[i]) > 1;
-    for (size_t i = 0; i < ncur; i++) by_machine |= distinct_run_names(cur[i]) > 1;
-    entries eb[GB_MAX_PROCS], ec[GB_MAX_PROCS];
-    memset(eb, 0, sizeof eb);
-    memset(ec, 0, sizeof ec);
-    matched *ms = NULL;
-    cJSON *doc = NULL;
+    for (size_t i = 0; i < nbase; i++) k->by_machine |= gb_cmp_distinct_run_names(base[i]) > 1;
+    for (size_t i = 0; i < ncur; i++) k->by_machine |= gb_cmp_distinct_run_names(cur[i]) > 1;
     int failed = 0;
-    for (size_t i = 0; i < nbase; i++) failed |= gb_cmp_collect(base[i], by_machine, &eb[i]) != 0;
-    for (size_t i = 0; i < ncur; i++) failed |= gb_cmp_collect(cur[i], by_machine, &ec[i]) != 0;
-    /* each file's entries by key: matching is linear in the cases (20,000 took minutes by scanning) */
-    matcher mb[GB_MAX_PROCS], mc[GB_MAX_PROCS];
-    memset(mb, 0, sizeof mb);
-    memset(mc, 0, sizeof mc);
-    for (size_t i = 0; i < nbase && !failed; i++) failed |= gb_cmp_matcher_init(&mb[i], &eb[i]) != 0;
-    for (size_t i = 0; i < ncur && !failed; i++) failed |= gb_cmp_matcher_init(&mc[i], &ec[i]) != 0;
-    if (failed || !(ms = calloc(eb[0].n ? eb[0].n : 1, sizeof *ms))) goto out;
+    for (size_t i = 0; i < nbase; i++) failed |= gb_cmp_collect(base[i], k->by_machine, &k->eb[i]) != 0;
+    for (size_t i = 0; i < ncur; i++) failed |= gb_cmp_collect(cur[i], k->by_machine, &k->ec[i]) != 0;
+    for (size_t i = 0; i < nbase && !failed; i++) failed |= gb_cmp_matcher_init(&k->mb[i], &k->eb[i]) != 0;
+    for (size_t i = 0; i < ncur && !failed; i++) failed |= gb_cmp_matcher_init(&k->mc[i], &k->ec[i]) != 0;
+    if (failed || !(k->ms = calloc(k->eb[0].n ? k->eb[0].n : 1, sizeof *k->ms))) return -1;
+    return 0;
+}
 
-    doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "schema", "gpubench-compare");
-    cJSON_AddNumberToObject(doc, "schema_version", 2);
-    cJSON_AddItemToObject(doc, "baseline", describe_doc(base[0], base_names[0]));
-    cJSON_AddItemToObject(doc, "current", describe_doc(cur[0], cur_names[0]));
-    cJSON *bl = cJSON_AddArrayToObject(doc, "baseline_files"), *cl = cJSON_AddArrayToObject(doc, "current_files");
-    for (size_t i = 0; i < nbase; i++) cJSON_AddItemToArray(bl, describe_doc(base[i], base_names[i]));
-    for (size_t i = 0; i < ncur; i++) cJSON_AddItemToArray(cl, describe_doc(cur[i], cur_names[i]));
-    cJSON *method = cJSON_AddObjectToObject(doc, "method");
-    cJSON_AddStringToObject(method, "test",
-                            "t on the medians of rounds and runs (between-round and between-process variance, "
-                            "each shrunk toward the suite's typical), Holm over the cases");
-    cJSON_AddStringToObject(method, "change", "ratio of the runs' mean log round medians, current/baseline, minus 1");
-    cJSON_AddNumberToObject(method, "threshold", o->rule.threshold);
-    cJSON_AddNumberToObject(method, "alpha", o->rule.alpha);
-    cJSON_AddNumberToObject(method, "min_change_s", o->rule.min_change_s);
-    cJSON_AddNumberToObject(method, "require_present", o->require_present);
-    cJSON_AddNumberToObject(method, "baseline_runs", (double)nbase);
-    cJSON_AddNumberToObject(method, "current_runs", (double)ncur);
-    if (o->policy_path) cJSON_AddStringToObject(method, "policy", o->policy_path);
-    else cJSON_AddNullToObject(method, "policy");
-    cJSON_AddBoolToObject(method, "by_machine", by_machine);
+static void comparison_free(comparison *k) {
+    for (size_t i = 0; i < k->nbase; i++) gb_cmp_matcher_free(&k->mb[i]), free(k->eb[i].e);
+    for (size_t i = 0; i < k->ncur; i++) gb_cmp_matcher_free(&k->mc[i]), free(k->ec[i].e);
+    free(k->ms);
+}
 
-    cJSON *warnings = cJSON_AddArrayToObject(doc, "warnings");
-    if (!by_machine) {
-        compare_runs(&base[0]->runs[0], &cur[0]->runs[0], NULL, warnings);
-    } else {
-        for (size_t i = 0; i < base[0]->nruns; i++)
-            for (size_t j = 0; j < cur[0]->nruns; j++) {
-                const char *na = gb_results_run_name(base[0], (int)i);
-                if (strcmp(na, gb_results_run_name(cur[0], (int)j)) != 0) continue;
-                compare_runs(&base[0]->runs[i], &cur[0]->runs[j], na, warnings);
-            }
-    }
-    for (size_t i = 0; i < nbase; i++) warn_incomplete(base[i], "baseline", warnings);
-    for (size_t i = 0; i < ncur; i++) warn_incomplete(cur[i], "current", warnings);
-    if (nbase == 1 && ncur == 1)
-        cJSON_AddItemToArray(warnings, cJSON_CreateString(
-            "one run a side: how much each case moves between processes cannot be measured, so every case is "
-            "judged by the suite's typical between-process spread; a baseline of two or more runs "
-            "(compare BASE1 BASE2 ... -- CURRENT) measures it per case"));
+/* ---- match --------------------------------------------------------------- */
 
-    cJSON *only_b = cJSON_AddArrayToObject(doc, "only_in_baseline");
-    cJSON *only_c = cJSON_AddArrayToObject(doc, "only_in_current");
-    size_t nm = 0;
+/* Each result of the first baseline with its matches in every file, and
+ * every case's noise; those in no current file go to only_in_baseline. */
+static int match(comparison *k, const gb_compare_options *o, gb_compare_result *res) {
     char name[400];
-    /* match, and summarise every case's noise */
-    for (size_t i = 0; i < eb[0].n; i++) {
-        matched *m = &ms[nm];
+    for (size_t i = 0; i < k->eb[0].n; i++) {
+        matched *m = &k->ms[k->nm];
         memset(m, 0, sizeof *m);
-        m->b = &eb[0].e[i];
+        m->b = &k->eb[0].e[i];
         const gb_result *br[GB_MAX_PROCS], *cr[GB_MAX_PROCS];
         br[m->nb_seen++] = m->b->r;
-        for (size_t f = 1; f < nbase; f++) {
-            entry *x = gb_cmp_match_in(&eb[f], &mb[f], m->b);
+        for (size_t f = 1; f < k->nbase; f++) {
+            entry *x = gb_cmp_match_in(&k->eb[f], &k->mb[f], m->b);
             if (x) br[m->nb_seen++] = x->r;
         }
-        for (size_t f = 0; f < ncur; f++) {
-            entry *x = gb_cmp_match_in(&ec[f], &mc[f], m->b);
+        for (size_t f = 0; f < k->ncur; f++) {
+            entry *x = gb_cmp_match_in(&k->ec[f], &k->mc[f], m->b);
             if (x) cr[m->nc_seen++] = x->r;
         }
-        gb_result_name(m->b->c, m->b->r, m->b->machine, name, sizeof name);
         if (m->nc_seen == 0) {
-            cJSON_AddItemToArray(only_b, cJSON_CreateString(name));
+            gb_result_name(m->b->c, m->b->r, m->b->machine, name, sizeof name);
+            if (gb_cmp_strs_add(&res->only_in_baseline, name) != 0) return -1;
             continue;
         }
-        nm++;
+        k->nm++;
         m->rule = gb_policy_rule(o->policy, m->b->c->op, m->b->r->backend, o->rule, o->cli_set);
         int okb = gb_cmp_result_ok(br[0], m->db, sizeof m->db), okc = 0;
-        for (int k = 0; k < m->nc_seen; k++) {
-            if (current_failed(cr[k]) && !m->cfail) m->cfail = cr[k];
+        for (int j = 0; j < m->nc_seen; j++) {
+            if (gb_cmp_current_failed(cr[j]) && !m->cfail) m->cfail = cr[j];
             char d[120];
-            if (gb_cmp_result_ok(cr[k], d, sizeof d)) { m->cp[m->kc++] = cr[k]; okc = 1; }
-            if (k == 0 || !okc) snprintf(m->dc, sizeof m->dc, "%s", d);
+            if (gb_cmp_result_ok(cr[j], d, sizeof d)) { m->cp[m->kc++] = cr[j]; okc = 1; }
+            if (j == 0 || !okc) snprintf(m->dc, sizeof m->dc, "%s", d);
         }
-        for (int k = 0; k < m->nb_seen; k++) {
+        for (int j = 0; j < m->nb_seen; j++) {
             char d[120];
-            if (gb_cmp_result_ok(br[k], d, sizeof d)) m->bp[m->kb++] = br[k];
+            if (gb_cmp_result_ok(br[j], d, sizeof d)) m->bp[m->kb++] = br[j];
         }
         if (m->cfail) {
             m->verdict = GB_V_FAILED;
@@ -642,7 +246,16 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
             snprintf(m->reason, sizeof m->reason, "%s", m->noise.reason);
         }
     }
-    /* the suite's typical noise, every case's change, Holm over the family */
+    return 0;
+}
+
+/* ---- judge --------------------------------------------------------------- */
+
+/* The suite's typical noise, every case's change, Holm over the family, the
+ * verdicts; then --confirm's second stage. -1 out of memory. */
+static int judge(comparison *k, const gb_compare_options *o, gb_compare_result *res) {
+    size_t nm = k->nm;
+    matched *ms = k->ms;
     gb_case_noise *all = calloc(nm ? nm : 1, sizeof *all);
     int *want = calloc(nm ? nm : 1, sizeof *want);
     double *thr = calloc(nm ? nm : 1, sizeof *thr), *alp = calloc(nm ? nm : 1, sizeof *alp);
@@ -657,13 +270,8 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         }
         family = gb_noise_family(all, want, nm, thr, alp, fam);
     }
-    if (family == (size_t)-1) {
-        free(all), free(want), free(thr), free(alp), free(fam);
-        cJSON_Delete(doc);
-        doc = NULL;
-        goto out;
-    }
-    for (size_t i = 0; i < nm; i++) {
+    int rc = family == (size_t)-1 ? -1 : 0;
+    for (size_t i = 0; i < nm && rc == 0; i++) {
         matched *m = &ms[i];
         if (!m->noise.ok || m->verdict == GB_V_FAILED) continue;
         if (!fam[i].have) {
@@ -676,7 +284,7 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         m->have_ch = 1;
         m->ch = fam[i].ch;
     }
-    for (size_t i = 0; i < nm; i++) {
+    for (size_t i = 0; i < nm && rc == 0; i++) {
         matched *m = &ms[i];
         m->change = m->lo = m->hi = NAN;
         if (!m->have_ch) continue;
@@ -688,157 +296,208 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
         gb_cmp_judge(m, m->lo, m->hi, family);
         if (o->confirm_runs > 0) m->suspect = is_suspect(m);
     }
-    char err[1200] = "";
-    cJSON *confirm = NULL;
-    if (o->confirm_runs > 0) {
+    if (rc == 0 && o->confirm_runs > 0) {
         gb_noise_prior prior;
         gb_noise_priors(all, nm, &prior);
-        confirm = gb_cmp_confirm_stage(ms, nm, &prior, o, by_machine, err, sizeof err);
-        if (!confirm) {
-            free(all), free(want), free(thr), free(alp), free(fam);
-            cJSON_Delete(doc);
-            doc = NULL;
-            goto out;
-        }
+        rc = gb_cmp_confirm_stage(ms, nm, &prior, o, k->by_machine, &res->summary.confirm, res->error,
+                                  sizeof res->error);
     }
-    int counts[GB_V_NOT_COMPARED + 1] = {0};
-    cJSON *list = cJSON_AddArrayToObject(doc, "comparisons");
+    free(all), free(want), free(thr), free(alp), free(fam);
+    return rc;
+}
+
+/* ---- record --------------------------------------------------------------- */
+
+static void record_side(gb_cmp_side *s, const gb_result *r, const char *desc, int files, int runs, double median,
+                        double round_spread, double proc_spread) {
+    s->status = gb_result_status_name(r->status);
+    snprintf(s->desc, sizeof s->desc, "%s", desc);
+    s->n = (double)r->nsamples;
+    s->files = files;
+    s->runs = runs;
+    s->median_s = median;
+    s->round_spread = round_spread;
+    s->process_spread = proc_spread;
+}
+
+static void record_item(const matched *m, size_t nconfirm, gb_cmp_item *it) {
+    const gb_case_result *c = m->b->c;
+    memset(it, 0, sizeof *it);
+    gb_result_name(c, m->b->r, m->b->machine, it->name, sizeof it->name);
+    it->c = c;
+    it->backend = m->b->r->backend;
+    it->timing = m->b->r->timing;
+    it->machine = m->b->machine;
+    it->rule = m->rule;
+    int ok = m->noise.ok;
+    record_side(&it->baseline, m->b->r, m->db, m->nb_seen, m->kb, ok ? exp(m->noise.mean_b) : NAN,
+                ok ? m->noise.round_spread : NAN, ok ? m->noise.proc_spread_b : NAN);
+    record_side(&it->current, m->cp[0] ? m->cp[0] : m->b->r, m->dc, m->nc_seen, m->kc,
+                ok ? exp(m->noise.mean_c) : NAN, ok ? m->noise.round_spread : NAN, ok ? m->noise.proc_spread_c : NAN);
+    it->change = m->change;
+    it->ci_low = m->lo;
+    it->ci_high = m->hi;
+    it->p_value = m->have_ch ? m->p : NAN;
+    it->p_holm = m->have_ch ? m->p_holm : NAN;
+    it->df = m->have_ch && isfinite(m->ch.df) ? m->ch.df : NAN;
+    it->has_noise = m->have_ch;
+    if (m->have_ch) {
+        it->process_sd = sqrt(m->ch.proc_var);
+        it->process_from_case = m->ch.proc_measured;
+        it->round_sd = sqrt(m->ch.round_var);
+        it->sampling_sd = sqrt(m->noise.vw);
+    }
+    it->baseline_plans = m->plans_b;
+    it->plan_changed = m->plan_changed;
+    it->verdict = m->verdict;
+    it->suspect = m->suspect;
+    if (m->confirmed_have)
+        it->confirm = (gb_cmp_confirmed){1, nconfirm, m->confirm_verdict, m->c_change, m->c_lo, m->c_hi, m->c_p_holm};
+    snprintf(it->reason, sizeof it->reason, "%s", m->reason);
+    /* a case that moves a lot between processes says so whatever its verdict */
+    double ps = m->noise.proc_spread_b;
+    if (ok && isfinite(ps) && ps > m->rule.threshold) {
+        char plans[48] = "";
+        if (m->plans_b > 1) snprintf(plans, sizeof plans, " (%d plans)", m->plans_b);
+        char full[sizeof m->reason + 128];
+        snprintf(full, sizeof full, "process spread %.0f%% over %d baseline runs%s%s%s", 100 * ps, m->kb, plans,
+                 *m->reason ? "; " : "", m->reason);
+        size_t l = strlen(full); /* the head first: the tail may be cut */
+        if (l >= sizeof it->reason) l = sizeof it->reason - 1;
+        memcpy(it->reason, full, l);
+        it->reason[l] = '\0';
+    }
+}
+
+/* The items, the results only in the current run, the summary and the exit
+ * code. -1 out of memory. */
+static int record(comparison *k, const gb_compare_options *o, gb_compare_result *res) {
+    size_t nm = k->nm;
+    gb_cmp_summary *sum = &res->summary;
+    res->items = calloc(nm ? nm : 1, sizeof *res->items);
+    if (!res->items) return -1;
+    res->nitems = nm;
     for (size_t i = 0; i < nm; i++) {
-        matched *m = &ms[i];
-        double lo = m->lo, hi = m->hi, change = m->change;
-        counts[m->verdict]++;
-        const gb_case_result *c = m->b->c;
-        cJSON *item = cJSON_CreateObject();
-        gb_result_name(c, m->b->r, m->b->machine, name, sizeof name);
-        cJSON_AddStringToObject(item, "name", name);
-        cJSON_AddStringToObject(item, "op", c->op);
-        cJSON_AddStringToObject(item, "dtype", c->dtype);
-        cJSON_AddStringToObject(item, "label", c->label);
-        cJSON_AddItemToObject(item, "shape", gb_case_shape_to_cjson(c));
-        if (c->params.present) cJSON_AddItemToObject(item, "params", gb_kvlist_to_cjson(&c->params));
-        cJSON_AddStringToObject(item, "backend", m->b->r->backend);
-        cJSON_AddStringToObject(item, "timing", m->b->r->timing);
-        if (m->b->machine) cJSON_AddStringToObject(item, "machine", m->b->machine);
-        cJSON_AddNumberToObject(item, "threshold", m->rule.threshold);
-        cJSON_AddNumberToObject(item, "alpha", m->rule.alpha);
-        cJSON_AddNumberToObject(item, "min_change_s", m->rule.min_change_s);
-        int ok = m->noise.ok;
-        cJSON_AddItemToObject(item, "baseline",
-                              side_json(m->b->r, m->db, m->nb_seen, m->kb, ok ? exp(m->noise.mean_b) : NAN,
-                                        ok ? m->noise.round_spread : NAN, ok ? m->noise.proc_spread_b : NAN));
-        cJSON_AddItemToObject(item, "current",
-                              side_json(m->cp[0] ? m->cp[0] : m->b->r, m->dc, m->nc_seen, m->kc,
-                                        ok ? exp(m->noise.mean_c) : NAN, ok ? m->noise.round_spread : NAN,
-                                        ok ? m->noise.proc_spread_c : NAN));
-        add_num_or_null(item, "change", change);
-        add_num_or_null(item, "ci_low", lo);
-        add_num_or_null(item, "ci_high", hi);
-        add_num_or_null(item, "p_value", m->have_ch ? m->p : NAN);
-        add_num_or_null(item, "p_holm", m->have_ch ? m->p_holm : NAN);
-        add_num_or_null(item, "df", m->have_ch && isfinite(m->ch.df) ? m->ch.df : NAN);
-        if (m->have_ch) {
-            cJSON *nz = cJSON_AddObjectToObject(item, "noise");
-            cJSON_AddNumberToObject(nz, "process_sd", sqrt(m->ch.proc_var));
-            cJSON_AddStringToObject(nz, "process_from", m->ch.proc_measured ? "case" : "suite");
-            cJSON_AddNumberToObject(nz, "round_sd", sqrt(m->ch.round_var));
-            cJSON_AddNumberToObject(nz, "sampling_sd", sqrt(m->noise.vw));
-        }
-        if (m->plans_b) {
-            cJSON_AddNumberToObject(item, "baseline_plans", m->plans_b);
-            cJSON_AddBoolToObject(item, "plan_changed", m->plan_changed);
-        }
-        cJSON_AddStringToObject(item, "verdict", gb_verdict_name(m->verdict));
-        if (o->confirm_runs > 0) cJSON_AddBoolToObject(item, "suspect", m->suspect);
-        if (m->confirmed_have) {
-            cJSON *cf = cJSON_AddObjectToObject(item, "confirm");
-            cJSON_AddNumberToObject(cf, "runs", (double)o->nconfirm);
-            cJSON_AddStringToObject(cf, "verdict", gb_verdict_name(m->confirm_verdict));
-            add_num_or_null(cf, "change", m->c_change);
-            add_num_or_null(cf, "lo", m->c_lo);
-            add_num_or_null(cf, "hi", m->c_hi);
-            add_num_or_null(cf, "p_holm", m->c_p_holm);
-        }
-        /* a case that moves a lot between processes says so whatever its verdict */
-        double ps = m->noise.proc_spread_b;
-        if (ok && isfinite(ps) && ps > m->rule.threshold) {
-            char tail[sizeof m->reason];
-            memcpy(tail, m->reason, sizeof tail);
-            char plans[48] = "";
-            if (m->plans_b > 1) snprintf(plans, sizeof plans, " (%d plans)", m->plans_b);
-            char full[sizeof m->reason + 128];
-            snprintf(full, sizeof full, "process spread %.0f%% over %d baseline runs%s%s%s", 100 * ps, m->kb, plans,
-                     *tail ? "; " : "", tail);
-            size_t l = strlen(full); /* the head first: the tail may be cut */
-            if (l >= sizeof m->reason) l = sizeof m->reason - 1;
-            memcpy(m->reason, full, l);
-            m->reason[l] = '\0';
-        }
-        cJSON_AddStringToObject(item, "reason", m->reason);
-        cJSON_AddItemToArray(list, item);
+        sum->count[k->ms[i].verdict]++;
+        record_item(&k->ms[i], o->nconfirm, &res->items[i]);
     }
-    free(all);
-    free(want);
-    free(thr);
-    free(alp);
-    free(fam);
-    int failed_only_current = 0;
-    for (size_t f = 0; f < ncur; f++)
-        for (size_t j = 0; j < ec[f].n; j++) {
-            entry *x = &ec[f].e[j];
+    char name[400];
+    for (size_t f = 0; f < k->ncur; f++)
+        for (size_t j = 0; j < k->ec[f].n; j++) {
+            entry *x = &k->ec[f].e[j];
             if (x->matched) continue;
             x->matched = 1; /* the same result in a later current file is listed once */
-            for (size_t g = f + 1; g < ncur; g++) gb_cmp_match_in(&ec[g], &mc[g], x);
+            for (size_t g = f + 1; g < k->ncur; g++) gb_cmp_match_in(&k->ec[g], &k->mc[g], x);
             gb_result_name(x->c, x->r, x->machine, name, sizeof name);
-            if (current_failed(x->r)) {
-                failed_only_current++;
-                char dc[120], line[800];
+            char line[800];
+            snprintf(line, sizeof line, "%s", name);
+            if (gb_cmp_current_failed(x->r)) {
+                sum->failed_only_in_current++;
+                char dc[120];
                 gb_cmp_result_ok(x->r, dc, sizeof dc);
                 snprintf(line, sizeof line, "%s (%s)", name, dc);
-                cJSON_AddItemToArray(only_c, cJSON_CreateString(line));
-            } else {
-                cJSON_AddItemToArray(only_c, cJSON_CreateString(name));
             }
+            if (gb_cmp_strs_add(&res->only_in_current, line) != 0) return -1;
         }
-
-    cJSON *sum = cJSON_AddObjectToObject(doc, "summary");
-    cJSON_AddNumberToObject(sum, "compared", (double)(counts[GB_V_SAME] + counts[GB_V_IMPROVEMENT] +
-                                                      counts[GB_V_UNSURE] + counts[GB_V_REGRESSION]));
-    for (int k = 0; k <= GB_V_NOT_COMPARED; k++) cJSON_AddNumberToObject(sum, gb_verdict_name(k), counts[k]);
-    cJSON_AddNumberToObject(sum, "failed_only_in_current", failed_only_current);
-    cJSON_AddNumberToObject(sum, "only_in_baseline", cJSON_GetArraySize(only_b));
-    cJSON_AddNumberToObject(sum, "only_in_current", cJSON_GetArraySize(only_c));
-    double present = eb[0].n ? (double)nm / (double)eb[0].n : 0;
-    cJSON_AddNumberToObject(sum, "present", present);
-    int bad = counts[GB_V_REGRESSION] + counts[GB_V_FAILED] + failed_only_current;
-    int code = bad ? 1 : 0;
-    if (confirm) {
+    sum->compared = sum->count[GB_V_SAME] + sum->count[GB_V_IMPROVEMENT] + sum->count[GB_V_UNSURE] +
+                    sum->count[GB_V_REGRESSION];
+    size_t nb = k->eb[0].n;
+    sum->present = nb ? (double)nm / (double)nb : 0;
+    int bad = sum->count[GB_V_REGRESSION] + sum->count[GB_V_FAILED] + sum->failed_only_in_current;
+    res->exit_code = bad ? 1 : 0;
+    if (sum->confirm.present) {
         int nsus = 0, conf = 0;
         for (size_t i = 0; i < nm; i++) {
-            nsus += ms[i].suspect;
-            conf += ms[i].suspect && ms[i].verdict == GB_V_REGRESSION;
+            nsus += k->ms[i].suspect;
+            conf += k->ms[i].suspect && k->ms[i].verdict == GB_V_REGRESSION;
         }
-        cJSON_AddNumberToObject(confirm, "suspects", nsus);
-        cJSON_AddNumberToObject(confirm, "confirmed", o->nconfirm ? conf : 0);
-        cJSON_AddNumberToObject(confirm, "not_confirmed", o->nconfirm ? nsus - conf : 0);
-        cJSON_AddItemToObject(sum, "confirm", confirm);
+        sum->confirm.suspects = nsus;
+        sum->confirm.confirmed = o->nconfirm ? conf : 0;
+        sum->confirm.not_confirmed = o->nconfirm ? nsus - conf : 0;
     }
+    char *err = res->error;
+    size_t errlen = sizeof res->error;
     if (*err) {
         /* stage 2 could not judge a suspect: an error, never a silent verdict */
     } else if (nm == 0)
-        snprintf(err, sizeof err, "no result of the baseline matched one of the current run (%zu only in the baseline, "
-                 "%d only in the current run): nothing was compared", eb[0].n, cJSON_GetArraySize(only_c));
-    else if (present + 1e-12 < o->require_present)
-        snprintf(err, sizeof err, "only %zu of the baseline's %zu results (%.1f%%) are in the current run; at least "
-                 "%.4g%% must be (--require-present)", nm, eb[0].n, 100 * present, 100 * o->require_present);
-    if (*err) {
-        code = 2;
-        cJSON_AddStringToObject(doc, "error", err);
+        snprintf(err, errlen, "no result of the baseline matched one of the current run (%zu only in the baseline, "
+                 "%zu only in the current run): nothing was compared", nb, res->only_in_current.n);
+    else if (sum->present + 1e-12 < o->require_present)
+        snprintf(err, errlen, "only %zu of the baseline's %zu results (%.1f%%) are in the current run; at least "
+                 "%.4g%% must be (--require-present)", nm, nb, 100 * sum->present, 100 * o->require_present);
+    if (*err) res->exit_code = 2;
+    return 0;
+}
+
+/* ---- the comparison ------------------------------------------------------- */
+
+/* The files, the method and the warnings: what the comparison is of. */
+static int describe(gb_compare_result *res, const gb_results *const *base, const char *const *base_names,
+                    size_t nbase, const gb_results *const *cur, const char *const *cur_names, size_t ncur,
+                    int by_machine, const gb_compare_options *o) {
+    res->nbase = nbase;
+    res->ncur = ncur;
+    res->baseline_files = calloc(nbase, sizeof *res->baseline_files);
+    res->current_files = calloc(ncur, sizeof *res->current_files);
+    if (!res->baseline_files || !res->current_files || describe_doc(base[0], base_names[0], &res->baseline) ||
+        describe_doc(cur[0], cur_names[0], &res->current))
+        return -1;
+    for (size_t i = 0; i < nbase; i++)
+        if (describe_doc(base[i], base_names[i], &res->baseline_files[i])) return -1;
+    for (size_t i = 0; i < ncur; i++)
+        if (describe_doc(cur[i], cur_names[i], &res->current_files[i])) return -1;
+    res->threshold = o->rule.threshold;
+    res->alpha = o->rule.alpha;
+    res->min_change_s = o->rule.min_change_s;
+    res->require_present = o->require_present;
+    res->policy = o->policy_path;
+    res->by_machine = by_machine;
+    res->confirm_on = o->confirm_runs > 0;
+    gb_cmp_strs *warnings = &res->warnings;
+    if (!by_machine) {
+        compare_runs(&base[0]->runs[0], &cur[0]->runs[0], NULL, warnings);
+    } else {
+        for (size_t i = 0; i < base[0]->nruns; i++)
+            for (size_t j = 0; j < cur[0]->nruns; j++) {
+                const char *na = gb_results_run_name(base[0], (int)i);
+                if (strcmp(na, gb_results_run_name(cur[0], (int)j)) != 0) continue;
+                compare_runs(&base[0]->runs[i], &cur[0]->runs[j], na, warnings);
+            }
     }
-    cJSON_AddNumberToObject(doc, "exit_code", code);
-out:
-    for (size_t i = 0; i < nbase; i++) gb_cmp_matcher_free(&mb[i]), free(eb[i].e);
-    for (size_t i = 0; i < ncur; i++) gb_cmp_matcher_free(&mc[i]), free(ec[i].e);
-    free(ms);
+    for (size_t i = 0; i < nbase; i++) warn_incomplete(base[i], "baseline", warnings);
+    for (size_t i = 0; i < ncur; i++) warn_incomplete(cur[i], "current", warnings);
+    if (nbase == 1 && ncur == 1)
+        gb_cmp_strs_add(warnings,
+            "one run a side: how much each case moves between processes cannot be measured, so every case is "
+            "judged by the suite's typical between-process spread; a baseline of two or more runs "
+            "(compare BASE1 BASE2 ... -- CURRENT) measures it per case");
+    return 0;
+}
+
+gb_compare_result *gb_compare_judge_runs(const gb_results *const *base, const char *const *base_names, size_t nbase,
+                                         const gb_results *const *cur, const char *const *cur_names, size_t ncur,
+                                         const gb_compare_options *o) {
+    if (nbase == 0 || ncur == 0 || nbase > GB_MAX_PROCS || ncur > GB_MAX_PROCS) return NULL;
+    comparison *k = calloc(1, sizeof *k);
+    gb_compare_result *res = calloc(1, sizeof *res);
+    int ok = k && res && collect(k, base, nbase, cur, ncur) == 0 &&
+             describe(res, base, base_names, nbase, cur, cur_names, ncur, k->by_machine, o) == 0 &&
+             match(k, o, res) == 0 && judge(k, o, res) == 0 && record(k, o, res) == 0;
+    if (k) comparison_free(k);
+    free(k);
+    if (!ok) {
+        gb_compare_result_free(res);
+        return NULL;
+    }
+    return res;
+}
+
+cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_names, size_t nbase,
+                       const gb_results *const *cur, const char *const *cur_names, size_t ncur,
+                       const gb_compare_options *o) {
+    gb_compare_result *res = gb_compare_judge_runs(base, base_names, nbase, cur, cur_names, ncur, o);
+    cJSON *doc = res ? gb_compare_result_json(res) : NULL;
+    gb_compare_result_free(res);
     return doc;
 }
 

@@ -125,6 +125,9 @@ typedef struct {
 #define GB_CONFIRM_MAX_RUNS 16
 #define GB_CONFIRM_DEFAULT_RUNS 8
 
+/* What a comparison found, as C structs (needs gb_rule and gb_cmp_verdict above). */
+#include "compare_result.h"
+
 /* Compare two loaded results documents (gb_results_load). Names are what the
  * report calls them (their paths). Returns the comparison document:
  *   {"schema": "gpubench-compare", "schema_version": 2, "baseline": {...},
@@ -143,9 +146,20 @@ cJSON *gb_compare_runs(const gb_results *const *base, const char *const *base_na
                        const gb_results *const *cur, const char *const *cur_names, size_t ncur,
                        const gb_compare_options *o);
 
+/* The comparison as C structs (compare_result.h), what the command renders
+ * and whose exit_code it exits with; NULL out of memory. Free it with
+ * gb_compare_result_free, after rendering, and before freeing the documents
+ * (it borrows their strings). gb_compare_runs is this written as JSON. */
+gb_compare_result *gb_compare_judge_runs(const gb_results *const *base, const char *const *base_names, size_t nbase,
+                                         const gb_results *const *cur, const char *const *cur_names, size_t ncur,
+                                         const gb_compare_options *o);
+/* The comparison document (schema "gpubench-compare") of a result: the one
+ * writer of it (compare_json.c). NULL out of memory. */
+cJSON *gb_compare_result_json(const gb_compare_result *r);
+
 typedef enum { GB_CMP_TABLE = 0, GB_CMP_MD, GB_CMP_JSON } gb_compare_format;
-/* Render a comparison document. */
-void gb_compare_render(const cJSON *cmp, gb_compare_format f, FILE *out);
+/* Render a comparison (compare_render.c). */
+void gb_compare_render(const gb_compare_result *r, gb_compare_format f, FILE *out);
 
 /* The name of a result's case as the suite names it (gb_case_name, and
  * `run --case`): "op/dtype/label[/k=v,...]". */

@@ -58,32 +58,28 @@ static int confirm_results(matched *m, entries *ef, matcher *mf, const gb_compar
 /* Stage 2 (docs/regression-statistics.md, "Confirming in fresh processes"):
  * every suspect judged again on the confirmation processes alone, against
  * the same baseline, Holm over the suspects. A suspect stays a regression
- * only when stage 2 says so; otherwise it takes stage 2's verdict. Returns
- * the summary's "confirm" object (NULL: out of memory); err set when a
- * suspect could not be judged (exit 2). */
-cJSON *gb_cmp_confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1, const gb_compare_options *o,
-                            int by_machine, char *err, size_t errlen) {
-    cJSON *c = cJSON_CreateObject();
-    if (!c) return NULL;
-    if (o->confirm_suite) cJSON_AddStringToObject(c, "suite", o->confirm_suite);
-    cJSON_AddNumberToObject(c, "runs", o->confirm_runs);
-    cJSON_AddNumberToObject(c, "processes", (double)o->nconfirm);
-    cJSON_AddNumberToObject(c, "seconds", o->confirm_seconds);
-    cJSON *cases = cJSON_AddArrayToObject(c, "cases");
+ * only when stage 2 says so; otherwise it takes stage 2's verdict. Fills cs
+ * (the summary's "confirm"); 0, or -1 out of memory; err set when a suspect
+ * could not be judged (exit 2). */
+int gb_cmp_confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1, const gb_compare_options *o,
+                         int by_machine, gb_cmp_confirm_summary *cs, char *err, size_t errlen) {
+    cs->present = 1;
+    cs->suite = o->confirm_suite;
+    cs->runs = o->confirm_runs;
+    cs->processes = o->nconfirm;
+    cs->seconds = o->confirm_seconds;
     size_t nsus = 0;
     for (size_t i = 0; i < nm; i++) {
         if (!ms[i].suspect) continue;
         nsus++;
         char cname[320];
         gb_result_case_name(ms[i].b->c, cname, sizeof cname);
-        int dup = 0;
-        for (const cJSON *x = cases->child; x && !dup; x = x->next) dup = !strcmp(x->valuestring, cname);
-        if (!dup) cJSON_AddItemToArray(cases, cJSON_CreateString(cname));
+        if (!gb_cmp_strs_has(&cs->cases, cname) && gb_cmp_strs_add(&cs->cases, cname) != 0) return -1;
     }
-    if (o->nconfirm == 0 || nsus == 0) return c;
+    if (o->nconfirm == 0 || nsus == 0) return 0;
     if (o->nconfirm > GB_MAX_PROCS) {
         snprintf(err, errlen, "--confirm: %zu confirmation runs, at most %d", o->nconfirm, GB_MAX_PROCS);
-        return c;
+        return 0;
     }
     entries ef[GB_MAX_PROCS];
     matcher mf[GB_MAX_PROCS];
@@ -185,10 +181,6 @@ cJSON *gb_cmp_confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1
     }
     for (size_t f = 0; f < o->nconfirm; f++) gb_cmp_matcher_free(&mf[f]), free(ef[f].e);
     free(idx), free(n2), free(thr), free(alp), free(f2), free(got), free(pc), free(pch);
-    if (bad) {
-        cJSON_Delete(c);
-        return NULL;
-    }
-    return c;
+    return bad ? -1 : 0;
 }
 

@@ -1,5 +1,5 @@
-/* compare_internal.h — what compare.c and compare_confirm.c (the second
- * stage of --confirm) share: a file's results as match entries, the index
+/* compare_internal.h — what compare.c, compare_match.c, compare_judge.c and
+ * compare_confirm.c (the second stage of --confirm) share: a file's results as match entries, the index
  * that matches them across files, one case matched in every file, and the
  * rule that judges it. Not an interface for other modules (compare.h is). */
 #ifndef GB_COMPARE_INTERNAL_H
@@ -64,6 +64,12 @@ typedef struct {
     double c_change, c_lo, c_hi, c_p_holm;
 } matched;
 
+/* ---- compare_match.c ---- */
+
+/* How many distinct run names doc has (a merged file of several machines: > 1). */
+int gb_cmp_distinct_run_names(const gb_results *doc);
+/* Did a current result fail (verification, or a failed or errored run)? */
+int gb_cmp_current_failed(const gb_result *r);
 /* Every result of doc as an entry (machine set when matching by machine). */
 int gb_cmp_collect(const gb_results *doc, int by_machine, entries *out);
 int gb_cmp_matcher_init(matcher *m, const entries *ec);
@@ -76,9 +82,13 @@ int gb_cmp_result_ok(const gb_result *r, char *desc, size_t len);
 void gb_cmp_views_of(const gb_result *const *r, int k, gb_proc_view *v);
 /* How many plans the baseline chose; whether a current run chose another. */
 void gb_cmp_compare_plans(matched *m);
+/* ---- compare_judge.c ---- */
+
 /* The verdict of one case from its change, interval and Holm-adjusted p. */
 void gb_cmp_judge(matched *m, double lo, double hi, size_t family);
-/* --confirm's second stage over the suspects of ms (compare_confirm.c). */
-cJSON *gb_cmp_confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1, const gb_compare_options *o,
-                            int by_machine, char *err, size_t errlen);
+/* --confirm's second stage over the suspects of ms (compare_confirm.c):
+ * fills cs (what it did) and, where it judged a suspect, its matched entry.
+ * 0, or -1 out of memory; err set when a suspect could not be judged. */
+int gb_cmp_confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1, const gb_compare_options *o,
+                         int by_machine, gb_cmp_confirm_summary *cs, char *err, size_t errlen);
 #endif

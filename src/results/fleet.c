@@ -216,74 +216,62 @@ static long reference_column(const double *med, size_t n, ranked *order) {
     return (long)order[(k - 1) / 2].column;
 }
 
-static void num_or_null(cJSON *o, const char *k, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
-    else cJSON_AddNullToObject(o, k);
-}
-
-static cJSON *device_json(const gb_device_id *d) {
-    if (!d) return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "index", (double)d->index);
-    cJSON_AddStringToObject(o, "name", d->name);
-    cJSON_AddStringToObject(o, "uuid", d->uuid);
-    cJSON_AddStringToObject(o, "pci_bus_id", d->pci_bus_id);
-    return o;
-}
-
 /* One cell: column col's result against the reference column's, judged as
  * `gpubench compare` judges a case of a one-run-a-side comparison
  * (compare_stats.h: round medians, the between-process noise learnt from how
  * all of the column's cases moved, Holm over them): fc is the cell's share
  * of its column's family. */
-static cJSON *judge_cell(const gb_result *r, int is_ref, double ref_median, gb_rule rule, const gb_family_change *fc,
-                         const char *why_unusable, int *slow, int *fast) {
-    cJSON *cell = cJSON_CreateObject();
-    cJSON_AddStringToObject(cell, "status", gb_result_status_name(r->status));
+static void judge_cell(const gb_result *r, int is_ref, double ref_median, gb_rule rule, const gb_family_change *fc,
+                       const char *why_unusable, gb_fleet_cell *cell) {
+    cell->present = 1;
+    cell->status = gb_result_status_name(r->status);
+    cell->median_s = cell->relative = NAN;
+    cell->change = cell->ci_low = cell->ci_high = cell->p_value = NAN;
     if (!usable(r)) {
-        cJSON_AddNullToObject(cell, "median_s");
-        cJSON_AddNullToObject(cell, "relative");
-        cJSON_AddStringToObject(cell, "verdict", "not_compared");
-        cJSON_AddStringToObject(cell, "reason", why_unusable);
-        return cell;
+        cell->verdict = "not_compared";
+        cell->has_reason = 1;
+        snprintf(cell->reason, sizeof cell->reason, "%s", why_unusable);
+        return;
     }
     double m = median_of(r);
-    num_or_null(cell, "median_s", m);
-    num_or_null(cell, "relative", m / ref_median);
+    cell->median_s = m;
+    cell->relative = m / ref_median;
     if (is_ref) {
-        cJSON_AddStringToObject(cell, "verdict", "reference");
-        return cell;
+        cell->verdict = "reference";
+        return;
     }
     if (!fc || !fc->have) {
-        cJSON_AddStringToObject(cell, "verdict", "unsure");
-        cJSON_AddStringToObject(cell, "reason", "between-process noise unknown: too few cases in this column to learn it from");
-        return cell;
+        cell->verdict = "unsure";
+        cell->has_reason = 1;
+        snprintf(cell->reason, sizeof cell->reason, "%s",
+                 "between-process noise unknown: too few cases in this column to learn it from");
+        return;
     }
     double t = rule.threshold;
     int established = fc->p_holm <= rule.alpha, beyond = fabs(fc->change) > t;
     int under_floor = rule.min_change_s > 0 && fabs(m - ref_median) < rule.min_change_s;
     const char *verdict = "unsure";
-    char reason[200] = "";
+    char *reason = cell->reason;
+    size_t rlen = sizeof cell->reason;
+    reason[0] = '\0';
     if (established && beyond && !under_floor) {
         verdict = fc->change > 0 ? "slow" : "fast";
     } else if (fc->lo >= -t && fc->hi <= t) {
         verdict = "same";
     } else if (established && beyond) {
-        snprintf(reason, sizeof reason, "medians differ by %.2g us, under the %.2g us asked for", fabs(m - ref_median) * 1e6,
+        snprintf(reason, rlen, "medians differ by %.2g us, under the %.2g us asked for", fabs(m - ref_median) * 1e6,
                  rule.min_change_s * 1e6);
     } else {
-        snprintf(reason, sizeof reason, "interval [%+.1f%%, %+.1f%%] is not within +-%.3g%%, and a change is not established "
+        snprintf(reason, rlen, "interval [%+.1f%%, %+.1f%%] is not within +-%.3g%%, and a change is not established "
                  "(p %.2g after Holm over the column's cases)", 100 * fc->lo, 100 * fc->hi, 100 * t, fc->p_holm);
     }
-    *slow = !strcmp(verdict, "slow");
-    *fast = !strcmp(verdict, "fast");
-    cJSON_AddStringToObject(cell, "verdict", verdict);
-    num_or_null(cell, "change", fc->change);
-    num_or_null(cell, "ci_low", fc->lo);
-    num_or_null(cell, "ci_high", fc->hi);
-    num_or_null(cell, "p_value", fc->p_holm);
-    if (*reason) cJSON_AddStringToObject(cell, "reason", reason);
-    return cell;
+    cell->verdict = verdict;
+    cell->judged = 1;
+    cell->change = fc->change;
+    cell->ci_low = fc->lo;
+    cell->ci_high = fc->hi;
+    cell->p_value = fc->p_holm;
+    cell->has_reason = *reason != '\0';
 }
 
 /* Every column's cells judged as a family against the reference cells
@@ -325,131 +313,101 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static cJSON *build_doc(const fleet *f, const gb_results *const *docs, const char *const *names, size_t ndocs,
-                        const char *timing, gb_rule rule) {
-    cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "schema", "gpubench-fleet");
-    cJSON_AddNumberToObject(doc, "schema_version", 1);
-    cJSON *src = cJSON_AddArrayToObject(doc, "sources");
-    for (size_t d = 0; d < ndocs; d++) cJSON_AddItemToArray(src, cJSON_CreateString(names[d]));
-    cJSON_AddStringToObject(doc, "timing", timing);
-    cJSON *method = cJSON_AddObjectToObject(doc, "method");
-    cJSON_AddStringToObject(method, "reference", "per case, the column whose median is the median of the medians");
-    cJSON_AddStringToObject(method, "test", "as gpubench compare with one run a side: round medians, the between-process "
-                                            "noise learnt from all of the column's cases, Holm over them");
-    cJSON_AddStringToObject(method, "change", "ratio of the column's round medians to the reference's, minus 1");
-    cJSON_AddNumberToObject(method, "threshold", rule.threshold);
-    cJSON_AddNumberToObject(method, "alpha", rule.alpha);
-    cJSON_AddNumberToObject(method, "min_change_s", rule.min_change_s);
-
+/* Every row judged against its reference column, and every column's tally.
+ * 0, or -1 out of memory. */
+static int judge_fleet(const fleet *f, const gb_results *const *docs, const char *const *names, size_t ndocs,
+                       gb_rule rule, gb_fleet_result *res) {
+    int rc = -1;
     col_tally *t = calloc(f->ncol, sizeof *t);
     double *med = malloc((f->ncol + 1) * sizeof *med);
     ranked *order = malloc((f->ncol + 1) * sizeof *order);
     long *refs = malloc((f->nrow + 1) * sizeof *refs);
     gb_family_change *fam = calloc(f->ncol * f->nrow + 1, sizeof *fam);
-    if (!t || !med || !order || !refs || !fam) goto oom;
+    res->rows = calloc(f->nrow + 1, sizeof *res->rows);
+    res->columns = calloc(f->ncol + 1, sizeof *res->columns);
+    if (!t || !med || !order || !refs || !fam || !res->rows || !res->columns) goto out;
     for (size_t w = 0; w < f->nrow; w++) {
         for (size_t i = 0; i < f->ncol; i++) med[i] = usable(f->row[w].cell[i]) ? median_of(f->row[w].cell[i]) : NAN;
         refs[w] = reference_column(med, f->ncol, order);
     }
-    if (judge_columns(f, refs, rule, fam) != 0) goto oom;
+    if (judge_columns(f, refs, rule, fam) != 0) goto out;
     for (size_t i = 0; i < f->ncol; i++)
-        if (!(t[i].rel = malloc((f->nrow + 1) * sizeof *t[i].rel))) goto oom;
+        if (!(t[i].rel = malloc((f->nrow + 1) * sizeof *t[i].rel))) goto out;
 
-    cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
-    char name[400], desc[200];
+    char desc[200];
     for (size_t w = 0; w < f->nrow; w++) {
         const row *rw = &f->row[w];
         for (size_t i = 0; i < f->ncol; i++) med[i] = usable(rw->cell[i]) ? median_of(rw->cell[i]) : NAN;
         long ref = refs[w];
-        cJSON *item = cJSON_CreateObject();
-        gb_result_name(rw->c, rw->r, NULL, name, sizeof name);
-        cJSON_AddStringToObject(item, "name", name);
-        cJSON_AddStringToObject(item, "op", rw->c->op);
-        cJSON_AddStringToObject(item, "dtype", rw->c->dtype);
-        cJSON_AddStringToObject(item, "label", rw->c->label);
-        cJSON_AddItemToObject(item, "shape", gb_case_shape_to_cjson(rw->c));
-        if (rw->c->params.present) cJSON_AddItemToObject(item, "params", gb_kvlist_to_cjson(&rw->c->params));
-        cJSON_AddStringToObject(item, "backend", rw->r->backend);
-        cJSON_AddStringToObject(item, "timing", rw->r->timing);
-        if (ref >= 0) cJSON_AddNumberToObject(item, "reference", (double)ref);
-        else cJSON_AddNullToObject(item, "reference");
+        gb_fleet_row *item = &res->rows[res->nrow++];
+        gb_result_name(rw->c, rw->r, NULL, item->name, sizeof item->name);
+        item->c = rw->c;
+        item->backend = rw->r->backend;
+        item->timing = rw->r->timing;
+        item->reference = ref;
+        if (!(item->cells = calloc(f->ncol + 1, sizeof *item->cells))) goto out;
         double lo = INFINITY, hi = 0;
-        cJSON *cells = cJSON_AddArrayToObject(item, "cells");
         for (size_t i = 0; i < f->ncol; i++) {
             const gb_result *r = rw->cell[i];
             if (!r) {
-                cJSON_AddItemToArray(cells, cJSON_CreateNull());
                 t[i].missing++;
                 continue;
             }
             if (r->status == GB_RS_OK) snprintf(desc, sizeof desc, "verification failed");
             else snprintf(desc, sizeof desc, "%s%s%s", gb_result_status_name(r->status), *r->reason ? ": " : "",
                           r->reason);
-            int slow = 0, fast = 0;
-            cJSON *cell = judge_cell(r, (long)i == ref, ref >= 0 ? med[ref] : NAN, rule, ref >= 0 ? &fam[i * f->nrow + w] : NULL,
-                                     desc, &slow, &fast);
-            cJSON_AddItemToArray(cells, cell);
+            gb_fleet_cell *cell = &item->cells[i];
+            judge_cell(r, (long)i == ref, ref >= 0 ? med[ref] : NAN, rule, ref >= 0 ? &fam[i * f->nrow + w] : NULL,
+                       desc, cell);
             if (!usable(r)) { t[i].missing++; continue; }
             double rel = med[i] / med[ref];
             if (rel < lo) lo = rel;
             if (rel > hi) hi = rel;
             t[i].rel[t[i].nrel++] = rel;
             t[i].compared += (long)i != ref;
-            t[i].slow += slow;
-            t[i].fast += fast;
+            t[i].slow += !strcmp(cell->verdict, "slow");
+            t[i].fast += !strcmp(cell->verdict, "fast");
         }
         /* the row's spread: slowest over fastest column, minus 1 */
-        num_or_null(item, "spread", hi > 0 && isfinite(lo) ? hi / lo - 1.0 : NAN);
-        cJSON_AddItemToArray(rows, item);
+        item->spread = hi > 0 && isfinite(lo) ? hi / lo - 1.0 : NAN;
     }
 
-    cJSON *cols = cJSON_AddArrayToObject(doc, "columns");
     for (size_t i = 0; i < f->ncol; i++) {
         const column *c = &f->col[i];
         const gb_results *d = docs[c->doc];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", c->label);
-        cJSON_AddStringToObject(o, "source", names[c->doc]);
-        cJSON_AddStringToObject(o, "run", gb_results_run_name(d, c->run));
-        cJSON_AddStringToObject(o, "hostname", d->runs[c->run].context.hostname);
-        cJSON_AddItemToObject(o, "device", device_json(c->dev));
-        cJSON_AddNumberToObject(o, "cases", (double)t[i].nrel);
-        cJSON_AddNumberToObject(o, "compared", (double)t[i].compared);
-        cJSON_AddNumberToObject(o, "slow", (double)t[i].slow);
-        cJSON_AddNumberToObject(o, "fast", (double)t[i].fast);
-        cJSON_AddNumberToObject(o, "not_measured", (double)t[i].missing);
+        gb_fleet_column *o = &res->columns[res->ncol++];
+        snprintf(o->name, sizeof o->name, "%s", c->label);
+        o->source = names[c->doc];
+        o->run = gb_results_run_name(d, c->run);
+        o->hostname = d->runs[c->run].context.hostname;
+        o->device = c->dev;
+        o->cases = t[i].nrel;
+        o->compared = t[i].compared;
+        o->slow = t[i].slow;
+        o->fast = t[i].fast;
+        o->not_measured = t[i].missing;
         qsort(t[i].rel, t[i].nrel, sizeof *t[i].rel, cmp_double);
-        double mrel = !t[i].nrel ? NAN
-                      : t[i].nrel % 2 ? t[i].rel[t[i].nrel / 2]
-                                      : 0.5 * (t[i].rel[t[i].nrel / 2 - 1] + t[i].rel[t[i].nrel / 2]);
-        num_or_null(o, "median_relative", mrel);
-        cJSON_AddBoolToObject(o, "flagged_slow", t[i].slow > 0);
-        cJSON_AddItemToArray(cols, o);
+        o->median_relative = !t[i].nrel ? NAN
+                             : t[i].nrel % 2 ? t[i].rel[t[i].nrel / 2]
+                                             : 0.5 * (t[i].rel[t[i].nrel / 2 - 1] + t[i].rel[t[i].nrel / 2]);
+        o->flagged_slow = t[i].slow > 0;
     }
     /* What the documents say about themselves: a merge's notes (the nodes
      * that failed or timed out, with their reasons) and incomplete runs. */
-    cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
     for (size_t d = 0; d < ndocs; d++) {
         if (docs[d]->merged)
             for (size_t k = 0; k < docs[d]->warnings.n; k++)
-                cJSON_AddItemToArray(notes, cJSON_CreateString(docs[d]->warnings.item[k]));
+                if (gb_cmp_strs_add(&res->notes, docs[d]->warnings.item[k]) != 0) goto out;
         for (size_t r = 0; r < docs[d]->nruns; r++)
             if (docs[d]->runs[r].complete == 0) {
                 char line[400];
                 snprintf(line, sizeof line, "%s: run %s is incomplete (%s)", names[d], gb_results_run_name(docs[d], (int)r),
                          docs[d]->runs[r].interrupted == 1 ? "interrupted" : "not finished");
-                cJSON_AddItemToArray(notes, cJSON_CreateString(line));
+                if (gb_cmp_strs_add(&res->notes, line) != 0) goto out;
             }
     }
-    for (size_t i = 0; i < f->ncol; i++) free(t[i].rel);
-    free(t);
-    free(med);
-    free(order);
-    free(refs);
-    free(fam);
-    return doc;
-oom:
+    rc = 0;
+out:
     if (t)
         for (size_t i = 0; i < f->ncol; i++) free(t[i].rel);
     free(t);
@@ -457,12 +415,20 @@ oom:
     free(order);
     free(refs);
     free(fam);
-    cJSON_Delete(doc);
-    return NULL;
+    return rc;
 }
 
-cJSON *gb_fleet_build(const gb_results *const *docs, const char *const *names, size_t ndocs,
-                      const gb_fleet_options *o, gb_err *e) {
+void gb_fleet_result_free(gb_fleet_result *res) {
+    if (!res) return;
+    for (size_t w = 0; w < res->nrow; w++) free(res->rows[w].cells);
+    free(res->rows);
+    free(res->columns);
+    gb_cmp_strs_free(&res->notes);
+    free(res);
+}
+
+gb_fleet_result *gb_fleet_judge(const gb_results *const *docs, const char *const *names, size_t ndocs,
+                                const gb_fleet_options *o, gb_err *e) {
     gb_fleet_options def = GB_FLEET_DEFAULT_OPTIONS;
     if (!o) o = &def;
     const char *timing = pick_timing(docs, ndocs, o);
@@ -479,8 +445,28 @@ cJSON *gb_fleet_build(const gb_results *const *docs, const char *const *names, s
         return NULL;
     }
     label_columns(&f, docs);
-    cJSON *doc = build_doc(&f, docs, names, ndocs, timing, o->rule);
+    gb_fleet_result *res = calloc(1, sizeof *res);
+    if (res) {
+        res->sources = names;
+        res->nsources = ndocs;
+        res->timing = timing;
+        res->rule = o->rule;
+    }
+    if (!res || judge_fleet(&f, docs, names, ndocs, o->rule, res) != 0) {
+        gb_fleet_result_free(res);
+        res = NULL;
+        gb_errf(e, GB_FAIL, "out of memory");
+    }
     fleet_free(&f);
+    return res;
+}
+
+cJSON *gb_fleet_build(const gb_results *const *docs, const char *const *names, size_t ndocs,
+                      const gb_fleet_options *o, gb_err *e) {
+    gb_fleet_result *res = gb_fleet_judge(docs, names, ndocs, o, e);
+    if (!res) return NULL;
+    cJSON *doc = gb_fleet_result_json(res);
+    gb_fleet_result_free(res);
     if (!doc) gb_errf(e, GB_FAIL, "out of memory");
     return doc;
 }
@@ -488,9 +474,9 @@ cJSON *gb_fleet_build(const gb_results *const *docs, const char *const *names, s
 int gb_fleet_render(const gb_results *r, FILE *out, gb_fleet_format fmt, gb_err *e) {
     const gb_results *docs[1] = {r};
     const char *names[1] = {r->name};
-    cJSON *doc = gb_fleet_build(docs, names, 1, NULL, e);
-    if (!doc) return GB_FAIL;
-    gb_fleet_render_doc(doc, fmt, out);
-    cJSON_Delete(doc);
+    gb_fleet_result *res = gb_fleet_judge(docs, names, 1, NULL, e);
+    if (!res) return GB_FAIL;
+    gb_fleet_render_result(res, fmt, out);
+    gb_fleet_result_free(res);
     return GB_OK;
 }

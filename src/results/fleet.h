@@ -36,18 +36,73 @@ typedef struct {
 
 #define GB_FLEET_DEFAULT_OPTIONS {GB_DEFAULT_RULE, NULL, NULL}
 
-/* The fleet document (schema "gpubench-fleet", the `--format json`
- * output; docs/reports.md) over ndocs loaded documents, named by names[i]
- * (their paths). NULL with the message in e when no column has a result of
- * the timing, or out of memory. */
+/* ---- the fleet as C structs: filled by the judging code (fleet.c),
+ * written to JSON by one writer (fleet_json.c), rendered by fleet_render.c.
+ * Strings marked "borrowed" point into the documents and names given: render
+ * and write before freeing those. */
+
+/* One case on one column. */
+typedef struct {
+    int present;              /* a result there (JSON null otherwise) */
+    const char *status;       /* its status name */
+    double median_s, relative;/* NAN: none (JSON null) */
+    const char *verdict;      /* "reference", "same", "slow", "fast", "unsure", "not_compared" */
+    int judged;               /* change, ci_low, ci_high and p_value were estimated */
+    double change, ci_low, ci_high, p_value;
+    int has_reason;
+    char reason[200];
+} gb_fleet_cell;
+
+/* One case: its cells, one per column. */
+typedef struct {
+    char name[400];           /* gb_result_name */
+    const gb_case_result *c;  /* borrowed: op, dtype, label, shape, params */
+    const char *backend, *timing; /* borrowed */
+    long reference;           /* the reference column; -1: none (JSON null) */
+    gb_fleet_cell *cells;
+    double spread;            /* slowest over fastest column, minus 1; NAN: none */
+} gb_fleet_row;
+
+/* One column: a (run, device) of a document. */
+typedef struct {
+    char name[160];
+    const char *source, *run, *hostname;   /* borrowed */
+    const gb_device_id *device;            /* borrowed; NULL when the results name none */
+    size_t cases, compared, slow, fast, not_measured;
+    double median_relative;                /* NAN: none */
+    int flagged_slow;
+} gb_fleet_column;
+
+typedef struct {
+    const char *const *sources;            /* borrowed: the names given */
+    size_t nsources;
+    const char *timing;                    /* borrowed */
+    gb_rule rule;
+    gb_fleet_row *rows;
+    size_t nrow;
+    gb_fleet_column *columns;
+    size_t ncol;
+    gb_cmp_strs notes;                     /* failed nodes, incomplete runs */
+} gb_fleet_result;
+
+/* The fleet over ndocs loaded documents, named by names[i] (their paths).
+ * NULL with the message in e when no column has a result of the timing, or
+ * out of memory. */
+gb_fleet_result *gb_fleet_judge(const gb_results *const *docs, const char *const *names, size_t ndocs,
+                                const gb_fleet_options *o, gb_err *e);
+void gb_fleet_result_free(gb_fleet_result *f);
+/* The fleet document (schema "gpubench-fleet", the `--format json` output;
+ * docs/reports.md): the one writer of it (fleet_json.c). NULL out of memory. */
+cJSON *gb_fleet_result_json(const gb_fleet_result *f);
+/* gb_fleet_judge written as its document. */
 cJSON *gb_fleet_build(const gb_results *const *docs, const char *const *names, size_t ndocs,
                       const gb_fleet_options *o, gb_err *e);
 
 typedef enum { GB_FLEET_TABLE = 0, GB_FLEET_MD, GB_FLEET_CSV, GB_FLEET_JSON } gb_fleet_format;
 /* "table" | "md" | "csv" | "json"; -1 if unknown. */
 int gb_fleet_format_parse(const char *s);
-/* Render a fleet document. */
-void gb_fleet_render_doc(const cJSON *fleet, gb_fleet_format f, FILE *out);
+/* Render a fleet (fleet_render.c). */
+void gb_fleet_render_result(const gb_fleet_result *f, gb_fleet_format fmt, FILE *out);
 
 /* Build and render in one call, for one document with default options
  * (what `run --devices` prints at the end of a multi-device run). GB_OK, or

@@ -42,8 +42,7 @@ int gb_report_pair(const gb_results *cpu_doc, const char *cpu_path, const gb_res
  * (the built-in table then describes the backends). */
 void gb_report_case(const gb_results *results, const gb_case_result *c, FILE *out);
 
-/* Params as "k=v k=v" (sep between them), leaving out key skip (NULL: none). */
-void gb_report_params_text(const gb_kvlist *params, const char *sep, const char *skip, char *buf, size_t len);
+/* gb_report_params_text, params as words: format.h. */
 
 /* ---- Strong scaling over GPUs (src/results/report_scaling.c) ---------------- */
 

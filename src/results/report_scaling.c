@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "report.h"
 
 static int same_series(const gb_scaling_row *a, const gb_scaling_row *b) {

@@ -1,5 +1,5 @@
 /* report_table.h — a small table model and its renderers (terminal, GitHub
- * Markdown, HTML), used by report.c. Internal to the report module.
+ * Markdown, HTML; CSV in writer_csv.c), used through the writers (writer.h).
  *
  * A table is built cell by cell as plain UTF-8 text plus a colour class;
  * each renderer escapes and pads for its own format, so the same table reads
@@ -14,7 +14,7 @@ typedef enum { GB_CELL_PLAIN = 0, GB_CELL_GOOD, GB_CELL_WARN, GB_CELL_BAD } gb_c
 typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT, GB_ALIGN_TEXT } gb_align;
 
 #define GB_CELL_LEN 96
-#define GB_TABLE_MAX_COLS 24
+#define GB_TABLE_MAX_COLS 48 /* the report's CSV records: 45 columns */
 
 /* A cell's text is on the heap, as long as it needs to be: a crossover
  * sentence names every change of winner along a sweep, however many. */
@@ -30,6 +30,7 @@ typedef struct {
     unsigned char hidden[GB_TABLE_MAX_COLS]; /* left out by the terminal renderer (gb_table_fit) */
     size_t wrap;     /* terminal: when > 0, a left-aligned last column is broken at blanks onto
                         continuation lines so that no line is wider than this */
+    const char *eol; /* CSV: what ends a line; NULL: CRLF (RFC 4180) */
     size_t nrows, cap;
     gb_cell *cells;  /* nrows × ncols */
 } gb_table;

@@ -52,9 +52,10 @@ static void readers(const gb_results *doc, const gb_results *real) {
     const gb_results *pairs[][2] = {{doc, doc}, {real, doc}};
     for (int k = 0; k < 2; k++) {
         if (!pairs[k][0] || !pairs[k][1]) continue;
-        cJSON *cmp = gb_compare_docs(pairs[k][0], "a.json", pairs[k][1], "b.json", &co);
+        const char *na = "a.json", *nb = "b.json";
+        gb_compare_result *cmp = gb_compare_judge_runs(&pairs[k][0], &na, 1, &pairs[k][1], &nb, 1, &co);
         for (int f = GB_CMP_TABLE; cmp && f <= GB_CMP_JSON; f++) gb_compare_render(cmp, (gb_compare_format)f, out);
-        cJSON_Delete(cmp);
+        gb_compare_result_free(cmp);
     }
 
     cJSON *ex[2] = {gb_export_gbench_doc(doc), gb_export_benchmark_action_doc(doc)};

@@ -1,0 +1,102 @@
+/* report_internal.h — the report's reading of a results document into
+ * rows (report_rows.c), shared by the files that render them: the summary
+ * (report.c), its sections (report_sections.c), the CSV records
+ * (report_records.c), the two-machine pair (report_pair.c) and the per-case
+ * lines (report_case.c). Internal to the report. */
+#ifndef GB_REPORT_INTERNAL_H
+#define GB_REPORT_INTERNAL_H
+#include "report.h"
+#include "results_model.h"
+#include "writer.h"
+
+
+/* A case's columns: the host backend's result, then one per timing of the
+ * accelerator, in the order it declares them (device-resident, end-to-end
+ * and end-to-end overlapped for CUDA): which backend and timing fills which
+ * comes from the results model, never from a name. Side 1 + j is the
+ * accelerator's timing j; NACC bounds how many a document can show. */
+enum { SIDE_CPU = 0, SIDE_DEV = 1, SIDE_E2E = 2, NACC = 3, NSIDES = 1 + NACC };
+
+typedef struct {
+    const gb_result *r;    /* NULL: the run has no such result */
+    const char *backend, *status, *reason, *verif;
+    double median, lo, hi; /* NAN when no statistics; lo, hi NAN with one sample */
+    int n;                 /* samples */
+    double rate, pct;      /* NAN when absent */
+} side;
+
+typedef struct {
+    const gb_case_result *c;
+    const char *op, *dtype, *label, *rate_kind, *run_name;
+    int run;               /* index in a merged file's "runs"; 0 otherwise */
+    int op_rank;           /* where its op first appears among the cases shown */
+    double size;
+    char params[256];      /* "k=v k=v", for sorting and CSV */
+    side s[NSIDES];
+    double speedup[NACC];  /* per accelerator timing; NAN when absent */
+    long device;           /* the accelerator device of this row (a case measured on
+                            * several has a row per device); -1: one device or none */
+    char device_label[96]; /* label with the device: "4096 gpu1" */
+} row;
+
+/* What the document calls its sides: the host backend's timing and the
+ * accelerator's, for column heads, footnotes and CSV columns. */
+typedef struct {
+    int nacc;                /* the accelerator's timings (at most NACC) */
+    char word[NSIDES][32];   /* "host", "device", "end-to-end", "end-to-end-overlapped" */
+    char name[NSIDES][32];   /* "host", "device", "end_to_end", "end_to_end_overlapped" */
+    char label[NSIDES][32];  /* "cpu", "gpu dev", "gpu e2e", "gpu e2e-ovl" */
+    char brief[NACC][16];    /* the accelerator's: "dev", "e2e", "e2e-ovl" */
+} side_names;
+
+typedef struct {
+    const gb_results *r;
+    row *rows;
+    size_t n;
+    const char *cpu_model, *gpu_name, *gpu_reason;
+    int threads;
+    int gpu_cols;      /* some GPU result was measured: show the GPU columns */
+    int merged;        /* a `gpubench merge` file: a run column, one machine line per run */
+    int narrow;        /* a terminal table without --wide: fit GB_REPORT_COLUMNS */
+    side_names sn;     /* run 0's */
+} rdoc;
+
+/* The sides' names of run `run` of r. */
+void gb_rdoc_side_names(const gb_results *r, int run, side_names *sn);
+/* One row: case c of r (r may be NULL: a case alone, the built-in table
+ * describes its backends); device: the row's accelerator device, -1 for a
+ * case of one device. */
+void gb_rdoc_row(const gb_results *r, const gb_case_result *c, long device, row *w);
+/* The distinct accelerator devices of a case, in the order of its results,
+ * into devs (at most cap); how many. */
+int gb_rdoc_case_devices(const gb_case_result *c, long *devs, int cap);
+/* Is name selected by the --op list (NULL or empty: every op)? */
+int gb_rdoc_selected(const char *list, const char *name);
+/* The rows of r's cases of the ops in `ops` (NULL: all), sorted (free
+ * d->rows, also on failure). 0, or -1 out of memory. */
+int gb_rdoc_read(const gb_results *r, const char *ops, rdoc *d);
+/* Why a result is not ok, for a footnote: the reason, else the verdict. */
+void gb_rdoc_why_not_ok(const side *s, char *buf, size_t len);
+/* The document's title: suite, host, GPU (a merged file: how many runs). */
+void gb_rdoc_title(const gb_results *r, const rdoc *d, char *title, size_t len);
+/* A speedup's colour: good above 1×, warn below, plain when there is none. */
+gb_cell_class gb_rdoc_speedup_class(double v);
+
+/* ---- the sections after the per-op tables (report_sections.c) ---------- */
+
+/* The crossover table of the entries xs (those of the ops in ops); narrow:
+ * a terminal table that fits GB_REPORT_COLUMNS. */
+void gb_report_crossover_section(const gb_writer *wr, FILE *out, const gb_results *results,
+                                 const gb_crossover_entry *xs, size_t nx, const char *ops, int color, int narrow);
+/* The strong-scaling table (gb_scaling_compute), when the document has
+ * cases with a "gpus" param. 0, or -1 out of memory. */
+int gb_report_scaling_section(const gb_writer *wr, FILE *out, const gb_results *results, const char *ops, int color);
+/* --devices-concurrent: each device alone and with every device at once. */
+void gb_report_concurrent_section(const gb_writer *wr, FILE *out, const gb_results *results, const char *ops,
+                                  int color);
+
+/* The report's records (report_records.c): a table of one row per case of
+ * d and one per crossover entry of the ops in ops (gb_table_free it, also
+ * on failure). 0, or -1 out of memory. */
+int gb_report_records(const rdoc *d, const gb_crossover_entry *xs, size_t nx, const char *ops, gb_table *t);
+#endif
