@@ -11,7 +11,7 @@
 set -eu
 
 PACKAGES="build-essential pkg-config libopenblas-dev liblapacke-dev libfftw3-dev \
-libsuitesparse-dev libgraphblas-dev libcjson-dev python3 python3-matplotlib python3-scipy xz-utils patchelf \
+libsuitesparse-dev libgraphblas-dev libcjson-dev libsqlite3-dev sqlite3 python3 python3-matplotlib python3-scipy xz-utils patchelf \
 slurm-wlm munge clang libclang-rt-14-dev valgrind"
 
 if [ "${1:-}" = "--list" ]; then
