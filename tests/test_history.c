@@ -404,7 +404,7 @@ TEST(history_publish_writes_index_and_case_pages) {
     snprintf(cmd, sizeof cmd, "%s history publish %s --db %s", gb_test_binary(), tmp("site"), db);
     CHECK(sh(cmd, out, sizeof out) == 0 && strstr(out, "15 case pages") != NULL);
     char *index = gb_test_slurp(tmp("site/index.html"), NULL);
-    CHECK(index && strstr(index, "step +20") != NULL && strstr(index, "drift +2.") != NULL && strstr(index, "%/run from c08") != NULL);
+    CHECK(index && strstr(index, "step +20") != NULL && strstr(index, "drift +2.") != NULL && strstr(index, "%/run</span><span>from c08") != NULL);
     CHECK(index && strstr(index, "http") == NULL); /* nothing fetched at view time */
     free(index);
     snprintf(cmd, sizeof cmd, "ls %s/case-*.html | wc -l", tmp("site"));

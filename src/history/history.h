@@ -112,6 +112,7 @@ typedef struct {
     long long run_id;
     char commit[48], branch[64], commit_time[32];
     char added_at[32];       /* when it was measured (context.date), else when added */
+    char host[64];           /* the hostname that measured it */
     double value;            /* mean of the log round medians (the process mean compare uses) */
     double median, lo, hi;   /* seconds: the run's median and its 95% interval */
     double ceiling_s;        /* the time at 100% of the ceiling (median * pct/100); NAN: none */
@@ -122,6 +123,7 @@ typedef struct {
 typedef struct {
     char name[512];
     char machine_key[17], machine[256];
+    char hardware[192];      /* the GPU, else the CPU */
     size_t n;
     gb_history_point *p;     /* oldest first (commit time, then the order added) */
 } gb_history_series;

@@ -24,10 +24,11 @@ static const char *const COLOURS[] = {"#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd"
 #define NCOLOURS (sizeof COLOURS / sizeof *COLOURS)
 
 static const char *CSS =
-    "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}"
+    "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}"
     "h1{font-size:20px}h2{font-size:16px;margin-top:28px}"
     "table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #e4e4e4;text-align:left}"
     "th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "td.case{max-width:330px}td.machine{font-size:12px}td.machine span{display:block;white-space:nowrap}td.num{white-space:nowrap}td.found span{display:block;white-space:nowrap}"
     ".bad{color:#c62828;font-weight:600}.good{color:#2e7d32}.muted{color:#777}"
     "a{color:#1565c0;text-decoration:none}a:hover{text-decoration:underline}code{font-size:12px}";
 
@@ -61,7 +62,12 @@ static void spark_svg(const gb_history_series *s, const gb_changepoint *cp, FILE
         lo = fmin(lo, s->p[i].value);
         hi = fmax(hi, s->p[i].value);
     }
-    if (!(hi > lo)) { lo -= 0.01; hi += 0.01; }
+    /* at least 10% tall: a 1% wobble must not look like a 20% step */
+    if (hi - lo < 0.1) {
+        double mid = (hi + lo) / 2;
+        lo = mid - 0.05;
+        hi = mid + 0.05;
+    }
     fprintf(out, "<svg width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\"><polyline fill=\"none\" stroke=\"#1f77b4\" "
                  "stroke-width=\"1.5\" points=\"", W, H, W, H);
     for (size_t i = 0; i < s->n; i++)
@@ -122,12 +128,17 @@ static void chart(const case_group *g, double threshold, FILE *out) {
     lo = fmax(0, lo - pad);
     hi += pad;
     double pw = W - L - R, ph = H - T - B;
-#define XS(i) (L + (m > 1 ? pw * (double)(i) / (double)(m - 1) : pw / 2))
+    /* 2% inside each end: the first and last interval bars are not cut */
+#define XS(i) (L + pw * 0.02 + (m > 1 ? pw * 0.96 * (double)(i) / (double)(m - 1) : pw * 0.48))
 #define YS(v) (T + ph - ph * ((v) - lo) / (hi - lo))
     fprintf(out, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" style=\"max-width:%.0fpx\" font-size=\"12\">", W, H, W);
     fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafafa\" stroke=\"#ccc\"/>", L, T, pw, ph);
-    for (int t = 0; t <= 5; t++) { /* y grid and labels, in the unit of the middle value */
-        double v = lo + (hi - lo) * t / 5.0;
+    /* y grid at 1, 2 or 5 times a power of ten, about five lines */
+    double raw = (hi - lo) / 5, mag = pow(10, floor(log10(raw))), step = mag;
+    if (raw / mag > 5) step = 10 * mag;
+    else if (raw / mag > 2) step = 5 * mag;
+    else if (raw / mag > 1) step = 2 * mag;
+    for (double v = ceil(lo / step) * step; v <= hi; v += step) {
         char buf[32];
         time_text(v, buf, sizeof buf);
         fprintf(out, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e6e6e6\"/>", L, L + pw, YS(v), YS(v));
@@ -211,6 +222,22 @@ static int write_buf(const char *dir, const char *file, char *buf, size_t len, g
     int rc = gb_file_write(path, buf, len, e);
     free(buf);
     return rc;
+}
+
+/* A case name that may wrap after each '/' (names are long; the table must
+ * fit a laptop's window). */
+static void name_html(const char *name, FILE *out) {
+    char part[512];
+    for (const char *p = name; *p;) {
+        size_t n = strcspn(p, "/");
+        snprintf(part, sizeof part, "%.*s", (int)n, p);
+        gb_html_text(part, out);
+        p += n;
+        if (*p == '/') {
+            fputs("/<wbr>", out);
+            p++;
+        }
+    }
 }
 
 static void head(FILE *out, const char *title) {
@@ -329,18 +356,23 @@ int gb_history_publish(gb_history *h, const gb_history_filter *f, const char *di
             else snprintf(pct, sizeof pct, "-");
             if (isfinite(ch)) snprintf(chs, sizeof chs, "%+.1f%%", ch * 100);
             else snprintf(chs, sizeof chs, "-");
-            fprintf(out, "<tr><td><a href=\"case-%s.html\">", id);
-            gb_html_text(s->name, out);
-            fprintf(out, "</a></td><td>");
-            gb_html_text(s->machine, out);
+            fprintf(out, "<tr><td class=\"case\"><a href=\"case-%s.html\">", id);
+            name_html(s->name, out);
+            fprintf(out, "</a></td><td class=\"machine\"><span>");
+            gb_html_text(s->p[s->n - 1].host, out);
+            fprintf(out, "</span><span class=\"muted\">");
+            gb_html_text(s->hardware, out);
+            fprintf(out, "</span>");
             fprintf(out, "</td><td class=\"num\">%zu</td><td class=\"num\">%s</td><td class=\"num%s\">%s</td>"
                          "<td class=\"num\">%s</td><td>", s->n, med,
                     isfinite(ch) && ch > threshold ? " bad" : isfinite(ch) && ch < -threshold ? " good" : "", chs, pct);
             spark_svg(s, &cp, out);
-            fprintf(out, "</td><td class=\"bad\">");
-            if (cp.step && cp.step_change > 0) fprintf(out, "step %+.1f%% at %.12s ", cp.step_change * 100, s->p[cp.step_at].commit);
+            fprintf(out, "</td><td class=\"bad found\">");
+            if (cp.step && cp.step_change > 0)
+                fprintf(out, "<span>step %+.1f%% at %.12s</span>", cp.step_change * 100, s->p[cp.step_at].commit);
             if (cp.drift && cp.drift_total > 0)
-                fprintf(out, "drift %+.1f%%/run from %.12s", cp.drift_per_point * 100, s->p[cp.drift_from].commit);
+                fprintf(out, "<span>drift %+.1f%%/run</span><span>from %.12s</span>", cp.drift_per_point * 100,
+                        s->p[cp.drift_from].commit);
             fprintf(out, "</td></tr>\n");
         }
         k += g.n;

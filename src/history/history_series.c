@@ -54,8 +54,8 @@ int gb_history_series_load(gb_history *h, const gb_history_filter *f, gb_history
             snprintf(cur->name, sizeof cur->name, "%s", name);
             snprintf(cur->machine_key, sizeof cur->machine_key, "%s", key);
             const char *gpu = gb_hist_col_text(st, 9);
-            snprintf(cur->machine, sizeof cur->machine, "%s (%s)", gb_hist_col_text(st, 8),
-                     *gpu ? gpu : gb_hist_col_text(st, 10));
+            snprintf(cur->hardware, sizeof cur->hardware, "%s", *gpu ? gpu : gb_hist_col_text(st, 10));
+            snprintf(cur->machine, sizeof cur->machine, "%s (%s)", gb_hist_col_text(st, 8), cur->hardware);
         }
         if (grow((void **)&cur->p, cur->n, sizeof *cur->p) != 0) {
             status = gb_errf(e, GB_FAIL, "out of memory");
@@ -68,6 +68,7 @@ int gb_history_series_load(gb_history *h, const gb_history_filter *f, gb_history
         snprintf(p->branch, sizeof p->branch, "%s", gb_hist_col_text(st, 4));
         snprintf(p->added_at, sizeof p->added_at, "%s", gb_hist_col_text(st, 5));
         snprintf(p->commit_time, sizeof p->commit_time, "%s", gb_hist_col_text(st, 6));
+        snprintf(p->host, sizeof p->host, "%s", gb_hist_col_text(st, 8));
         p->median = gb_hist_col_num(st, 11);
         p->lo = gb_hist_col_num(st, 12);
         p->hi = gb_hist_col_num(st, 13);
