@@ -410,3 +410,21 @@ TEST(history_publish_writes_index_and_case_pages) {
     snprintf(cmd, sizeof cmd, "ls %s/case-*.html | wc -l", tmp("site"));
     CHECK(sh(cmd, out, sizeof out) == 0 && atoi(out) == 15); /* one a result series */
 }
+
+TEST(history_changepoint_stays_quiet_on_noise_and_short_series) {
+    /* 20 runs of +-3% deterministic noise: no step, no drift */
+    double x[20];
+    for (unsigned i = 0; i < 20; i++) x[i] = log(1.0 + 0.03 * ((double)((i * 2654435761u) % 2001u) / 1000.0 - 1.0));
+    gb_changepoint cp;
+    gb_history_changepoint(x, 20, 0.05, &cp);
+    CHECK(!cp.step && !cp.drift);
+    /* five runs say nothing, whatever they hold */
+    double y[5] = {0, 0.3, 0.1, 0.4, 0.2};
+    gb_history_changepoint(y, 5, 0.05, &cp);
+    CHECK(!cp.step && !cp.drift);
+    /* a clean 30% step in the same noise is found where it is */
+    for (unsigned i = 10; i < 20; i++) x[i] += log(1.3);
+    gb_history_changepoint(x, 20, 0.05, &cp);
+    CHECK(cp.step && cp.step_at == 10 && !cp.drift);
+    CHECK_NEAR(cp.step_change, 0.3, 0.03);
+}

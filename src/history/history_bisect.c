@@ -10,10 +10,15 @@
  *   both         y = a + b max(0, i - h) + c [i >= s]
  * over every s and h, and the one with the smallest BIC
  * (n ln(RSS/n + floor) + k ln n, k counting the change locations too) is
- * kept. A step or a drift is reported only when it is beyond the threshold
- * (the step's size; the drift's total from its start to the last run), so
- * noise that BIC lets through below what matters is not reported. Only the
- * last GB_BISECT_WINDOW runs are searched (the search is cubic in n). */
+ * kept. Searching every location finds something in pure noise (on five
+ * real H100 runs, BIC alone "found" drifts of 20% a run), so each part of
+ * the chosen model must also pass on its own: dropping it must raise the
+ * RSS by GB_BISECT_MIN_F residual variances (a t of 5: what a search over
+ * n locations needs to stay quiet on noise), and it must be beyond the
+ * threshold (the step's size; the drift's total from its start to the last
+ * run). A step needs three runs on each side, a drift four runs, a series
+ * six runs. Only the last GB_BISECT_WINDOW runs are searched (the search is
+ * cubic in n). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +26,8 @@
 #include "history_internal.h"
 
 #define GB_BISECT_WINDOW 60
+#define GB_BISECT_MIN_F 25.0
+#define GB_BISECT_MIN_RUNS 6
 /* A floor on the residual variance (0.2% a run): a perfect fit is not
  * infinitely better than a near-perfect one. */
 #define FLOOR_VAR (0.002 * 0.002)
@@ -78,20 +85,19 @@ void gb_history_changepoint(const double *x_all, size_t n_all, double threshold,
     size_t off = n_all > GB_BISECT_WINDOW ? n_all - GB_BISECT_WINDOW : 0;
     const double *x = x_all + off;
     size_t n = n_all - off;
-    if (n < 4) return;
+    if (n < GB_BISECT_MIN_RUNS) return;
     double coef[3], best_c[3];
     double best = bic(fit(x, n, -1, -1, coef), n, 1);
     long bh = -1, bs = -1;
     memcpy(best_c, coef, sizeof coef);
-    /* a step needs two runs on each side; a drift at least two slower runs */
-    for (long s = 2; s <= (long)n - 2; s++) {
+    for (long s = 3; s <= (long)n - 3; s++) {
         double v = bic(fit(x, n, -1, s, coef), n, 3);
         if (v < best) { best = v; bh = -1; bs = s; memcpy(best_c, coef, sizeof coef); }
     }
-    for (long h = 0; h <= (long)n - 3; h++) {
+    for (long h = 0; h <= (long)n - 5; h++) {
         double v = bic(fit(x, n, h, -1, coef), n, 3);
         if (v < best) { best = v; bh = h; bs = -1; memcpy(best_c, coef, sizeof coef); }
-        for (long s = 2; s <= (long)n - 2; s++) {
+        for (long s = 3; s <= (long)n - 3; s++) {
             if (s == h + 1) continue; /* a step where the drift starts: the two are one */
             double w = bic(fit(x, n, h, s, coef), n, 5);
             if (w < best) { best = w; bh = h; bs = s; memcpy(best_c, coef, sizeof coef); }
@@ -100,12 +106,17 @@ void gb_history_changepoint(const double *x_all, size_t n_all, double threshold,
     double rss = fit(x, n, bh, bs, coef);
     out->noise = sqrt(rss / (double)n);
     double lt = log1p(threshold);
-    if (bs >= 0 && fabs(best_c[2]) >= lt) {
+    int k = 1 + (bh >= 0) + (bs >= 0);
+    double var = fmax(rss / (double)((long)n - k), FLOOR_VAR);
+    /* each part on its own: how much worse the fit is without it */
+    int step_real = bs >= 0 && (fit(x, n, bh, -1, coef) - rss) / var >= GB_BISECT_MIN_F;
+    int drift_real = bh >= 0 && (fit(x, n, -1, bs, coef) - rss) / var >= GB_BISECT_MIN_F;
+    if (step_real && fabs(best_c[2]) >= lt) {
         out->step = 1;
         out->step_at = (size_t)bs + off;
         out->step_change = expm1(best_c[2]);
     }
-    if (bh >= 0) {
+    if (drift_real) {
         double total = best_c[1] * (double)((long)n - 1 - bh);
         if (fabs(total) >= lt) {
             out->drift = 1;
@@ -142,7 +153,7 @@ int gb_history_bisect(gb_history *h, const gb_history_filter *f, double threshol
         free(x);
         fprintf(out, "%s @ %s: %zu runs\n", s->name, s->machine, s->n);
         char where[200];
-        if (s->n < 4) fprintf(out, "  too few runs to find a change (4 or more)\n");
+        if (s->n < GB_BISECT_MIN_RUNS) fprintf(out, "  too few runs to find a change (%d or more)\n", GB_BISECT_MIN_RUNS);
         if (cp.step) {
             point_name(&s->p[cp.step_at], where, sizeof where);
             fprintf(out, "  step: %+.1f%% from %s on (the first run after which it stayed %s)\n",
@@ -155,7 +166,7 @@ int gb_history_bisect(gb_history *h, const gb_history_filter *f, double threshol
                     cp.drift_per_point * 100, where, cp.drift_total * 100);
             if (cp.drift_total > 0) slower = 1;
         }
-        if (!cp.step && !cp.drift && s->n >= 4)
+        if (!cp.step && !cp.drift && s->n >= GB_BISECT_MIN_RUNS)
             fprintf(out, "  no step or drift beyond %.3g%% (run-to-run noise %.1f%%)\n", threshold * 100,
                     cp.noise * 100);
     }

@@ -103,7 +103,7 @@ static int xcmp(const void *a, const void *b) {
 }
 
 static void chart(const case_group *g, double threshold, FILE *out) {
-    const double W = 1000, H = 420, L = 80, R = 20, T = 20, B = 90;
+    const double W = 1000, H = 430, L = 80, R = 20, T = 34, B = 86;
     size_t total = 0;
     for (size_t k = 0; k < g->n; k++) total += g->s[k].n;
     xpoint *xp = calloc(total ? total : 1, sizeof *xp);
@@ -203,9 +203,9 @@ static void chart(const case_group *g, double threshold, FILE *out) {
             }
         }
     }
-    for (size_t k = 0; k < g->n; k++) { /* legend, under the axis title */
+    for (size_t k = 0; k < g->n; k++) { /* legend, above the plot (the commit labels fill the space below) */
         fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">",
-                L + 260.0 * (double)k, H - 28, COLOURS[k % NCOLOURS], L + 16 + 260.0 * (double)k, H - 18);
+                L + 300.0 * (double)k, T - 24, COLOURS[k % NCOLOURS], L + 16 + 300.0 * (double)k, T - 14);
         gb_html_text(g->s[k].machine, out);
         fprintf(out, "</text>");
     }
@@ -363,9 +363,11 @@ int gb_history_publish(gb_history *h, const gb_history_filter *f, const char *di
             fprintf(out, "</span><span class=\"muted\">");
             gb_html_text(s->hardware, out);
             fprintf(out, "</span>");
+            /* the change is descriptive (one run against a few): it is red
+             * only when bisect's tests found the slowdown */
+            int found = (cp.step && cp.step_change > 0) || (cp.drift && cp.drift_total > 0);
             fprintf(out, "</td><td class=\"num\">%zu</td><td class=\"num\">%s</td><td class=\"num%s\">%s</td>"
-                         "<td class=\"num\">%s</td><td>", s->n, med,
-                    isfinite(ch) && ch > threshold ? " bad" : isfinite(ch) && ch < -threshold ? " good" : "", chs, pct);
+                         "<td class=\"num\">%s</td><td>", s->n, med, found ? " bad" : "", chs, pct);
             spark_svg(s, &cp, out);
             fprintf(out, "</td><td class=\"bad found\">");
             if (cp.step && cp.step_change > 0)
