@@ -63,7 +63,7 @@ static void leave_out(gb_result *r) {
     r->round_sizes = NULL;
     r->nsamples = r->nrounds = 0;
     r->status = GB_RS_SKIPPED;
-    gb_set_string(&r->reason, "not in the history");
+    gb_set_string(&r->reason, "no usable run of it on this machine in the history");
 }
 
 cJSON *gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o, gb_err *e) {
