@@ -154,6 +154,10 @@ typedef struct {
  * step with a drift to the log values x[0..n), pick by BIC and keep only
  * slowdowns (or speedups) beyond threshold (0.05 = 5%). */
 void gb_history_changepoint(const double *x, size_t n, double threshold, gb_changepoint *out);
+/* The same over a series' figures (value); out all zero on out of memory. */
+void gb_history_series_changepoint(const gb_history_series *s, double threshold, gb_changepoint *out);
+/* Print each matching series' step or drift; 0 none slower, 1 a slowdown
+ * found, GB_FAIL with the reason in e. */
 int gb_history_bisect(gb_history *h, const gb_history_filter *f, double threshold, FILE *out, gb_err *e);
 
 /* ---- CI against the trend (history_check.c) ----------------------------- */

@@ -127,6 +127,15 @@ void gb_history_changepoint(const double *x_all, size_t n_all, double threshold,
     }
 }
 
+void gb_history_series_changepoint(const gb_history_series *s, double threshold, gb_changepoint *out) {
+    memset(out, 0, sizeof *out);
+    double *x = malloc((s->n ? s->n : 1) * sizeof *x);
+    if (!x) return;
+    for (size_t i = 0; i < s->n; i++) x[i] = s->p[i].value;
+    gb_history_changepoint(x, s->n, threshold, out);
+    free(x);
+}
+
 static void point_name(const gb_history_point *p, char *buf, size_t len) {
     snprintf(buf, len, "run %lld, commit %.12s%s%s", p->run_id, *p->commit ? p->commit : "-",
              *p->commit_time ? " of " : "", p->commit_time);
@@ -142,15 +151,8 @@ int gb_history_bisect(gb_history *h, const gb_history_filter *f, double threshol
     int slower = 0;
     for (size_t k = 0; k < set.n; k++) {
         const gb_history_series *s = &set.s[k];
-        double *x = malloc(s->n * sizeof *x);
-        if (!x) {
-            gb_history_series_free(&set);
-            return gb_errf(e, GB_FAIL, "out of memory");
-        }
-        for (size_t i = 0; i < s->n; i++) x[i] = s->p[i].value;
         gb_changepoint cp;
-        gb_history_changepoint(x, s->n, threshold, &cp);
-        free(x);
+        gb_history_series_changepoint(s, threshold, &cp);
         fprintf(out, "%s @ %s: %zu runs\n", s->name, s->machine, s->n);
         char where[200];
         if (s->n < GB_BISECT_MIN_RUNS) fprintf(out, "  too few runs to find a change (%d or more)\n", GB_BISECT_MIN_RUNS);

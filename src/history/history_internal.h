@@ -25,4 +25,7 @@ int gb_hist_name_matches(const char *pattern, const char *name);
  * filter over runs r joined with machines m. */
 void gb_hist_filter_sql(const gb_history_filter *f, char *buf, size_t len);
 int gb_hist_filter_bind(sqlite3_stmt *st, int first, const gb_history_filter *f);
+/* A time in seconds as people read it: "37.1 us", "5.564 ms", "1.2 s"; "-"
+ * when not finite. */
+void gb_hist_time_text(double s, char *buf, size_t len);
 #endif

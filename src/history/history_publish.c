@@ -32,12 +32,6 @@ static const char *CSS =
     ".bad{color:#c62828;font-weight:600}.good{color:#2e7d32}.muted{color:#777}"
     "a{color:#1565c0;text-decoration:none}a:hover{text-decoration:underline}code{font-size:12px}";
 
-static void time_text(double s, char *buf, size_t len) {
-    if (!isfinite(s)) snprintf(buf, len, "-");
-    else if (s < 1e-3) snprintf(buf, len, "%.3g us", s * 1e6);
-    else if (s < 1) snprintf(buf, len, "%.4g ms", s * 1e3);
-    else snprintf(buf, len, "%.4g s", s);
-}
 
 /* A page id from a case name: the first 12 hex digits of its SHA-256. */
 static void page_id(const char *name, char id[13]) {
@@ -47,12 +41,6 @@ static void page_id(const char *name, char id[13]) {
     id[12] = 0;
 }
 
-static void changepoint_of(const gb_history_series *s, double threshold, gb_changepoint *cp) {
-    double *x = malloc((s->n ? s->n : 1) * sizeof *x);
-    for (size_t i = 0; x && i < s->n; i++) x[i] = s->p[i].value;
-    gb_history_changepoint(x, x ? s->n : 0, threshold, cp);
-    free(x);
-}
 
 /* A small trend line for the index (no axes). */
 static void spark_svg(const gb_history_series *s, const gb_changepoint *cp, FILE *out) {
@@ -140,7 +128,7 @@ static void chart(const case_group *g, double threshold, FILE *out) {
     else if (raw / mag > 1) step = 2 * mag;
     for (double v = ceil(lo / step) * step; v <= hi; v += step) {
         char buf[32];
-        time_text(v, buf, sizeof buf);
+        gb_hist_time_text(v, buf, sizeof buf);
         fprintf(out, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e6e6e6\"/>", L, L + pw, YS(v), YS(v));
         fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", L - 6, YS(v) + 4, buf);
     }
@@ -159,7 +147,7 @@ static void chart(const case_group *g, double threshold, FILE *out) {
                 YS(ceil_lo) - 4);
     } else if (isfinite(ceil_lo)) {
         char buf[32];
-        time_text(ceil_lo, buf, sizeof buf);
+        gb_hist_time_text(ceil_lo, buf, sizeof buf);
         fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\" fill=\"#555\">ceiling %s: below the chart "
                      "(%.2g&#215; faster than the fastest run)</text>", L + pw - 4, T + ph - 6, buf, lo > 0 ? lo / ceil_lo : 0);
     }
@@ -167,7 +155,7 @@ static void chart(const case_group *g, double threshold, FILE *out) {
     for (size_t k = 0; k < g->n; k++) {
         const char *col = COLOURS[k % NCOLOURS];
         gb_changepoint cp;
-        changepoint_of(&g->s[k], threshold, &cp);
+        gb_history_series_changepoint(&g->s[k], threshold, &cp);
         fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
         for (size_t i = 0; i < m; i++)
             if (xp[i].series == k) fprintf(out, "%.1f,%.1f ", XS(i), YS(xp[i].p->median));
@@ -183,9 +171,9 @@ static void chart(const case_group *g, double threshold, FILE *out) {
             fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"%s><title>", XS(i), YS(p->median),
                     bad ? "#fff" : col, bad ? " stroke=\"#c62828\" stroke-width=\"2\"" : "");
             char med[32], l[32], h[32];
-            time_text(p->median, med, sizeof med);
-            time_text(p->lo, l, sizeof l);
-            time_text(p->hi, h, sizeof h);
+            gb_hist_time_text(p->median, med, sizeof med);
+            gb_hist_time_text(p->lo, l, sizeof l);
+            gb_hist_time_text(p->hi, h, sizeof h);
             fprintf(out, "run %lld, %s: %s (%s .. %s)%s</title></circle>", p->run_id, p->commit, med, l, h,
                     bad ? ", verification FAILED" : "");
             if (cp.step && cp.step_change > 0 && idx == cp.step_at) {
@@ -269,9 +257,9 @@ static int case_page(const case_group *g, const char *id, const char *dir, doubl
         for (size_t i = s->n; i-- > 0;) {
             const gb_history_point *p = &s->p[i];
             char med[32], l[32], h[32], pct[16];
-            time_text(p->median, med, sizeof med);
-            time_text(p->lo, l, sizeof l);
-            time_text(p->hi, h, sizeof h);
+            gb_hist_time_text(p->median, med, sizeof med);
+            gb_hist_time_text(p->lo, l, sizeof l);
+            gb_hist_time_text(p->hi, h, sizeof h);
             if (isfinite(p->pct)) snprintf(pct, sizeof pct, "%.1f", p->pct);
             else snprintf(pct, sizeof pct, "-");
             fprintf(out, "<tr><td class=\"num\">%lld</td><td><code>", p->run_id);
@@ -348,10 +336,10 @@ int gb_history_publish(gb_history *h, const gb_history_filter *f, const char *di
             const gb_history_series *s = &g.s[j];
             const gb_history_point *p = &s->p[s->n - 1];
             gb_changepoint cp;
-            changepoint_of(s, threshold, &cp);
+            gb_history_series_changepoint(s, threshold, &cp);
             double ch = latest_change(s);
             char med[32], pct[16], chs[24];
-            time_text(p->median, med, sizeof med);
+            gb_hist_time_text(p->median, med, sizeof med);
             if (isfinite(p->pct)) snprintf(pct, sizeof pct, "%.1f", p->pct);
             else snprintf(pct, sizeof pct, "-");
             if (isfinite(ch)) snprintf(chs, sizeof chs, "%+.1f%%", ch * 100);

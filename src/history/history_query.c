@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "history_internal.h"
+#include "report_table.h"
 
 int gb_hist_name_matches(const char *pattern, const char *name) {
     if (!pattern || !*pattern) return 1;
@@ -91,12 +92,6 @@ static void sparkline(const gb_history_series *s, FILE *out) {
     }
 }
 
-static void time_text(double s, char *buf, size_t len) {
-    if (!isfinite(s)) snprintf(buf, len, "-");
-    else if (s < 1e-3) snprintf(buf, len, "%.2f us", s * 1e6);
-    else if (s < 1) snprintf(buf, len, "%.3f ms", s * 1e3);
-    else snprintf(buf, len, "%.3f s", s);
-}
 
 int gb_history_show(gb_history *h, const gb_history_filter *f, int color, FILE *out, gb_err *e) {
     gb_history_series_set set;
@@ -108,10 +103,7 @@ int gb_history_show(gb_history *h, const gb_history_filter *f, int color, FILE *
     for (size_t k = 0; k < set.n; k++) {
         const gb_history_series *s = &set.s[k];
         gb_changepoint cp;
-        double *x = malloc((s->n ? s->n : 1) * sizeof *x);
-        for (size_t i = 0; x && i < s->n; i++) x[i] = s->p[i].value;
-        gb_history_changepoint(x, x ? s->n : 0, GB_DEFAULT_THRESHOLD, &cp);
-        free(x);
+        gb_history_series_changepoint(s, GB_DEFAULT_THRESHOLD, &cp);
         fprintf(out, "%s%s%s  @ %s [%s]\n  ", color ? "\033[1m" : "", s->name, color ? "\033[0m" : "", s->machine,
                 s->machine_key);
         sparkline(s, out);
@@ -121,9 +113,9 @@ int gb_history_show(gb_history *h, const gb_history_filter *f, int color, FILE *
         for (size_t i = 0; i < s->n; i++) {
             const gb_history_point *p = &s->p[i];
             char med[32], lo[32], hi[32], iv[80], commit[16], pct[16];
-            time_text(p->median, med, sizeof med);
-            time_text(p->lo, lo, sizeof lo);
-            time_text(p->hi, hi, sizeof hi);
+            gb_hist_time_text(p->median, med, sizeof med);
+            gb_hist_time_text(p->lo, lo, sizeof lo);
+            gb_hist_time_text(p->hi, hi, sizeof hi);
             snprintf(iv, sizeof iv, "%s .. %s", lo, hi);
             short_commit(p->commit, commit, sizeof commit);
             if (isfinite(p->pct)) snprintf(pct, sizeof pct, "%.1f", p->pct);
@@ -145,19 +137,6 @@ static const char *const EXPORT_COLS[] = {
     "median_s", "ci95_low_s", "ci95_high_s", "n_samples", "n_rounds", "gflops", "gbs", "pct_of_peak", "verification",
     "energy_j"};
 #define NCOLS (sizeof EXPORT_COLS / sizeof *EXPORT_COLS)
-
-static void csv_field(FILE *out, const char *s) {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
 
 int gb_history_export(gb_history *h, const gb_history_filter *f, gb_history_format fmt, FILE *out, gb_err *e) {
     sqlite3_stmt *st = NULL;
@@ -187,7 +166,7 @@ int gb_history_export(gb_history *h, const gb_history_filter *f, gb_history_form
             } else {
                 char num[40];
                 if (t == SQLITE_FLOAT) snprintf(num, sizeof num, "%.9g", sqlite3_column_double(st, (int)i));
-                csv_field(out, t == SQLITE_FLOAT ? num : gb_hist_col_text(st, (int)i));
+                gb_csv_field(t == SQLITE_FLOAT ? num : gb_hist_col_text(st, (int)i), out);
                 fputc(i + 1 < NCOLS ? ',' : '\n', out);
             }
         }
