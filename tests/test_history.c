@@ -428,3 +428,21 @@ TEST(history_changepoint_stays_quiet_on_noise_and_short_series) {
     CHECK(cp.step && cp.step_at == 10 && !cp.drift);
     CHECK_NEAR(cp.step_change, 0.3, 0.03);
 }
+
+TEST(history_readers_go_on_while_an_add_holds_the_write_lock) {
+    const char *db = tmp("wal.sqlite");
+    CHECK(make_scenario_run(tmp("w0.json"), 0) == 0);
+    CHECK(add(db, tmp("w0.json"), "w0") == 0);
+    CHECK(count(db, "SELECT journal_mode = 'wal' FROM pragma_journal_mode") == 1);
+    /* a writer in the middle of its transaction (as an add is) */
+    sqlite3 *w;
+    CHECK(sqlite3_open(db, &w) == SQLITE_OK);
+    CHECK(sqlite3_exec(w, "BEGIN IMMEDIATE; INSERT INTO machines (key) VALUES ('held')", NULL, NULL, NULL) == SQLITE_OK);
+    char cmd[2048], out[8192];
+    snprintf(cmd, sizeof cmd, "%s history list --db %s", gb_test_binary(), db);
+    CHECK(sh(cmd, out, sizeof out) == 0 && strstr(out, "1 run") != NULL);
+    snprintf(cmd, sizeof cmd, "%s history publish %s --db %s", gb_test_binary(), tmp("walsite"), db);
+    CHECK(sh(cmd, out, sizeof out) == 0 && strstr(out, "15 case pages") != NULL);
+    sqlite3_exec(w, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(w);
+}

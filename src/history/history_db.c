@@ -184,11 +184,16 @@ gb_history *gb_history_open(const char *path, int create, gb_err *e) {
         gb_history_close(h);
         return NULL;
     }
+    /* A current history is only read here: a reader (list, show, publish)
+     * works on a file it may not write (a read-only checkout). */
+    long ver = pragma_int(h->db, "PRAGMA user_version", &rc);
+    int current = rc == SQLITE_OK && app == GB_HISTORY_APP_ID && ver == GB_HISTORY_SCHEMA_VERSION;
     /* WAL: readers (publish, show) go on while an add writes. Persistent in
-     * the file; setting it waits for other connections like any write. */
-    if (gb_hist_exec(h, "PRAGMA journal_mode = WAL", e) != GB_OK ||
+     * the file, so the writer (add) sets it; setting it waits for other
+     * connections like any write. */
+    if ((create && gb_hist_exec(h, "PRAGMA journal_mode = WAL", e) != GB_OK) ||
         gb_hist_exec(h, "PRAGMA foreign_keys = ON", e) != GB_OK ||
-        gb_hist_exec(h, "PRAGMA synchronous = NORMAL", e) != GB_OK || bring_up_to_date(h, e) != GB_OK) {
+        gb_hist_exec(h, "PRAGMA synchronous = NORMAL", e) != GB_OK || (!current && bring_up_to_date(h, e) != GB_OK)) {
         gb_history_close(h);
         return NULL;
     }
