@@ -446,3 +446,26 @@ TEST(history_readers_go_on_while_an_add_holds_the_write_lock) {
     sqlite3_exec(w, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(w);
 }
+
+TEST(history_run_flag_adds_the_run_and_refuses_a_foreign_db_before_running) {
+    const char *db = tmp("run.sqlite");
+    char cmd[2048], out[16384];
+    snprintf(cmd, sizeof cmd,
+             "%s run --op matmul --sizes 32 --dtype float32 --backend cpu --quiet --min-time 1ms --max-time 5ms "
+             "--out %s --history=%s 2>&1", gb_test_binary(), tmp("run.json"), db);
+    CHECK(sh(cmd, out, sizeof out) == 0);
+    CHECK(strstr(out, "history: added as run 1") != NULL);
+    CHECK(count(db, "SELECT count(*) FROM runs") == 1);
+    CHECK(count(db, "SELECT count(*) FROM results WHERE name LIKE 'matmul/float32/32x32x32/%/cpu/host'") == 1);
+    /* a file that is not a history: refused before anything runs */
+    const char *bad = tmp("run-bad.sqlite");
+    FILE *f = fopen(bad, "w");
+    fputs("not a database, and long enough to be read as one's header ............................", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "%s run --op matmul --sizes 32 --dtype float32 --backend cpu --quiet --min-time 1ms --max-time 5ms "
+             "--out %s --history=%s 2>&1", gb_test_binary(), tmp("run-bad.json"), bad);
+    CHECK(sh(cmd, out, sizeof out) == 2);
+    CHECK(strstr(out, "not an SQLite database") != NULL);
+    CHECK(access(tmp("run-bad.json"), F_OK) != 0);
+}

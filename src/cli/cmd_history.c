@@ -248,3 +248,15 @@ int gb_cli_history_add_run(const char *db, const char *path) {
     gb_history_close(h);
     return rc;
 }
+
+int gb_cli_history_ready(const char *db) {
+    const char *hp = gb_history_path(db && *db ? db : NULL);
+    gb_err e = {{0}};
+    gb_history *h = gb_history_open(hp, 1, &e);
+    if (!h) {
+        fprintf(stderr, "gpubench run: --history: %s\n", e.msg);
+        return GB_EXIT_USAGE;
+    }
+    gb_history_close(h);
+    return GB_EXIT_OK;
+}

@@ -432,6 +432,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     }
     int setup = list_only ? GB_EXIT_OK : gb_cli_setup_cpu("run", core); /* --list measures nothing */
     if (setup != GB_EXIT_OK) return setup;
+    if (history && !list_only && gb_cli_history_ready(history) != GB_EXIT_OK) return GB_EXIT_USAGE; /* before hours of work */
     char why[GB_MSG_LEN];
 
     gb_suite suite;

@@ -45,4 +45,7 @@ int gb_cmd_history(int argc, char **argv);
  * default); path NULL: the run was not written to a file, or was stopped,
  * and is not added (said on stderr). Returns an exit code. */
 int gb_cli_history_add_run(const char *db, const char *path);
+/* run --history, before the run: can db ("": the default) be opened (or
+ * made) as a history? GB_EXIT_OK, or GB_EXIT_USAGE after saying why. */
+int gb_cli_history_ready(const char *db);
 #endif
