@@ -19,6 +19,7 @@
 #include "history_internal.h"
 #include "report_table.h"
 #include "results_io.h"
+#include "stats.h"
 
 static const char *const COLOURS[] = {"#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf"};
 #define NCOLOURS (sizeof COLOURS / sizeof *COLOURS)
@@ -81,6 +82,7 @@ typedef struct {
     const char *time;
     const gb_history_point *p;
     size_t series;
+    size_t slot;        /* its x position: one per commit (the same commit on two machines shares it) */
 } xpoint;
 
 static int xcmp(const void *a, const void *b) {
@@ -100,24 +102,38 @@ static void chart(const case_group *g, double threshold, FILE *out) {
     size_t m = 0;
     for (size_t k = 0; k < g->n; k++)
         for (size_t i = 0; i < g->s[k].n; i++)
-            xp[m++] = (xpoint){(double)g->s[k].p[i].run_id, g->s[k].p[i].commit_time, &g->s[k].p[i], k};
+            xp[m++] = (xpoint){(double)g->s[k].p[i].run_id, g->s[k].p[i].commit_time, &g->s[k].p[i], k, 0};
     qsort(xp, m, sizeof *xp, xcmp);
-    double lo = INFINITY, hi = -INFINITY, ceil_lo = INFINITY;
+    size_t nslots = 0;
+    for (size_t i = 0; i < m; i++) {
+        int same = i > 0 && *xp[i].p->commit && strcmp(xp[i].p->commit, xp[i - 1].p->commit) == 0;
+        xp[i].slot = same ? xp[i - 1].slot : nslots++;
+    }
+    double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < m; i++) {
         const gb_history_point *p = xp[i].p;
         lo = fmin(lo, isfinite(p->lo) ? p->lo : p->median);
         hi = fmax(hi, isfinite(p->hi) ? p->hi : p->median);
-        if (isfinite(p->ceiling_s)) ceil_lo = fmin(ceil_lo, p->ceiling_s);
     }
-    /* the ceiling joins the axis when it is near the data; far below, a note says where it is */
-    int ceil_on = isfinite(ceil_lo) && ceil_lo >= lo * 0.5;
-    if (ceil_on) lo = fmin(lo, ceil_lo);
+    /* each machine's ceiling: the median over its runs of the time at 100%
+     * of its measured peak (NAN: none). It joins the axis when it is near
+     * the data; far below, a note says where it is. */
+    double data_lo = lo, *ceil_k = calloc(g->n, sizeof *ceil_k), *tmpv = calloc(total ? total : 1, sizeof *tmpv);
+    for (size_t k = 0; ceil_k && tmpv && k < g->n; k++) {
+        size_t c = 0;
+        for (size_t i = 0; i < g->s[k].n; i++)
+            if (isfinite(g->s[k].p[i].ceiling_s)) tmpv[c++] = g->s[k].p[i].ceiling_s;
+        ceil_k[k] = c ? gb_median(tmpv, c) : NAN;
+        if (isfinite(ceil_k[k]) && ceil_k[k] >= data_lo * 0.5) lo = fmin(lo, ceil_k[k]);
+    }
+    free(tmpv);
     double pad = (hi - lo) * 0.08 + hi * 1e-3;
     lo = fmax(0, lo - pad);
     hi += pad;
     double pw = W - L - R, ph = H - T - B;
     /* 2% inside each end: the first and last interval bars are not cut */
-#define XS(i) (L + pw * 0.02 + (m > 1 ? pw * 0.96 * (double)(i) / (double)(m - 1) : pw * 0.48))
+#define XSL(k) (L + pw * 0.02 + (nslots > 1 ? pw * 0.96 * (double)(k) / (double)(nslots - 1) : pw * 0.48))
+#define XS(i) XSL(xp[i].slot)
 #define YS(v) (T + ph - ph * ((v) - lo) / (hi - lo))
     fprintf(out, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" style=\"max-width:%.0fpx\" font-size=\"12\">", W, H, W);
     fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafafa\" stroke=\"#ccc\"/>", L, T, pw, ph);
@@ -132,25 +148,35 @@ static void chart(const case_group *g, double threshold, FILE *out) {
         fprintf(out, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e6e6e6\"/>", L, L + pw, YS(v), YS(v));
         fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", L - 6, YS(v) + 4, buf);
     }
-    size_t every = m > 30 ? (m + 29) / 30 : 1;
-    for (size_t i = 0; i < m; i += every) {
+    size_t every = nslots > 30 ? (nslots + 29) / 30 : 1;
+    for (size_t i = 0; i < m; i++) {
+        if ((i > 0 && xp[i].slot == xp[i - 1].slot) || xp[i].slot % every) continue; /* a commit's label once */
         fprintf(out, "<text transform=\"translate(%.1f,%.0f) rotate(-45)\" text-anchor=\"end\" font-family=\"monospace\" "
                      "font-size=\"11\">", XS(i), T + ph + 14);
         gb_html_text(*xp[i].p->commit ? xp[i].p->commit : "-", out);
         fprintf(out, "</text>");
     }
     fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#555\">commit (oldest left)</text>", L + pw / 2, H - 4);
-    if (ceil_on) {
-        fprintf(out, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"6,4\"/>", L,
-                L + pw, YS(ceil_lo), YS(ceil_lo));
-        fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\">ceiling (100%% of peak)</text>", L + pw - 4,
-                YS(ceil_lo) - 4);
-    } else if (isfinite(ceil_lo)) {
-        char buf[32];
-        gb_hist_time_text(ceil_lo, buf, sizeof buf);
-        fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\" fill=\"#555\">ceiling %s: below the chart "
-                     "(%.2g&#215; faster than the fastest run)</text>", L + pw - 4, T + ph - 6, buf, lo > 0 ? lo / ceil_lo : 0);
+    for (size_t k = 0, notes = 0; ceil_k && k < g->n; k++) {
+        if (!isfinite(ceil_k[k])) continue;
+        const char *col = COLOURS[k % NCOLOURS];
+        char who[300] = "";
+        if (g->n > 1) snprintf(who, sizeof who, " of %s", g->s[k].machine);
+        if (ceil_k[k] >= data_lo * 0.5) {
+            fprintf(out, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"6,4\"/>"
+                         "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">ceiling (100%% of peak)",
+                    L, L + pw, YS(ceil_k[k]), YS(ceil_k[k]), col, L + pw - 4, YS(ceil_k[k]) - 4, col);
+        } else {
+            char buf[32];
+            gb_hist_time_text(ceil_k[k], buf, sizeof buf);
+            fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\" fill=\"%s\">ceiling %s: below the chart, "
+                         "%.2g&#215; faster than the fastest run", L + pw - 4, T + ph - 6 - 14.0 * (double)notes++, col, buf,
+                    data_lo / ceil_k[k]);
+        }
+        gb_html_text(who, out);
+        fprintf(out, "</text>");
     }
+    free(ceil_k);
     /* per machine: interval bars, the median line, markers; change points in red */
     for (size_t k = 0; k < g->n; k++) {
         const char *col = COLOURS[k % NCOLOURS];
@@ -177,13 +203,13 @@ static void chart(const case_group *g, double threshold, FILE *out) {
             fprintf(out, "run %lld, %s: %s (%s .. %s)%s</title></circle>", p->run_id, p->commit, med, l, h,
                     bad ? ", verification FAILED" : "");
             if (cp.step && cp.step_change > 0 && idx == cp.step_at) {
-                double x0 = (XS(i) + (i > 0 ? XS(i - 1) : XS(i))) / 2;
+                double x0 = (XS(i) + (xp[i].slot > 0 ? XSL(xp[i].slot - 1) : XS(i))) / 2;
                 fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#c62828\" stroke-dasharray=\"5,3\" "
                              "stroke-width=\"1.5\"/><text x=\"%.1f\" y=\"%.0f\" fill=\"#c62828\">step %+.1f%%</text>",
                         x0, x0, T, T + ph, x0 + 4, T + 14 + 14.0 * (double)k, cp.step_change * 100);
             }
             if (cp.drift && cp.drift_total > 0 && idx == cp.drift_from) {
-                double x0 = (XS(i) + (i > 0 ? XS(i - 1) : XS(i))) / 2;
+                double x0 = (XS(i) + (xp[i].slot > 0 ? XSL(xp[i].slot - 1) : XS(i))) / 2;
                 fprintf(out, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"#c62828\" fill-opacity=\"0.07\"/>"
                              "<text x=\"%.1f\" y=\"%.0f\" fill=\"#c62828\">drift %+.1f%%/run, %+.0f%% in all</text>",
                         x0, T, L + pw - x0, ph, x0 + 4, T + 30 + 14.0 * (double)k, cp.drift_per_point * 100,
@@ -199,6 +225,7 @@ static void chart(const case_group *g, double threshold, FILE *out) {
     }
     fprintf(out, "</svg>");
 #undef XS
+#undef XSL
 #undef YS
     free(xp);
     free(pos0);
