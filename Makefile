@@ -51,12 +51,12 @@ PKG_CONFIG ?= pkg-config
 
 # CPU libraries: pkg-config where the Debian package ships a .pc file, the
 # standard names otherwise (GraphBLAS and the FFTW thread libraries have none).
-PKGS      := openblas lapacke fftw3 fftw3f libcjson
+PKGS      := openblas lapacke fftw3 fftw3f libcjson sqlite3
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 ifeq ($(strip $(PKG_LIBS)),)
   PKG_CFLAGS := -I/usr/include/x86_64-linux-gnu/openblas-pthread -I/usr/include/cjson
-  PKG_LIBS   := -lopenblas -llapacke -lfftw3 -lfftw3f -lcjson
+  PKG_LIBS   := -lopenblas -llapacke -lfftw3 -lfftw3f -lcjson -lsqlite3
 endif
 CPU_LIBS  := $(PKG_LIBS) -lfftw3_threads -lfftw3f_threads -lgraphblas -lm -ldl -lpthread
 
@@ -70,9 +70,9 @@ OPT       ?= -O3 -fno-math-errno
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 DEFS      := -D_GNU_SOURCE -DGB_GIT_COMMIT='"$(GIT_COMMIT)"' \
              -DGB_BUILD_FLAGS='"$(OPT) $(WARN)"' -DGB_COMPILER='"$(shell $(CC) --version | head -n1)"'
-# src/ is in rooms (cli, core, ops, results, system); every room is on the
+# src/ is in rooms (cli, core, ops, results, history, system); every room is on the
 # include path so a header is named by its file name alone.
-SRC_ROOMS := src/cli src/core src/ops src/results src/system
+SRC_ROOMS := src/cli src/core src/ops src/results src/history src/system
 INC_SRC   := $(addprefix -I,$(SRC_ROOMS))
 OMP       := $(if $(filter 1,$(FUZZ)),-Wno-unknown-pragmas -Wno-source-uses-openmp,-fopenmp)
 CFLAGS    += -std=c11 $(OPT) $(WARN) $(OMP) $(SAN_FLAGS) $(INC_SRC) -Icpu_backends $(PKG_CFLAGS) $(DEFS)

@@ -18,7 +18,7 @@
 set -eu
 
 RUN_PACKAGES="build-essential pkg-config libopenblas-dev liblapacke-dev libfftw3-dev \
-libsuitesparse-dev libgraphblas-dev libcjson-dev python3 python3-matplotlib"
+libsuitesparse-dev libgraphblas-dev libcjson-dev libsqlite3-dev python3 python3-matplotlib"
 TEST_PACKAGES="python3-scipy slurm-wlm munge"
 DEV_PACKAGES="clang libclang-rt-14-dev valgrind xz-utils patchelf"
 

@@ -71,6 +71,8 @@ static void run_usage(FILE *out) {
         "                      or a core name such as Haswell\n"
         "  --plot DIR          render plots with scripts/plot.py (needs Python 3 + matplotlib)\n"
         "  --export-gbench F   also write Google Benchmark JSON to F\n"
+        "  --history[=DB]      add the run to a history when it ends (docs/history.md; default\n"
+        "                      $GPUBENCH_HISTORY, else results/history.sqlite)\n"
         "  --quiet             no per-case lines and no progress\n"
         "  -h, --help          this help\n\n"
         "Exit status: 0 all ran and verified; 1 a verification failed or a case errored;\n"
@@ -300,8 +302,10 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         {"filter", required_argument, 0, 'F'}, {"list", no_argument, 0, 'L'},
         {"case", required_argument, 0, 'N'},
         {"force", no_argument, 0, 'Y'},
+        {"history", optional_argument, 0, 'H'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL, *core = NULL;
+    const char *history = NULL; /* --history: the database ("" for the default) */
     gb_suite_filter filter = {0};
     const char **case_names = NULL;
     gb_backend_options bopt = {.threads = 0, .device = 0, .cache_cold = 0};
@@ -413,6 +417,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         case 'g': gbench = optarg; break;
         case 'q': quiet = 1; break;
         case 'Y': force = 1; break;
+        case 'H': history = optarg ? optarg : ""; break;
         case 'h': run_usage(stdout); return GB_EXIT_OK;
         default: run_usage(stderr); return GB_EXIT_USAGE;
         }
@@ -427,6 +432,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     }
     int setup = list_only ? GB_EXIT_OK : gb_cli_setup_cpu("run", core); /* --list measures nothing */
     if (setup != GB_EXIT_OK) return setup;
+    if (history && !list_only && gb_cli_history_ready(history) != GB_EXIT_OK) return GB_EXIT_USAGE; /* before hours of work */
     char why[GB_MSG_LEN];
 
     gb_suite suite;
@@ -594,6 +600,11 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     if (plot_dir && gb_plot_run(path, plot_dir, "png", NULL, &e) != GB_OK) {
         fprintf(stderr, "gpubench run: --plot: %s\n", e.msg);
         if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
+    }
+
+    if (history) { /* a complete run written to a file: into the history */
+        int st = gb_cli_history_add_run(history, written && strcmp(path, "-") && !gb_interrupted ? path : NULL);
+        if (st != GB_EXIT_OK && exit_code == GB_EXIT_OK) exit_code = st;
     }
 
     gb_results_free(&results);

@@ -40,4 +40,12 @@ int gb_cmd_merge(int argc, char **argv);
 int gb_cmd_peak(int argc, char **argv);
 int gb_cmd_export(int argc, char **argv);
 int gb_cmd_slurm(int argc, char **argv);
+int gb_cmd_history(int argc, char **argv);
+/* run --history: add the results file at path to the history db ("": the
+ * default); path NULL: the run was not written to a file, or was stopped,
+ * and is not added (said on stderr). Returns an exit code. */
+int gb_cli_history_add_run(const char *db, const char *path);
+/* run --history, before the run: can db ("": the default) be opened (or
+ * made) as a history? GB_EXIT_OK, or GB_EXIT_USAGE after saying why. */
+int gb_cli_history_ready(const char *db);
 #endif

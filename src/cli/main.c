@@ -27,6 +27,7 @@ static const struct {
     {"compare", gb_cmd_compare, "compare two results files and flag regressions (for CI)"},
     {"merge", gb_cmd_merge, "merge several results files into one"},
     {"export", gb_cmd_export, "export results to Google Benchmark or benchmark-action JSON"},
+    {"history", gb_cmd_history, "keep runs in an SQLite history: trends, a dashboard, CI against the trend"},
     {"slurm", gb_cmd_slurm, "write (and submit) a SLURM job array running a suite on many nodes"},
 };
 

@@ -1,0 +1,262 @@
+/* cmd_history.c — `gpubench history SUBCOMMAND`: the store of every run
+ * (src/history/history.h, docs/history.md). Thin: parse, call, print.
+ * Exit 0 success, 1 a check found a regression (check) or a slowdown
+ * (bisect), 2 usage or input error. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "history.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: gpubench history add RESULTS.json... [--commit SHA] [--branch B] [--commit-time ISO]\n"
+            "       gpubench history list [filters]\n"
+            "       gpubench history show CASE-PATTERN [filters]\n"
+            "       gpubench history export [--format csv|json] [CASE-PATTERN] [filters]\n"
+            "       gpubench history prune --keep N | --older-than DAYS\n"
+            "       gpubench history check RESULTS.json [--baseline-runs N] [-t PCT] [-a A] [-p POLICY] [-f table|md|json]\n"
+            "       gpubench history bisect CASE-PATTERN [-t PCT] [filters]\n"
+            "       gpubench history publish DIR [CASE-PATTERN] [-t PCT] [filters]\n"
+            "\n"
+            "Every run kept in one SQLite file: trends across commits and machines, a static\n"
+            "dashboard, and CI against the trend (docs/history.md).\n"
+            "\n"
+            "  -d, --db PATH          the history (default $GPUBENCH_HISTORY, else %s)\n"
+            "  filters: --machine M (hostname, CPU or GPU substring, or machine key), --suite S,\n"
+            "           --branch B, --since DATE, --until DATE (ISO dates: 2026-11-30)\n"
+            "  -t, --threshold PCT    smallest change that matters (default 5%%)\n"
+            "  -a, --alpha A          check: family-wise error rate (default 0.01)\n"
+            "  -p, --policy FILE      check: per-op thresholds (docs/ci.md)\n"
+            "  -n, --baseline-runs N  check: the last N runs of this machine (default 8)\n"
+            "  -f, --format F         check: table, md or json; export: csv or json\n"
+            "  -h, --help\n"
+            "\n"
+            "A CASE-PATTERN is a glob (matmul/float32/*/cuda/device) or a substring of the name\n"
+            "op/dtype/label[/params]/backend/timing.\n"
+            "exit status: 0 ok; 1 check: a regression or failed result, bisect: a slowdown found;\n"
+            "2 usage or input error (a file already added, a database that is not a history).\n",
+            GB_HISTORY_DEFAULT_PATH);
+}
+
+enum { O_COMMIT = 256, O_BRANCH, O_CTIME, O_MACHINE, O_SUITE, O_HBRANCH, O_SINCE, O_UNTIL, O_KEEP, O_OLDER };
+
+int gb_cmd_history(int argc, char **argv) {
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? GB_EXIT_USAGE : GB_EXIT_OK;
+    }
+    const char *sub = argv[1];
+    static const struct option opts[] = {
+        {"db", required_argument, 0, 'd'},         {"commit", required_argument, 0, O_COMMIT},
+        {"branch", required_argument, 0, O_BRANCH}, {"commit-time", required_argument, 0, O_CTIME},
+        {"machine", required_argument, 0, O_MACHINE}, {"suite", required_argument, 0, O_SUITE},
+        {"since", required_argument, 0, O_SINCE},  {"until", required_argument, 0, O_UNTIL},
+        {"keep", required_argument, 0, O_KEEP},    {"older-than", required_argument, 0, O_OLDER},
+        {"threshold", required_argument, 0, 't'},  {"alpha", required_argument, 0, 'a'},
+        {"policy", required_argument, 0, 'p'},     {"baseline-runs", required_argument, 0, 'n'},
+        {"format", required_argument, 0, 'f'},     {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *db = NULL, *format = NULL, *policy_path = NULL;
+    gb_history_source src = {0};
+    gb_history_filter flt = {0};
+    const char *add_branch = NULL;
+    long keep = 0, nbase = 8;
+    double older = 0;
+    gb_rule rule = GB_DEFAULT_RULE;
+    unsigned cli_set = 0;
+    char why[160];
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc - 1, argv + 1, "d:t:a:p:n:f:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case O_COMMIT: src.commit = optarg; break;
+        case O_BRANCH: add_branch = optarg; flt.branch = optarg; break;
+        case O_CTIME: src.commit_time = optarg; break;
+        case O_MACHINE: flt.machine = optarg; break;
+        case O_SUITE: flt.suite = optarg; break;
+        case O_SINCE: flt.since = optarg; break;
+        case O_UNTIL: flt.until = optarg; break;
+        case O_KEEP:
+            if (gb_cli_parse_int(optarg, 1, 1000000000, &keep) != 0) {
+                fprintf(stderr, "gpubench history: --keep: expected a positive whole number, got '%s'\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            break;
+        case O_OLDER: {
+            char *end;
+            older = strtod(optarg, &end);
+            if (*end || !(older > 0)) {
+                fprintf(stderr, "gpubench history: --older-than: expected a positive number of days, got '%s'\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            break;
+        }
+        case 't':
+            if (gb_parse_percent(optarg, &rule.threshold, why, sizeof why) != 0 || !(rule.threshold > 0)) {
+                fprintf(stderr, "gpubench history: --threshold: %s\n", why);
+                return GB_EXIT_USAGE;
+            }
+            cli_set |= GB_CLI_THRESHOLD;
+            break;
+        case 'a': {
+            char *end;
+            rule.alpha = strtod(optarg, &end);
+            if (*end || !(rule.alpha > 0 && rule.alpha < 1)) {
+                fprintf(stderr, "gpubench history: --alpha: expected a number in (0, 1), got '%s'\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            cli_set |= GB_CLI_ALPHA;
+            break;
+        }
+        case 'p': policy_path = optarg; break;
+        case 'n':
+            if (gb_cli_parse_int(optarg, 2, 64, &nbase) != 0) {
+                fprintf(stderr, "gpubench history: --baseline-runs: expected 2 to 64, got '%s'\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            break;
+        case 'f': format = optarg; break;
+        case 'h': usage(stdout); return GB_EXIT_OK;
+        default: usage(stderr); return GB_EXIT_USAGE;
+        }
+    }
+    src.branch = add_branch;
+    char **pos = argv + 1 + optind;
+    int npos = argc - 1 - optind;
+    const char *path = gb_history_path(db);
+    int is_add = strcmp(sub, "add") == 0;
+    int needs_pos = is_add || strcmp(sub, "show") == 0 || strcmp(sub, "check") == 0 || strcmp(sub, "bisect") == 0 ||
+                    strcmp(sub, "publish") == 0;
+    if (!is_add && !needs_pos && strcmp(sub, "list") && strcmp(sub, "export") && strcmp(sub, "prune")) {
+        fprintf(stderr, "gpubench history: unknown subcommand '%s' (add, list, show, export, prune, check, bisect, publish)\n", sub);
+        return GB_EXIT_USAGE;
+    }
+    if (needs_pos && npos < 1) {
+        fprintf(stderr, "gpubench history %s: missing argument (see --help)\n", sub);
+        return GB_EXIT_USAGE;
+    }
+    if (strcmp(sub, "prune") == 0 && keep == 0 && older == 0) {
+        fprintf(stderr, "gpubench history prune: give --keep N or --older-than DAYS\n");
+        return GB_EXIT_USAGE;
+    }
+    gb_err e = {{0}};
+    /* only add creates a history; the readers refuse a missing one */
+    gb_history *h = gb_history_open(path, is_add, &e);
+    if (!h) {
+        fprintf(stderr, "gpubench history %s: %s\n", sub, e.msg);
+        return GB_EXIT_USAGE;
+    }
+    int rc = GB_EXIT_OK;
+    if (is_add) {
+        for (int i = 0; i < npos; i++) {
+            gb_history_added a;
+            if (gb_history_add(h, pos[i], &src, NULL, NULL, &a, &e) != GB_OK) {
+                fprintf(stderr, "gpubench history add: %s\n", e.msg);
+                rc = GB_EXIT_USAGE;
+            } else if (a.duplicate) {
+                fprintf(stderr, "gpubench history add: %s: already in %s (run %lld, same sha256 %.16s...): not added\n",
+                        pos[i], path, a.run_id, a.sha256);
+                rc = GB_EXIT_USAGE;
+            } else
+                printf("%s: added as run %lld (%zu result%s, commit %.12s) to %s\n", pos[i], a.run_id, a.results,
+                       a.results == 1 ? "" : "s", a.commit[0] ? a.commit : "unknown", path);
+        }
+    } else if (strcmp(sub, "list") == 0) {
+        if (gb_history_list(h, &flt, stdout, &e) != GB_OK) rc = GB_EXIT_USAGE;
+    } else if (strcmp(sub, "show") == 0) {
+        flt.pattern = pos[0];
+        if (gb_history_show(h, &flt, isatty(STDOUT_FILENO), stdout, &e) != GB_OK) rc = GB_EXIT_USAGE;
+    } else if (strcmp(sub, "export") == 0) {
+        gb_history_format fmt = GB_HIST_CSV;
+        if (format && strcmp(format, "json") == 0) fmt = GB_HIST_JSON;
+        else if (format && strcmp(format, "csv") != 0) {
+            fprintf(stderr, "gpubench history export: --format: csv or json, got '%s'\n", format);
+            gb_history_close(h);
+            return GB_EXIT_USAGE;
+        }
+        flt.pattern = npos > 0 ? pos[0] : NULL;
+        if (gb_history_export(h, &flt, fmt, stdout, &e) != GB_OK) rc = GB_EXIT_USAGE;
+    } else if (strcmp(sub, "prune") == 0) {
+        long removed = 0;
+        if (gb_history_prune(h, keep, older, &removed, &e) != GB_OK) rc = GB_EXIT_USAGE;
+        else printf("pruned %ld run%s from %s\n", removed, removed == 1 ? "" : "s", path);
+    } else if (strcmp(sub, "bisect") == 0) {
+        flt.pattern = pos[0];
+        int r = gb_history_bisect(h, &flt, rule.threshold, stdout, &e);
+        rc = r == GB_FAIL ? GB_EXIT_USAGE : r ? GB_EXIT_CHECK : GB_EXIT_OK;
+    } else if (strcmp(sub, "publish") == 0) {
+        flt.pattern = npos > 1 ? pos[1] : NULL;
+        size_t pages = 0;
+        if (gb_history_publish(h, &flt, pos[0], rule.threshold, &pages, &e) != GB_OK) rc = GB_EXIT_USAGE;
+        else printf("%s/index.html: %zu case page%s\n", pos[0], pages, pages == 1 ? "" : "s");
+    } else { /* check */
+        gb_compare_format cf = GB_CMP_TABLE;
+        if (format && strcmp(format, "md") == 0) cf = GB_CMP_MD;
+        else if (format && strcmp(format, "json") == 0) cf = GB_CMP_JSON;
+        else if (format && strcmp(format, "table") != 0) {
+            fprintf(stderr, "gpubench history check: --format: table, md or json, got '%s'\n", format);
+            gb_history_close(h);
+            return GB_EXIT_USAGE;
+        }
+        gb_policy *pol = NULL;
+        if (policy_path && !(pol = gb_policy_load(policy_path, &e))) {
+            fprintf(stderr, "gpubench history check: %s\n", e.msg);
+            gb_history_close(h);
+            return GB_EXIT_USAGE;
+        }
+        gb_history_check_options o = {.baseline_runs = (size_t)nbase};
+        o.cmp.rule = rule;
+        o.cmp.cli_set = cli_set;
+        o.cmp.policy = pol;
+        o.cmp.policy_path = policy_path;
+        o.cmp.require_present = gb_policy_require_present(pol, GB_DEFAULT_REQUIRE_PRESENT);
+        cJSON *doc = gb_history_check(h, pos[0], &o, &e);
+        if (!doc) rc = GB_EXIT_USAGE;
+        else {
+            gb_compare_render(doc, cf, stdout);
+            const cJSON *ec = cJSON_GetObjectItemCaseSensitive(doc, "exit_code");
+            rc = cJSON_IsNumber(ec) ? ec->valueint : GB_EXIT_USAGE;
+            cJSON_Delete(doc);
+        }
+        gb_policy_free(pol);
+    }
+    if (rc == GB_EXIT_USAGE && e.msg[0] && !is_add) fprintf(stderr, "gpubench history %s: %s\n", sub, e.msg);
+    gb_history_close(h);
+    return rc;
+}
+
+int gb_cli_history_add_run(const char *db, const char *path) {
+    const char *hp = gb_history_path(db && *db ? db : NULL);
+    if (!path) {
+        fprintf(stderr, "gpubench run: --history: the run was not written to a file, or was stopped: not added to %s\n", hp);
+        return GB_EXIT_USAGE;
+    }
+    gb_err e = {{0}};
+    gb_history *h = gb_history_open(hp, 1, &e);
+    gb_history_added a;
+    int rc = GB_EXIT_OK;
+    if (!h || gb_history_add(h, path, NULL, NULL, NULL, &a, &e) != GB_OK) {
+        fprintf(stderr, "gpubench run: --history: %s\n", e.msg);
+        rc = GB_EXIT_USAGE;
+    } else
+        fprintf(stderr, "history: added as run %lld to %s\n", a.run_id, hp);
+    gb_history_close(h);
+    return rc;
+}
+
+int gb_cli_history_ready(const char *db) {
+    const char *hp = gb_history_path(db && *db ? db : NULL);
+    gb_err e = {{0}};
+    gb_history *h = gb_history_open(hp, 1, &e);
+    if (!h) {
+        fprintf(stderr, "gpubench run: --history: %s\n", e.msg);
+        return GB_EXIT_USAGE;
+    }
+    gb_history_close(h);
+    return GB_EXIT_OK;
+}

@@ -1,0 +1,157 @@
+/* history_check.c — CI against the trend: a new run judged against the
+ * last N runs of the same machine, by compare's statistics and policy.
+ *
+ * compare judges a baseline of several processes against a current one
+ * (compare_stats.h): with N processes a side, each case's between-process
+ * noise is measured, not assumed. The history holds each past run's samples
+ * and rounds; here they become N baseline documents — copies of the
+ * current file (so every case matches it exactly) whose results carry the
+ * stored samples of the 1st, 2nd, ... Nth most recent run of that result
+ * on this machine — and gb_compare_runs does the rest. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history_internal.h"
+#include "stats.h"
+
+/* Replace r's samples and rounds with a stored result's; 0, or -1 (bad blob
+ * or out of memory: the result is then left out). */
+static int load_samples(sqlite3_stmt *rs, long long result_id, const void *blob, size_t blen, gb_result *r) {
+    if (blen == 0 || blen % 8) return -1;
+    size_t n = blen / 8;
+    double *x = malloc(n * sizeof *x);
+    size_t *rounds = NULL, nr = 0, total = 0;
+    if (!x) return -1;
+    const unsigned char *b = blob;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = 0;
+        for (int k = 0; k < 8; k++) u |= (uint64_t)b[8 * i + k] << (8 * k);
+        memcpy(&x[i], &u, 8);
+    }
+    sqlite3_reset(rs);
+    sqlite3_bind_int64(rs, 1, result_id);
+    while (sqlite3_step(rs) == SQLITE_ROW) {
+        size_t *q = realloc(rounds, (nr + 1) * sizeof *rounds);
+        if (!q) break;
+        rounds = q;
+        rounds[nr] = (size_t)sqlite3_column_int64(rs, 0);
+        total += rounds[nr++];
+    }
+    if (total != n) { /* rounds that do not add up: one round of everything */
+        free(rounds);
+        rounds = NULL;
+        nr = 0;
+    }
+    free(r->samples);
+    free(r->round_sizes);
+    r->samples = x;
+    r->nsamples = n;
+    r->round_sizes = rounds;
+    r->nrounds = nr;
+    r->has = nr ? r->has | GB_R_HAS_ROUNDS : r->has & ~(unsigned)GB_R_HAS_ROUNDS;
+    r->status = GB_RS_OK;
+    r->stats.median = gb_median(x, n);
+    return 0;
+}
+
+static void leave_out(gb_result *r) {
+    free(r->samples);
+    free(r->round_sizes);
+    r->samples = NULL;
+    r->round_sizes = NULL;
+    r->nsamples = r->nrounds = 0;
+    r->status = GB_RS_SKIPPED;
+    gb_set_string(&r->reason, "no usable run of it on this machine in the history");
+}
+
+cJSON *gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o, gb_err *e) {
+    size_t nb = o->baseline_runs ? o->baseline_runs : 8;
+    if (nb > GB_HISTORY_MAX_BASELINE) nb = GB_HISTORY_MAX_BASELINE;
+    char sha[65];
+    if (gb_sha256_file(cur_path, sha, e) != GB_OK) return NULL;
+    gb_results cur;
+    if (gb_results_load(cur_path, &cur, e) != GB_OK) return NULL;
+    if (cur.nruns != 1) {
+        gb_results_free(&cur);
+        gb_errf(e, GB_FAIL, "%s: a merged file (%zu runs): check one run's file at a time", cur_path, cur.nruns);
+        return NULL;
+    }
+    char key[17];
+    gb_history_machine_key(&cur, 0, key);
+    gb_results *base = calloc(nb, sizeof *base);
+    const gb_results **bp = calloc(nb, sizeof *bp);
+    const char **names = calloc(nb, sizeof *names);
+    char (*namebuf)[64] = calloc(nb, sizeof *namebuf);
+    sqlite3 *db = gb_history_db(h);
+    sqlite3_stmt *q = NULL, *rs = NULL;
+    cJSON *doc = NULL;
+    size_t loaded = 0, found = 0, deepest = 0;
+    if (!base || !bp || !names || !namebuf) {
+        gb_errf(e, GB_FAIL, "out of memory");
+        goto out;
+    }
+    for (; loaded < nb; loaded++) {
+        if (gb_results_load(cur_path, &base[loaded], e) != GB_OK) goto out;
+        snprintf(namebuf[loaded], sizeof namebuf[loaded], "history[-%zu]", loaded + 1);
+        names[loaded] = namebuf[loaded];
+        bp[loaded] = &base[loaded];
+    }
+    if (sqlite3_prepare_v2(db,
+                           "SELECT x.id, x.samples FROM results x JOIN runs r ON x.run_id = r.id"
+                           " JOIN machines m ON r.machine_id = m.id"
+                           " WHERE m.key = ?1 AND x.name = ?2 AND x.status = 'ok' AND x.samples IS NOT NULL"
+                           " AND r.file_sha256 IS NOT ?3 ORDER BY r.id DESC LIMIT ?4",
+                           -1, &q, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT n FROM rounds WHERE result_id = ?1 ORDER BY round", -1, &rs, NULL) !=
+            SQLITE_OK) {
+        gb_hist_sqlerr(h, e, "reading the baseline");
+        goto out;
+    }
+    for (size_t i = 0; i < cur.ncases; i++) {
+        const gb_case_result *c = &cur.cases[i];
+        for (size_t k = 0; k < c->nresults; k++) {
+            char name[512];
+            gb_result_name(c, &c->results[k], NULL, name, sizeof name);
+            sqlite3_reset(q);
+            gb_hist_bind_text(q, 1, key);
+            gb_hist_bind_text(q, 2, name);
+            gb_hist_bind_text(q, 3, sha);
+            sqlite3_bind_int64(q, 4, (sqlite3_int64)nb);
+            size_t j = 0;
+            while (j < nb && sqlite3_step(q) == SQLITE_ROW) {
+                gb_result *br = &base[j].cases[i].results[k];
+                if (load_samples(rs, sqlite3_column_int64(q, 0), sqlite3_column_blob(q, 1),
+                                 (size_t)sqlite3_column_bytes(q, 1), br) == 0)
+                    j++;
+            }
+            if (j) found++;
+            if (j > deepest) deepest = j;
+            for (; j < nb; j++) leave_out(&base[j].cases[i].results[k]);
+        }
+    }
+    if (found == 0) {
+        gb_errf(e, GB_FAIL, "%s: no run of this machine (%s, key %s) in the history %s holds any of its results",
+                cur_path, cur.runs[0].context.gpu_name[0] ? cur.runs[0].context.gpu_name : cur.runs[0].context.cpu_model,
+                key, gb_history_name(h));
+        goto out;
+    }
+    {
+        const gb_results *cp = &cur;
+        const char *cn = cur_path;
+        /* as many baseline processes as the deepest history holds */
+        doc = gb_compare_runs(bp, names, deepest, &cp, &cn, 1, &o->cmp);
+        if (!doc) gb_errf(e, GB_FAIL, "out of memory");
+    }
+out:
+    sqlite3_finalize(q);
+    sqlite3_finalize(rs);
+    for (size_t j = 0; j < loaded; j++) gb_results_free(&base[j]);
+    free(base);
+    free(bp);
+    free(names);
+    free(namebuf);
+    gb_results_free(&cur);
+    return doc;
+}

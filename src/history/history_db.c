@@ -1,0 +1,208 @@
+/* history_db.c — opening a history: is the file ours, bring its schema up
+ * to date, and the connection settings every command relies on.
+ *
+ * Nothing is written before the file is known to be a gpubench history (or
+ * an empty file / no file, which becomes one): a corrupt file or another
+ * application's database is refused untouched. */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "history.h"
+#include "history_internal.h"
+
+struct gb_history {
+    sqlite3 *db;
+    char *path;
+};
+
+/* The schema, as the steps that built it. Step 1 is the first schema; each
+ * later step moves a database of version v-1 to v. A step is never edited
+ * once released: a new column is a new step. */
+static const char *const MIGRATIONS[GB_HISTORY_SCHEMA_VERSION] = {
+    /* 1: machines, runs, results with their samples, rounds */
+    "CREATE TABLE machines ("
+    "  id INTEGER PRIMARY KEY,"
+    "  key TEXT NOT NULL UNIQUE,"          /* gb_history_machine_key */
+    "  hostname TEXT, cpu_model TEXT, logical_cpus INTEGER, gpu_name TEXT, gpu_driver TEXT,"
+    "  libraries_json TEXT);"
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  file_sha256 TEXT NOT NULL,"
+    "  file_run INTEGER NOT NULL DEFAULT 0,"  /* which run of a merged file */
+    "  source_path TEXT,"
+    "  added_at TEXT NOT NULL,"            /* UTC, ISO 8601 */
+    "  run_date TEXT,"                     /* context.date: when it was measured */
+    "  machine_id INTEGER NOT NULL REFERENCES machines(id),"
+    "  hostname TEXT,"
+    "  suite TEXT,"
+    "  commit_sha TEXT, branch TEXT, commit_time TEXT,"
+    "  build_commit TEXT, gpubench_version TEXT,"
+    "  complete INTEGER, interrupted INTEGER,"
+    "  context_json TEXT,"
+    "  UNIQUE (file_sha256, file_run));"
+    "CREATE TABLE results ("
+    "  id INTEGER PRIMARY KEY,"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL,"                /* op/dtype/label[/params]/backend/timing[/gpuN] */
+    "  op TEXT, dtype TEXT, label TEXT, shape_json TEXT, params_json TEXT,"
+    "  backend TEXT, timing TEXT, device INTEGER, concurrent_devices INTEGER,"
+    "  status TEXT NOT NULL, reason TEXT,"
+    "  median_s REAL, ci95_low_s REAL, ci95_high_s REAL, n_samples INTEGER, n_rounds INTEGER,"
+    "  flops REAL, bytes REAL, gflops REAL, gbs REAL, pct_of_peak REAL, peak TEXT,"
+    "  verification TEXT, verify_error REAL,"
+    "  samples BLOB);"                     /* float64 little-endian seconds, in the order taken */
+    "CREATE TABLE rounds ("
+    "  result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
+    "  round INTEGER NOT NULL, n INTEGER NOT NULL, median_s REAL,"
+    "  PRIMARY KEY (result_id, round)) WITHOUT ROWID;"
+    "CREATE INDEX results_by_name ON results(name, run_id);"
+    "CREATE INDEX results_by_run ON results(run_id);"
+    "CREATE INDEX runs_by_machine ON runs(machine_id, id);",
+    /* 2: energy, where a backend measured it (extra.energy_j) */
+    "ALTER TABLE results ADD COLUMN energy_j REAL;",
+};
+
+const char *gb_history_migration_sql(int v) {
+    return v >= 1 && v <= GB_HISTORY_SCHEMA_VERSION ? MIGRATIONS[v - 1] : NULL;
+}
+
+sqlite3 *gb_history_db(gb_history *h) { return h->db; }
+const char *gb_history_name(const gb_history *h) { return h->path; }
+
+const char *gb_history_path(const char *explicit_path) {
+    if (explicit_path && *explicit_path) return explicit_path;
+    const char *env = getenv("GPUBENCH_HISTORY");
+    return env && *env ? env : GB_HISTORY_DEFAULT_PATH;
+}
+
+int gb_hist_sqlerr(gb_history *h, gb_err *e, const char *what) {
+    return gb_errf(e, GB_FAIL, "%s: %s: %s", h->path, what, sqlite3_errmsg(h->db));
+}
+
+static long pragma_int(sqlite3 *db, const char *pragma, int *rc) {
+    sqlite3_stmt *st = NULL;
+    long v = 0;
+    *rc = sqlite3_prepare_v2(db, pragma, -1, &st, NULL);
+    if (*rc == SQLITE_OK) {
+        *rc = sqlite3_step(st);
+        if (*rc == SQLITE_ROW) {
+            v = (long)sqlite3_column_int64(st, 0);
+            *rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+int gb_hist_exec(gb_history *h, const char *sql, gb_err *e) {
+    char *msg = NULL;
+    if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        gb_errf(e, GB_FAIL, "%s: %s", h->path, msg ? msg : sqlite3_errmsg(h->db));
+        sqlite3_free(msg);
+        return GB_FAIL;
+    }
+    return GB_OK;
+}
+
+/* Create or migrate inside one write transaction: two processes opening a new
+ * file at once both see version 0 only if neither has committed, and the
+ * second then waits (busy timeout), re-reads and finds it done. */
+static int bring_up_to_date(gb_history *h, gb_err *e) {
+    if (gb_hist_exec(h, "BEGIN IMMEDIATE", e) != GB_OK) return GB_FAIL;
+    int rc;
+    long app = pragma_int(h->db, "PRAGMA application_id", &rc);
+    long ver = rc == SQLITE_OK ? pragma_int(h->db, "PRAGMA user_version", &rc) : 0;
+    long tables = rc == SQLITE_OK ? pragma_int(h->db, "SELECT count(*) FROM sqlite_master", &rc) : 0;
+    int status = GB_OK;
+    if (rc != SQLITE_OK) status = gb_hist_sqlerr(h, e, "reading the schema");
+    else if (app == 0 && tables == 0) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "PRAGMA application_id = %d", GB_HISTORY_APP_ID);
+        status = gb_hist_exec(h, sql, e);
+        ver = 0;
+    } else if (app != GB_HISTORY_APP_ID)
+        status = gb_errf(e, GB_FAIL, "%s: an SQLite database, but not a gpubench history (application_id 0x%lx, %ld tables)",
+                         h->path, app, tables);
+    else if (ver > GB_HISTORY_SCHEMA_VERSION)
+        status = gb_errf(e, GB_FAIL, "%s: schema version %ld is newer than this gpubench's (%d): use a newer gpubench",
+                         h->path, ver, GB_HISTORY_SCHEMA_VERSION);
+    else if (ver < 1 && tables > 0)
+        status = gb_errf(e, GB_FAIL, "%s: a gpubench history without a schema version (damaged?)", h->path);
+    for (long v = ver + 1; status == GB_OK && v <= GB_HISTORY_SCHEMA_VERSION; v++) {
+        char sql[48];
+        snprintf(sql, sizeof sql, "PRAGMA user_version = %ld", v);
+        status = gb_hist_exec(h, MIGRATIONS[v - 1], e);
+        if (status == GB_OK) status = gb_hist_exec(h, sql, e);
+    }
+    if (status == GB_OK) return gb_hist_exec(h, "COMMIT", e);
+    sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+    return status;
+}
+
+gb_history *gb_history_open(const char *path, int create, gb_err *e) {
+    struct stat sb;
+    int exists = stat(path, &sb) == 0;
+    if (exists && S_ISDIR(sb.st_mode)) {
+        gb_errf(e, GB_FAIL, "%s: is a directory", path);
+        return NULL;
+    }
+    if (!exists && !create) {
+        gb_errf(e, GB_FAIL, "%s: no history there (add runs with `gpubench history add`)", path);
+        return NULL;
+    }
+    gb_history *h = calloc(1, sizeof *h);
+    if (!h || !(h->path = strdup(path))) {
+        free(h);
+        gb_errf(e, GB_FAIL, "%s: out of memory", path);
+        return NULL;
+    }
+    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path, &h->db, flags, NULL) != SQLITE_OK) {
+        gb_errf(e, GB_FAIL, "%s: cannot open: %s", path, h->db ? sqlite3_errmsg(h->db) : "out of memory");
+        gb_history_close(h);
+        return NULL;
+    }
+    sqlite3_extended_result_codes(h->db, 1);
+    sqlite3_busy_timeout(h->db, GB_HISTORY_BUSY_MS);
+    /* Read before anything writes: a file that is not a database fails here
+     * (SQLITE_NOTADB), with nothing changed. */
+    int rc;
+    long app = pragma_int(h->db, "PRAGMA application_id", &rc);
+    if (rc != SQLITE_OK) {
+        gb_errf(e, GB_FAIL, "%s: not an SQLite database (%s)", path, sqlite3_errmsg(h->db));
+        gb_history_close(h);
+        return NULL;
+    }
+    long tables = pragma_int(h->db, "SELECT count(*) FROM sqlite_master", &rc);
+    if (rc != SQLITE_OK || (app != GB_HISTORY_APP_ID && !(app == 0 && tables == 0))) {
+        if (rc != SQLITE_OK) gb_errf(e, GB_FAIL, "%s: not an SQLite database (%s)", path, sqlite3_errmsg(h->db));
+        else gb_errf(e, GB_FAIL, "%s: an SQLite database, but not a gpubench history (application_id 0x%lx, %ld tables)",
+                     path, app, tables);
+        gb_history_close(h);
+        return NULL;
+    }
+    /* A current history is only read here: a reader (list, show, publish)
+     * works on a file it may not write (a read-only checkout). */
+    long ver = pragma_int(h->db, "PRAGMA user_version", &rc);
+    int current = rc == SQLITE_OK && app == GB_HISTORY_APP_ID && ver == GB_HISTORY_SCHEMA_VERSION;
+    /* WAL: readers (publish, show) go on while an add writes. Persistent in
+     * the file, so the writer (add) sets it; setting it waits for other
+     * connections like any write. */
+    if ((create && gb_hist_exec(h, "PRAGMA journal_mode = WAL", e) != GB_OK) ||
+        gb_hist_exec(h, "PRAGMA foreign_keys = ON", e) != GB_OK ||
+        gb_hist_exec(h, "PRAGMA synchronous = NORMAL", e) != GB_OK || (!current && bring_up_to_date(h, e) != GB_OK)) {
+        gb_history_close(h);
+        return NULL;
+    }
+    return h;
+}
+
+void gb_history_close(gb_history *h) {
+    if (!h) return;
+    sqlite3_close_v2(h->db);
+    free(h->path);
+    free(h);
+}

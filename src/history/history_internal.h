@@ -1,0 +1,31 @@
+/* history_internal.h — what the files of the history room share; not an
+ * interface for other modules (history.h is). */
+#ifndef GB_HISTORY_INTERNAL_H
+#define GB_HISTORY_INTERNAL_H
+#include <sqlite3.h>
+
+#include "history.h"
+
+/* Fill e with "PATH: what: sqlite's message"; returns GB_FAIL. */
+int gb_hist_sqlerr(gb_history *h, gb_err *e, const char *what);
+/* Run SQL without parameters (fixed text only: never built from data). */
+int gb_hist_exec(gb_history *h, const char *sql, gb_err *e);
+/* Bind text, or NULL when s is NULL or empty. */
+int gb_hist_bind_text(sqlite3_stmt *st, int i, const char *s);
+/* Bind a number, or NULL when it is not finite. */
+int gb_hist_bind_num(sqlite3_stmt *st, int i, double v);
+/* A column as text, "" when NULL. */
+const char *gb_hist_col_text(sqlite3_stmt *st, int i);
+/* A column as a number, NAN when NULL. */
+double gb_hist_col_num(sqlite3_stmt *st, int i);
+/* Whether a case name matches a pattern: a glob when it has * ? or [, else
+ * a substring. NULL or "" matches everything. */
+int gb_hist_name_matches(const char *pattern, const char *name);
+/* The WHERE clause text (fixed, with ?-parameters) and its binding for a
+ * filter over runs r joined with machines m. */
+void gb_hist_filter_sql(const gb_history_filter *f, char *buf, size_t len);
+int gb_hist_filter_bind(sqlite3_stmt *st, int first, const gb_history_filter *f);
+/* A time in seconds as people read it: "37.1 us", "5.564 ms", "1.2 s"; "-"
+ * when not finite. */
+void gb_hist_time_text(double s, char *buf, size_t len);
+#endif
