@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "file_read.h"
+#include "results_io.h"
 #include "slurm_job.h"
 #include "suite.h"
 
@@ -44,22 +46,15 @@ static void usage(FILE *out) {
             "through SLURM\"). exit: 0 written (and submitted), 1 sbatch failed, 2 usage error\n");
 }
 
+/* The suite, read as every suite is (file_read.h: a regular file of a
+ * bounded size) and written by the one writer (results_io.h). */
 static int copy_file(const char *from, const char *to, gb_err *e) {
-    FILE *in = fopen(from, "rb");
-    if (!in) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", from, strerror(errno));
-    FILE *out = fopen(to, "wb");
-    if (!out) {
-        fclose(in);
-        return gb_errf(e, GB_FAIL, "%s: cannot write: %s", to, strerror(errno));
-    }
-    char buf[65536];
-    size_t n;
-    int bad = 0;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0) bad |= fwrite(buf, 1, n, out) != n;
-    bad |= ferror(in);
-    fclose(in);
-    if ((fclose(out) != 0) | bad) return gb_errf(e, GB_FAIL, "%s: copying %s failed", to, from);
-    return GB_OK;
+    char *text;
+    size_t len;
+    if (gb_read_bounded(from, "a suite file", GB_LIMIT_SUITE, &text, &len, e) != GB_OK) return GB_FAIL;
+    int rc = gb_file_write(to, text, len, e);
+    free(text);
+    return rc;
 }
 
 /* mkdir -p */

@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int gb_json_read_file(const char *path, cJSON **out, gb_err *e) { return gb_json_read_strict(path, out, e); }
+int gb_json_read_file(const char *path, cJSON **out, gb_err *e) {
+    return gb_json_read_limited(path, "a results file", GB_LIMIT_RESULTS, out, e);
+}
 
 /* ---- writing ----------------------------------------------------------------- */
 
