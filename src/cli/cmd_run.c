@@ -12,6 +12,7 @@
 #include "backends.h"
 #include "devices.h"
 #include "commands.h"
+#include "file_roles.h"
 #include "fleet.h"
 #include "export.h"
 #include "op.h"
@@ -193,16 +194,19 @@ static int record_breakdown(gb_results *results, const gb_time_breakdown *b, int
 }
 
 
-/* results/<suite>-<host>-<UTC timestamp>.json, creating results/ if needed. */
-static void default_out_path(const char *suite, char *out, size_t len) {
+/* results/<suite>-<host>-<UTC timestamp>.json, creating results/ if needed:
+ * 0, or the errno of a results/ that cannot be made (a read-only working
+ * directory: "Permission denied", not "does not exist"). */
+static int default_out_path(const char *suite, char *out, size_t len) {
     char host[128], name[128], safe_host[128], stamp[32];
     gb_sysinfo_hostname(host, sizeof host);
     gb_safe_file_name(suite, name, sizeof name);
     gb_safe_file_name(host, safe_host, sizeof safe_host);
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
-    mkdir("results", 0777);
+    int err = mkdir("results", 0777) != 0 && errno != EEXIST ? errno : 0;
     snprintf(out, len, "results/%s-%s-%s.json", name, safe_host, stamp);
+    return err;
 }
 
 /* The run's provenance — suite, context, peaks, warnings, health — as its
@@ -268,13 +272,20 @@ static void record_health(gb_backend_set *set, cJSON *doc, const char *when) {
     }
 }
 
-/* Before anything is measured: the results file (and --export-gbench's)
- * can be written there, and no other run is writing the same results file
- * (output_lock.h). GB_OK, or GB_FAIL after saying why. */
-static int claim_outputs(const char *path, const char *gbench, int force) {
+/* Before anything is measured: no output is the suite or another output
+ * (file_roles.h), the results file (and --export-gbench's) can be written
+ * there, and no other run is writing the same results file (output_lock.h).
+ * GB_OK, or GB_FAIL after saying why. */
+static int claim_outputs(const char *suite, const char *path, int path_given, const char *gbench, const char *plot_dir,
+                         int force) {
     gb_err e = {{0}};
-    if (gb_output_check(path, &e) != GB_OK || (gbench && gb_output_check(gbench, &e) != GB_OK) ||
-        gb_output_lock(path, force, &e) != GB_OK) {
+    gb_file_roles roles = {0};
+    gb_roles_input(&roles, "the suite", suite);
+    gb_roles_output(&roles, path_given ? "--out" : "the results file", path);
+    gb_roles_output(&roles, "--export-gbench", gbench);
+    gb_roles_output_dir(&roles, "--plot", plot_dir);
+    if (gb_roles_check(&roles, &e) != GB_OK || gb_output_check(path, &e) != GB_OK ||
+        (gbench && gb_output_check(gbench, &e) != GB_OK) || gb_output_lock(path, force, &e) != GB_OK) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);
         return GB_FAIL;
     }
@@ -449,10 +460,17 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         gb_suite_free(&suite);
         return GB_EXIT_OK;
     }
-    char path[1024];
+    char path[4096];
+    int no_dir = 0;
     if (out_path) snprintf(path, sizeof path, "%s", out_path);
-    else default_out_path(suite.name, path, sizeof path);
-    if (claim_outputs(path, gbench, force) != GB_OK) {
+    else no_dir = default_out_path(suite.name, path, sizeof path);
+    if (no_dir) {
+        fprintf(stderr, "gpubench run: %s: cannot create the directory results here for the results file: %s "
+                        "(give --out FILE)\n", path, strerror(no_dir));
+        gb_suite_free(&suite);
+        return GB_EXIT_USAGE;
+    }
+    if (claim_outputs(one_off ? NULL : argv[optind], path, out_path != NULL, gbench, plot_dir, force) != GB_OK) {
         gb_suite_free(&suite);
         return GB_EXIT_USAGE;
     }

@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "file_read.h"
+#include "file_roles.h"
 #include "results_io.h"
 #include "slurm_job.h"
 #include "suite.h"
@@ -197,6 +198,19 @@ int gb_cmd_slurm(int argc, char **argv) {
         snprintf(defdir, sizeof defdir, "gpubench-slurm-%s-%04d%02d%02dT%02d%02d%02dZ", name, tm.tm_year + 1900,
                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
         dir = defdir;
+    }
+    /* none of the files written in --dir is the suite (file_roles.h) */
+    static const char *const written[] = {"suite.json", "array.sbatch", "merge.sbatch", "submit.sh"};
+    char wpath[4][PATH_MAX + 16];
+    gb_file_roles roles = {0};
+    gb_roles_input(&roles, "the suite", suite_path);
+    for (int i = 0; i < 4; i++) {
+        snprintf(wpath[i], sizeof wpath[i], "%s/%s", dir, written[i]);
+        gb_roles_output(&roles, "the file written in --dir", wpath[i]);
+    }
+    if (gb_roles_check(&roles, &e) != GB_OK) {
+        fprintf(stderr, "gpubench slurm: %s\n", e.msg);
+        return GB_EXIT_USAGE;
     }
     if (make_dirs(dir, &e) != GB_OK || !realpath(dir, absdir)) {
         fprintf(stderr, "gpubench slurm: --dir: %s\n", *e.msg ? e.msg : strerror(errno));
