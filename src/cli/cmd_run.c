@@ -20,6 +20,7 @@
 #include "plot.h"
 #include "report.h"
 #include "results_io.h"
+#include "run_signals.h"
 #include "runner.h"
 #include "sanity.h"
 #include "suite.h"
@@ -81,55 +82,6 @@ static void run_usage(FILE *out) {
         "reader went away): the run stops after the current repetition and still writes the\n"
         "results measured so far, marked interrupted.\n",
         gb_sysinfo_logical_cpus());
-}
-
-/* SIGINT, SIGTERM and SIGHUP all mean "stop": `timeout`, SLURM at a job's
- * time limit and Kubernetes send SIGTERM, a closed terminal SIGHUP. The run
- * stops after the current repetition and writes what it measured. A second
- * signal a second or more after the first stops at once (Ctrl-C twice),
- * removing its temp and lock files; one sooner is the same request
- * delivered twice (`timeout` signals the command and then its whole process
- * group) and must not lose the results. SIGPIPE — standard output's reader
- * went away (`gpubench run ... | head`) — is a stop too: nobody reads the
- * lines any more, the results file is still written; it never escalates, as
- * every later write to the closed pipe raises it again. */
-static struct timespec first_signal;
-
-static void on_stop_signal(int sig) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
-    if (gb_interrupted) {
-        if (sig != SIGPIPE && (now.tv_sec - first_signal.tv_sec >= 2 ||
-                               (now.tv_sec - first_signal.tv_sec == 1 && now.tv_nsec >= first_signal.tv_nsec))) {
-            gb_output_remove_temp();
-            gb_output_unlock_signal_safe();
-            _exit(128 + sig);
-        }
-        return;
-    }
-    first_signal = now;
-    gb_interrupted = sig;
-}
-
-static void catch_stop_signals(void) {
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGPIPE, &sa, NULL);
-    /* under nohup SIGHUP stays ignored */
-    if (sigaction(SIGHUP, NULL, &old) != 0 || old.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, NULL);
-}
-
-static const char *signal_name(int sig) {
-    switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    case SIGPIPE: return "SIGPIPE";
-    default: return "signal";
-    }
 }
 
 static void fmt_seconds(char *buf, size_t len, double s) {
@@ -499,18 +451,31 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     const cJSON *w;
     cJSON_ArrayForEach(w, warnings) fprintf(stderr, "WARNING: %s\n", w->valuestring);
 
-    catch_stop_signals();
+    /* The model exists before the first stop signal can come, so that the
+     * watchdog (run_signals.h) always has results to write, from the
+     * ceilings on; the provenance is set again once they are measured. */
+    gb_results results;
+    memset(&results, 0, sizeof results);
+    int made = new_results(&results, path, &e) == GB_OK;
+    int provenance = made && gb_run_set_provenance(&results.runs[0], doc, path, &e) == GB_OK;
+    if (provenance) {
+        gb_run_signals_watch(&results, path);
+        gb_run_signals_catch();
+    }
 
     gb_time_breakdown times = {0};
     double t_start = gb_now();
-    if (peaks) measure_peaks(&set, doc, quiet);
+    if (provenance && peaks) measure_peaks(&set, doc, quiet);
     times.ceilings_s = gb_now() - t_start;
     record_health(&set, doc, "before");
 
-    gb_results results;
-    if (new_results(&results, path, &e) != GB_OK || gb_run_set_provenance(&results.runs[0], doc, path, &e) != GB_OK) {
+    gb_model_lock();
+    provenance = provenance && gb_run_set_provenance(&results.runs[0], doc, path, &e) == GB_OK;
+    if (!provenance) gb_run_signals_watch(NULL, NULL); /* freed below */
+    gb_model_unlock();
+    if (!provenance) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);
-        gb_results_free(&results);
+        if (made) gb_results_free(&results);
         cJSON_Delete(doc);
         gb_backends_shutdown(&set);
         gb_suite_free(&suite);
@@ -542,12 +507,14 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
             fprintf(stderr, "WARNING: %s\n", msg);
         }
 
-    /* health "after" and the warnings of the end of the run into the model */
+    /* health "after" and the warnings of the end of the run into the model,
+     * and the model written, under the model's lock (the watchdog's) */
+    gb_model_lock();
     gb_err pe = {{0}};
     int model_ok = gb_run_set_provenance(&results.runs[0], doc, path, &pe) == GB_OK;
     results.complete = !gb_interrupted && status == GB_OK;
     results.interrupted = gb_interrupted != 0;
-    if (gb_interrupted && gb_set_string(&results.interrupted_by, signal_name(gb_interrupted)) != GB_OK)
+    if (gb_interrupted && gb_set_string(&results.interrupted_by, gb_signal_name(gb_interrupted)) != GB_OK)
         model_ok = 0;
     int bad = gb_results_summarize(&results);
     if (model_ok && gb_crossover_update(&results, &pe) != GB_OK) model_ok = 0;
@@ -560,6 +527,8 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     if (!model_ok) snprintf(why, sizeof why, "%s", pe.msg[0] ? pe.msg : "out of memory for the results");
     else if (gb_results_write(&results, path, GB_WRITE_SAMPLES_6G, &we) != GB_OK) snprintf(why, sizeof why, "%s", we.msg);
     int written = model_ok && !we.msg[0];
+    gb_run_signals_final_written();
+    gb_model_unlock();
     gb_output_unlock(); /* the results file is final: another run may take it now */
     if (!written) {
         fprintf(stderr, "gpubench run: %s\n", why);
@@ -587,7 +556,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     if (!written)
         fprintf(stderr, "results: NOT written to %s (see above)\n", path);
     else if (gb_interrupted)
-        fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, signal_name(gb_interrupted));
+        fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, gb_signal_name(gb_interrupted));
     else
         fprintf(stderr, "results: %s\n", path);
     if (bad) fprintf(stderr, "%d result(s) failed verification or errored: exit 1\n", bad);

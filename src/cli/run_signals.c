@@ -1,0 +1,144 @@
+/* run_signals.c — stop handlers, watchdog and hard stop of `gpubench run`
+ * (run_signals.h). */
+#include "run_signals.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "output_lock.h"
+#include "results_io.h"
+#include "runner.h"
+
+static struct timespec first_signal;
+static sem_t wake;
+static int started;
+static gb_results *watched;
+static const char *watched_path;
+static volatile int final_written;
+
+const char *gb_signal_name(int sig) {
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGPIPE: return "SIGPIPE";
+    default: return "signal";
+    }
+}
+
+/* Remove what a write in progress and the run's lock left, and end with the
+ * shell's code for "stopped by signal N". Async-signal-safe. */
+static void end_now(int sig) {
+    gb_output_remove_temp();
+    gb_output_unlock_signal_safe();
+    _exit(128 + sig);
+}
+
+static void on_stop_signal(int sig) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+    if (gb_interrupted) {
+        if (sig != SIGPIPE && (now.tv_sec - first_signal.tv_sec >= 2 ||
+                               (now.tv_sec - first_signal.tv_sec == 1 && now.tv_nsec >= first_signal.tv_nsec)))
+            end_now(sig);
+        return;
+    }
+    first_signal = now;
+    gb_interrupted = sig;
+    alarm(GB_STOP_HARD_S); /* the hard stop (on_hard_stop) */
+    if (started) sem_post(&wake);
+}
+
+/* GB_STOP_HARD_S after the first signal, whatever the process is doing. */
+static void on_hard_stop(int sig) {
+    (void)sig;
+    end_now(gb_interrupted ? gb_interrupted : SIGALRM);
+}
+
+/* The results the stuck call was measuring have no sample yet: they are
+ * marked as the runner marks a result the interruption kept from running
+ * (skipped, "interrupted"), never left "ok" with nothing measured. */
+static int mark_unmeasured(gb_results *r) {
+    for (size_t i = 0; i < r->ncases; i++)
+        for (size_t k = 0; k < r->cases[i].nresults; k++) {
+            gb_result *x = &r->cases[i].results[k];
+            if (x->status != GB_RS_OK || x->nsamples > 0) continue;
+            x->status = GB_RS_SKIPPED;
+            x->has |= GB_R_HAS_REASON;
+            if (gb_set_string(&x->reason, "interrupted") != GB_OK) return GB_FAIL;
+        }
+    return GB_OK;
+}
+
+static void *watchdog(void *arg) {
+    (void)arg;
+    while (sem_wait(&wake) != 0)
+        if (errno != EINTR) return NULL;
+    struct timespec grace = {GB_STOP_GRACE_S, 0};
+    while (nanosleep(&grace, &grace) != 0 && errno == EINTR) {}
+    int sig = gb_interrupted;
+    /* Still here: the main thread is inside a call that has not returned.
+     * The model is whole whenever its lock is free; the main thread holds
+     * the lock only while it changes the model or writes it, which ends. */
+    if (gb_model_timedlock(GB_STOP_HARD_S - GB_STOP_GRACE_S) == 0 && !final_written && watched && watched_path) {
+        gb_err e = {{0}};
+        watched->complete = 0;
+        watched->interrupted = 1;
+        int ok = gb_set_string(&watched->interrupted_by, gb_signal_name(sig)) == GB_OK && mark_unmeasured(watched) == GB_OK;
+        gb_results_summarize(watched);
+        if (ok && gb_results_write(watched, watched_path, GB_WRITE_SAMPLES_6G, &e) == GB_OK)
+            fprintf(stderr, "results: %s (interrupted by %s; still inside a call %d s later, so the results so far "
+                            "were written without waiting for it)\n", watched_path, gb_signal_name(sig), GB_STOP_GRACE_S);
+        else
+            fprintf(stderr, "gpubench run: the results so far could not be written: %s\n",
+                    e.msg[0] ? e.msg : "out of memory");
+    }
+    end_now(sig);
+    return NULL;
+}
+
+void gb_run_signals_watch(gb_results *r, const char *path) {
+    watched = r;
+    watched_path = path;
+}
+
+void gb_run_signals_final_written(void) { final_written = 1; }
+
+void gb_run_signals_catch(void) {
+    if (!started && sem_init(&wake, 0, 0) == 0) {
+        /* a small stack (it serialises the model; cJSON's printer recurses
+         * only as deep as the document), so that it starts under a tight
+         * `ulimit -v`; every signal blocked in it, so they reach the main
+         * thread and interrupt its system calls as before */
+        pthread_attr_t attr;
+        pthread_t t;
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 1 << 20);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        started = pthread_create(&t, &attr, watchdog, NULL) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+        if (!started)
+            fprintf(stderr, "warning: no signal watchdog (%s): a stop signal during a call that does not return ends "
+                            "the run only after %d s\n", "cannot start a thread", GB_STOP_HARD_S);
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_hard_stop;
+    sigaction(SIGALRM, &sa, NULL);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);
+    /* under nohup SIGHUP stays ignored */
+    if (sigaction(SIGHUP, NULL, &old) != 0 || old.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, NULL);
+}
