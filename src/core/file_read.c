@@ -21,11 +21,13 @@ static void fmt_bytes(char *buf, size_t len, double b) {
     else snprintf(buf, len, "%.0f bytes", b);
 }
 
-static int over_limit(const char *name, const char *what, double size, size_t limit, gb_err *e) {
+/* exact: size is the file's (fstat); else what was read of a stream, one
+ * byte past the limit, so "more than". */
+static int over_limit(const char *name, const char *what, double size, int exact, size_t limit, gb_err *e) {
     char have[32], max[32];
     fmt_bytes(have, sizeof have, size);
     fmt_bytes(max, sizeof max, (double)limit);
-    return gb_errf(e, GB_FAIL, "%s: %s%s, over the %s limit for %s", name, size > (double)limit ? "" : "more than ",
+    return gb_errf(e, GB_FAIL, "%s: %s%s, over the %s limit for %s", name, exact ? "" : "more than ",
                    have, max, what);
 }
 
@@ -48,7 +50,7 @@ int gb_open_bounded(const char *path, const char *what, size_t limit, int *fd, s
     }
     if (st.st_size < 0 || (unsigned long long)st.st_size > limit) {
         close(f);
-        return over_limit(path, what, (double)st.st_size, limit, e);
+        return over_limit(path, what, (double)st.st_size, 1, limit, e);
     }
     int flags = fcntl(f, F_GETFL);
     if (flags < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) != 0) {
@@ -94,7 +96,7 @@ static int read_to_end(int fd, const char *name, const char *what, size_t limit,
     }
     if (n > limit) {
         free(buf);
-        return over_limit(name, what, (double)n, limit, e);
+        return over_limit(name, what, (double)limit, 0, limit, e);
     }
     buf[n] = '\0';
     *out = buf;
