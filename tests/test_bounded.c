@@ -38,6 +38,13 @@ static int in_scratch(char *dir, size_t len, const char *fmt, ...) {
     return gb_test_sh(cmd, said, sizeof said);
 }
 
+/* The scratch directory made (a failed CHECK when not). */
+static int ready(char *dir, size_t len) {
+    int ok = in_scratch(dir, len, "true") == 0;
+    CHECK(ok);
+    return ok;
+}
+
 static void cleanup(const char *dir) {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -48,10 +55,7 @@ static void cleanup(const char *dir) {
  * would give 124), the file named and why. */
 TEST(files_special_files_are_refused_by_every_reader_without_reading) {
     char dir[64] = "";
-    if (in_scratch(dir, sizeof dir, "true") != 0) {
-        CHECK(!"setup");
-        return;
-    }
+    if (!ready(dir, sizeof dir)) return;
     static const struct { const char *path, *why; } special[] = {
         {"/dev/zero", "not a regular file: a character device"},
         {"/dev/urandom", "not a regular file: a character device"},
@@ -88,10 +92,7 @@ TEST(files_special_files_are_refused_by_every_reader_without_reading) {
  * limits are documented in file_read.h and docs/reliability.md. */
 TEST(files_over_the_size_limit_is_refused_by_its_size) {
     char dir[64] = "";
-    if (in_scratch(dir, sizeof dir, "true") != 0) {
-        CHECK(!"setup");
-        return;
-    }
+    if (!ready(dir, sizeof dir)) return;
     int rc = in_scratch(dir, sizeof dir, "truncate -s 3G big.json && timeout 20 $B report big.json 2>&1");
     CHECK(rc == 2 && strstr(said, "big.json: 3.0 GiB, over the 2.0 GiB limit for a results file") != NULL);
     rc = in_scratch(dir, sizeof dir, "truncate -s 65M suite.json && timeout 20 $B validate suite.json 2>&1");
@@ -109,10 +110,7 @@ TEST(files_over_the_size_limit_is_refused_by_its_size) {
  * it, says why, and leaves the special file as it was. */
 TEST(files_wisdom_that_is_not_a_regular_file_is_skipped_with_a_warning) {
     char dir[64] = "";
-    if (in_scratch(dir, sizeof dir, "true") != 0) {
-        CHECK(!"setup");
-        return;
-    }
+    if (!ready(dir, sizeof dir)) return;
     static const struct { const char *path, *why; } special[] = {
         {"fifo", "fifo: not a regular file: a FIFO"},
         {"zero", "zero: not a regular file: a character device"},
@@ -139,10 +137,7 @@ TEST(files_wisdom_that_is_not_a_regular_file_is_skipped_with_a_warning) {
  * and the same must hold. */
 TEST(files_sigterm_ends_a_run_stuck_in_a_library_under_ulimit_v) {
     char dir[64] = "";
-    if (in_scratch(dir, sizeof dir, "true") != 0) {
-        CHECK(!"setup");
-        return;
-    }
+    if (!ready(dir, sizeof dir)) return;
     int rc = in_scratch(
         dir, sizeof dir,
         "sh -c 'ulimit -v 300000; exec \"$0\" run --op matmul --sizes 64 --backend cpu --min-time 60s "

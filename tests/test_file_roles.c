@@ -42,6 +42,27 @@ static void cleanup(const char *dir) {
     gb_test_sh(cmd, NULL, 0);
 }
 
+/* The tests run as root, who may write anywhere: another user is needed,
+ * through setpriv (util-linux). 1 when $B runs as uid 65534 here. */
+static int can_be_another_user(const char *dir) {
+    if (geteuid() != 0) return 0;
+    return run_in(dir, "setpriv --reuid=65534 --regid=65534 --clear-groups $B --version > /dev/null 2>&1") == 0;
+}
+
+/* The scratch directory set up (a failed CHECK when not); with
+ * other_user, also able to run the binary as another user (skipped, with
+ * the reason, when not). */
+static int ready(char *dir, size_t len, int other_user) {
+    int ok = setup(dir, len) == 0;
+    CHECK(ok);
+    if (ok && other_user && !can_be_another_user(dir)) {
+        SKIP("needs root and setpriv, and the binary reachable by uid 65534");
+        cleanup(dir);
+        ok = 0;
+    }
+    return ok;
+}
+
 /* The command exits 2 naming both paths, and every file is as it was. */
 static void refused(const char *dir, const char *cmd, const char *a, const char *b) {
     int rc = run_in(dir, "cat s.json R.json > before; %s 2>&1; rc=$?; cat s.json R.json | cmp -s - before || "
@@ -55,10 +76,7 @@ static void refused(const char *dir, const char *cmd, const char *a, const char 
 
 TEST(files_no_command_writes_over_its_own_input) {
     char dir[64];
-    if (setup(dir, sizeof dir) != 0) {
-        CHECK(!"setup");
-        return;
-    }
+    if (!ready(dir, sizeof dir, 0)) return;
     run_in(dir, "ln s.json hard.json; ln -s s.json sym.json; ln -s R.json Rsym.json; mkdir d; cp R.json d/fleet.json; "
                 "cp s.json d/suite.json");
     const char *never = "never writes over one of its own inputs";
@@ -82,10 +100,7 @@ TEST(files_no_command_writes_over_its_own_input) {
 
 TEST(files_no_two_outputs_of_one_command_are_the_same_file) {
     char dir[64];
-    if (setup(dir, sizeof dir) != 0) {
-        CHECK(!"setup");
-        return;
-    }
+    if (!ready(dir, sizeof dir, 0)) return;
     int rc = run_in(dir, "$B run s.json --out x.json --export-gbench ./x.json 2>&1");
     CHECK(rc == 2 && strstr(said, "--out x.json and --export-gbench ./x.json are the same file") != NULL);
     CHECK(access("x.json", F_OK) != 0);
@@ -104,10 +119,7 @@ TEST(files_no_two_outputs_of_one_command_are_the_same_file) {
  * leaves no temp or lock file. */
 TEST(files_names_of_255_bytes_are_written_by_every_writer) {
     char dir[64];
-    if (setup(dir, sizeof dir) != 0) {
-        CHECK(!"setup");
-        return;
-    }
+    if (!ready(dir, sizeof dir, 0)) return;
     int rc = run_in(dir,
                     "L=$(printf '%%0249d' 0); "
                     "$B run s.json --backend cpu --no-peak --quiet --out r$L.json --export-gbench g$L.json >/dev/null "
@@ -126,27 +138,12 @@ TEST(files_names_of_255_bytes_are_written_by_every_writer) {
     cleanup(dir);
 }
 
-/* The tests run as root, who may write anywhere: another user is needed,
- * through setpriv (util-linux). 1 when $B runs as uid 65534 here. */
-static int can_be_another_user(const char *dir) {
-    if (geteuid() != 0) return 0;
-    return run_in(dir, "setpriv --reuid=65534 --regid=65534 --clear-groups $B --version > /dev/null 2>&1") == 0;
-}
-
 /* D: another user's file in a sticky directory (/tmp's rule) cannot be
  * replaced by rename: refused up front, before anything is measured, naming
  * the rule; its owner may write it. */
 TEST(files_out_onto_another_users_file_in_a_sticky_directory_is_refused_up_front) {
     char dir[64];
-    if (setup(dir, sizeof dir) != 0) {
-        CHECK(!"setup");
-        return;
-    }
-    if (!can_be_another_user(dir)) {
-        SKIP("needs root and setpriv, and the binary reachable by uid 65534");
-        cleanup(dir);
-        return;
-    }
+    if (!ready(dir, sizeof dir, 1)) return;
     run_in(dir, "chmod 755 $d; mkdir t; chmod 1777 t; echo theirs > t/r.json; chown 65534 t/r.json; chmod 644 s.json");
     int rc = run_in(dir, "setpriv --reuid=65533 --regid=65533 --clear-groups $B run s.json --backend cpu --no-peak "
                          "--out t/r.json 2>&1");
@@ -164,15 +161,7 @@ TEST(files_out_onto_another_users_file_in_a_sticky_directory_is_refused_up_front
  * (Permission denied), not "does not exist". */
 TEST(files_unwritable_working_directory_says_permission_denied) {
     char dir[64];
-    if (setup(dir, sizeof dir) != 0) {
-        CHECK(!"setup");
-        return;
-    }
-    if (!can_be_another_user(dir)) {
-        SKIP("needs root and setpriv, and the binary reachable by uid 65534");
-        cleanup(dir);
-        return;
-    }
+    if (!ready(dir, sizeof dir, 1)) return;
     run_in(dir, "chmod 755 $d; mkdir ro; chmod 555 ro; chmod 644 s.json");
     int rc = run_in(dir, "cd ro && setpriv --reuid=65534 --regid=65534 --clear-groups $B run ../s.json --backend cpu "
                          "--no-peak 2>&1");

@@ -86,7 +86,15 @@ static void *watchdog(void *arg) {
     /* Still here: the main thread is inside a call that has not returned.
      * The model is whole whenever its lock is free; the main thread holds
      * the lock only while it changes the model or writes it, which ends. */
-    if (gb_model_timedlock(GB_STOP_HARD_S - GB_STOP_GRACE_S) == 0 && !final_written && watched && watched_path) {
+    int locked = gb_model_timedlock(GB_STOP_HARD_S - GB_STOP_GRACE_S) == 0;
+    if (locked && final_written) {
+        /* The results file is final: what follows (the table, the export,
+         * the plots) has until the hard stop, GB_STOP_HARD_S after the
+         * signal, which ends it if it is still going. */
+        gb_model_unlock();
+        return NULL;
+    }
+    if (locked && watched && watched_path) {
         gb_err e = {{0}};
         watched->complete = 0;
         watched->interrupted = 1;

@@ -13,6 +13,9 @@
  *      free whenever the model is whole), writes the results so far marked
  *      interrupted by the signal, removes its temp and lock files and ends
  *      with 128+N;
+ *      Once the final results are written (gb_run_signals_final_written),
+ *      the watchdog leaves what follows — the table, --export-gbench,
+ *      --plot — to the hard stop;
  *   3. and GB_STOP_HARD_S (10 s) after the signal, whatever happens (a write
  *      that itself blocks, a lock never freed), SIGALRM ends the process with
  *      128+N, its temp and lock files removed: the results file then holds
@@ -33,7 +36,7 @@ void gb_run_signals_catch(void);
  * before the run, while no signal has come. */
 void gb_run_signals_watch(gb_results *r, const char *path);
 /* Called under gb_model_lock once the final results are written: the
- * watchdog then writes nothing, it only ends the process. */
+ * watchdog then writes nothing; the hard stop still ends the process. */
 void gb_run_signals_final_written(void);
 /* "SIGTERM" for SIGTERM, ... */
 const char *gb_signal_name(int sig);

@@ -170,7 +170,10 @@ int gb_output_resolve(const char *path, gb_out_target *t, gb_err *e) {
  * of any legal length has its temp and lock files. */
 void gb_output_side_name(const gb_out_target *t, const char *lead, const char *suffix, char *buf, size_t len) {
     size_t blen = strlen(t->base);
-    if (strlen(lead) + blen + strlen(suffix) + 24 <= NAME_MAX) {
+    /* decided by NAME alone (32 bytes kept for any suffix), so that the
+     * stale-temp search (suffix ".tmp.") and the writer (".tmp.PID") name
+     * the same files */
+    if (strlen(lead) + blen + 32 <= NAME_MAX) {
         snprintf(buf, len, "%s/%s%s%s", t->dir, lead, t->base, suffix);
         return;
     }
