@@ -76,23 +76,46 @@ static int mark_unmeasured(gb_results *r) {
     return GB_OK;
 }
 
+static void sleep_s(int seconds) {
+    struct timespec t = {seconds, 0};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
+}
+
 static void *watchdog(void *arg) {
     (void)arg;
     while (sem_wait(&wake) != 0)
         if (errno != EINTR) return NULL;
-    struct timespec grace = {GB_STOP_GRACE_S, 0};
-    while (nanosleep(&grace, &grace) != 0 && errno == EINTR) {}
     int sig = gb_interrupted;
-    /* Still here: the main thread is inside a call that has not returned.
-     * The model is whole whenever its lock is free; the main thread holds
-     * the lock only while it changes the model or writes it, which ends. */
-    int locked = gb_model_timedlock(GB_STOP_HARD_S - GB_STOP_GRACE_S) == 0;
+    /* A run stopping in order moves the progress count (model_lock.h): it is
+     * left to finish, and the hard stop moves on with it. One whose count
+     * stands still for GB_STOP_GRACE_S is inside a call that has not
+     * returned. */
+    long seen = gb_progress_count();
+    for (;;) {
+        sleep_s(GB_STOP_GRACE_S);
+        if (final_written) return NULL;
+        long now = gb_progress_count();
+        if (now == seen) break;
+        seen = now;
+        alarm(GB_STOP_HARD_S);
+    }
+    /* The model is whole whenever its lock is free; the main thread holds it
+     * only while it changes or writes the model, which moves the count. */
+    int locked = 0;
+    for (int still = 0; !locked && still < GB_STOP_HARD_S - GB_STOP_GRACE_S;) {
+        locked = gb_model_timedlock(1.0) == 0;
+        long now = gb_progress_count();
+        if (now != seen) {
+            seen = now;
+            still = 0;
+            alarm(GB_STOP_HARD_S);
+        } else {
+            still++;
+        }
+    }
     if (locked && final_written) {
-        /* The results file is final: what follows (the table, the export,
-         * the plots) has until the hard stop, GB_STOP_HARD_S after the
-         * signal, which ends it if it is still going. */
         gb_model_unlock();
-        return NULL;
+        return NULL; /* the results are final: the hard stop bounds the rest */
     }
     if (locked && watched && watched_path) {
         gb_err e = {{0}};
@@ -101,8 +124,8 @@ static void *watchdog(void *arg) {
         int ok = gb_set_string(&watched->interrupted_by, gb_signal_name(sig)) == GB_OK && mark_unmeasured(watched) == GB_OK;
         gb_results_summarize(watched);
         if (ok && gb_results_write(watched, watched_path, GB_WRITE_SAMPLES_6G, &e) == GB_OK)
-            fprintf(stderr, "results: %s (interrupted by %s; still inside a call %d s later, so the results so far "
-                            "were written without waiting for it)\n", watched_path, gb_signal_name(sig), GB_STOP_GRACE_S);
+            fprintf(stderr, "results: %s (interrupted by %s: partial results, written while a call had not returned "
+                            "%d s after the signal)\n", watched_path, gb_signal_name(sig), GB_STOP_GRACE_S);
         else
             fprintf(stderr, "gpubench run: the results so far could not be written: %s\n",
                     e.msg[0] ? e.msg : "out of memory");
@@ -116,7 +139,12 @@ void gb_run_signals_watch(gb_results *r, const char *path) {
     watched_path = path;
 }
 
-void gb_run_signals_final_written(void) { final_written = 1; }
+void gb_run_signals_final_written(void) {
+    final_written = 1;
+    /* after a stop signal, the table, export and plots that follow have
+     * GB_STOP_HARD_S from now */
+    if (gb_interrupted) alarm(GB_STOP_HARD_S);
+}
 
 void gb_run_signals_catch(void) {
     if (!started && sem_init(&wake, 0, 0) == 0) {

@@ -6,20 +6,22 @@
  *   1. the run stops after the current repetition and writes what it
  *      measured, marked interrupted (runner.h: gb_interrupted), as before;
  *   2. and a watchdog thread, woken by the handler (sem_post is
- *      async-signal-safe), waits GB_STOP_GRACE_S (1 s). If the process is
- *      still there — inside a library call that does not return (OpenBLAS
- *      retrying mmap under `ulimit -v`, a repetition of minutes), a blocked
- *      write — it takes the results model's lock (runner.h, gb_model_lock:
- *      free whenever the model is whole), writes the results so far marked
- *      interrupted by the signal, removes its temp and lock files and ends
- *      with 128+N;
- *      Once the final results are written (gb_run_signals_final_written),
- *      the watchdog leaves what follows — the table, --export-gbench,
- *      --plot — to the hard stop;
- *   3. and GB_STOP_HARD_S (10 s) after the signal, whatever happens (a write
- *      that itself blocks, a lock never freed), SIGALRM ends the process with
- *      128+N, its temp and lock files removed: the results file then holds
- *      the last checkpoint, valid.
+ *      async-signal-safe), watches the run's progress count
+ *      (model_lock.h: it moves with every backend call returned, every case
+ *      done or listed, every MiB written). While it moves, the run is
+ *      stopping in order and is left to. Once it has stood still for
+ *      GB_STOP_GRACE_S (1 s) — the main thread inside a library call that
+ *      does not return (OpenBLAS retrying mmap under `ulimit -v`), a
+ *      repetition of minutes — the watchdog takes the results model's lock
+ *      (free whenever the model is whole), writes the results so far marked
+ *      interrupted by the signal (results with no sample yet skipped
+ *      "interrupted"), removes its temp and lock files and ends with 128+N;
+ *   3. the hard stop: SIGALRM, GB_STOP_HARD_S (10 s) after the last progress
+ *      seen (after the signal, or after the final results were written, for
+ *      the table, --export-gbench and --plot that follow), ends the process
+ *      with 128+N, its temp and lock files removed: a write that blocks, a
+ *      lock never freed. The results file then holds the last checkpoint,
+ *      valid.
  * A second signal a second or more after the first stops at once (Ctrl-C
  * twice); one sooner is the same request delivered twice (`timeout` signals
  * the command and then its whole process group). */

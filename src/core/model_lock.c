@@ -1,14 +1,22 @@
-/* model_lock.c — the results model's lock (runner.h): a mutex the runner
+/* model_lock.c — the results model's lock (model_lock.h): a mutex the runner
  * holds while it changes the model and lets go of while a backend works. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
-#include "runner.h"
+#include "model_lock.h"
 
 static pthread_mutex_t model_mutex = PTHREAD_MUTEX_INITIALIZER;
+static atomic_long progress;
 
-void gb_model_lock(void) { pthread_mutex_lock(&model_mutex); }
+void gb_progress_tick(void) { atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed); }
+long gb_progress_count(void) { return atomic_load_explicit(&progress, memory_order_relaxed); }
+
+void gb_model_lock(void) {
+    pthread_mutex_lock(&model_mutex);
+    gb_progress_tick(); /* back from a backend call, or on to the next change */
+}
 void gb_model_unlock(void) { pthread_mutex_unlock(&model_mutex); }
 
 int gb_model_timedlock(double seconds) {

@@ -687,6 +687,7 @@ static double last_end = -1, last_cost = 0; /* the last write of this run (reset
 static int interruption_written;            /* likewise */
 
 static int checkpoint(gb_run_config *cfg, int now, gb_err *e) {
+    gb_progress_tick(); /* a case done (or listed, after an interruption) */
     if (model_oom) return gb_errf(e, GB_FAIL, "out of memory for the results");
     if (!cfg->out_path) return GB_OK;
     if (gb_interrupted && !interruption_written) now = interruption_written = 1;

@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include "backends.h"
+#include "model_lock.h"
 #include "results_model.h"
 #include "stopping.h"
 #include "suite.h"
@@ -28,18 +29,6 @@
 /* Set by the signal handler to the signal's number (SIGINT, SIGTERM,
  * SIGHUP): the runner stops after the current repetition. */
 extern volatile sig_atomic_t gb_interrupted;
-
-/* The results model's lock. The runner holds it while it changes the model
- * (cfg->results) and lets go of it while a backend or a library works
- * (making inputs, prepare, the timed repetitions, fetch and verify,
- * release), so the model is whole whenever the lock is free. The run's
- * signal watchdog (run_signals.h) takes it to write the results so far when
- * a library call does not return after a stop signal; whoever changes the
- * model outside the runner (cmd_run's last steps) holds it too. */
-void gb_model_lock(void);
-void gb_model_unlock(void);
-/* 0 when locked within seconds, -1 when not. */
-int gb_model_timedlock(double seconds);
 
 /* Where a run's wall time went, so a user sees what their minutes bought:
  * the samples themselves, the rest of the timed loop (syncs, restores,

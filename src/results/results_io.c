@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include "json_strict.h"
+#include "model_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,9 +28,12 @@ int gb_json_read_file(const char *path, cJSON **out, gb_err *e) {
 
 /* ---- writing ----------------------------------------------------------------- */
 
+/* In pieces of at most 1 MiB, each a tick of progress (model_lock.h): a large
+ * results file being written is a run still stopping in order. */
 static int write_all(int fd, const char *p, size_t n) {
     while (n > 0) {
-        ssize_t w = write(fd, p, n);
+        gb_progress_tick();
+        ssize_t w = write(fd, p, n < ((size_t)1 << 20) ? n : (size_t)1 << 20);
         if (w < 0) {
             if (errno == EINTR) continue;
             return -1;
