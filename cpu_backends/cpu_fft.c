@@ -18,6 +18,10 @@
  * the thread count, since a plan is only the best for the machine and threads
  * that measured it. Single-precision wisdom adds ".f32" (FFTW keeps the two
  * precisions in separate formats). A missing or unreadable file is fine. The
+ * wisdom file is read through file_read.h (a regular file of at most
+ * GB_LIMIT_WISDOM, opened without blocking: a FIFO or /dev/zero there is
+ * refused at once, with a warning, instead of hanging the run) and written
+ * only where a regular file is or none is yet. The
  * result's extra.wisdom says "imported", "none" (nothing to import) or
  * "off". Only set-up time changes: the plans are as good either way. */
 #include <math.h>
@@ -29,6 +33,7 @@
 #include <sys/stat.h>
 #include <fftw3.h>
 #include "cpu_backend.h"
+#include "file_read.h"
 #include "results_io.h"
 #include "timer.h"
 
@@ -86,11 +91,33 @@ static const char *wisdom_path(gb_dtype d, char *buf, size_t len) {
  * file renamed into place, removed if a signal ends the run). Wisdom is a
  * cache: a failure to save it costs the next run its planning, nothing more. */
 static void save_wisdom(const char *path, int f32) {
+    gb_out_target t;
+    gb_err e = {{0}};
+    /* a cache is a regular file: a FIFO or a device there is not written
+     * (opening a FIFO to write it waits for a reader) */
+    if (gb_output_resolve(path, &t, &e) != GB_OK || t.kind != GB_OUT_FILE) return;
     char *text = f32 ? fftwf_export_wisdom_to_string() : fftw_export_wisdom_to_string();
     if (!text) return;
-    gb_err e = {{0}};
     (void)gb_file_write(path, text, strlen(text), &e);
     free(text);
+}
+
+/* Import the wisdom file at path: "imported", or "none" when there is none
+ * (or it is not FFTW's). One that is not a regular file of a bounded size is
+ * refused before it is read, with a warning naming it (file_read.h). */
+static const char *load_wisdom(const char *path, int f32) {
+    char *text;
+    size_t len;
+    gb_err e = {{0}};
+    if (access(path, F_OK) != 0 && errno == ENOENT) return "none";
+    if (gb_read_bounded(path, "an FFTW wisdom file", GB_LIMIT_WISDOM, &text, &len, &e) != GB_OK) {
+        static int warned;
+        if (!warned++) fprintf(stderr, "warning: FFTW wisdom not used: %s\n", e.msg);
+        return "none";
+    }
+    int ok = f32 ? fftwf_import_wisdom_from_string(text) : fftw_import_wisdom_from_string(text);
+    free(text);
+    return ok ? "imported" : "none";
 }
 
 static void fft_release(void *state) {
@@ -138,7 +165,7 @@ static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
         s->out = fftwf_malloc(out_bytes);
         if (!s->in || !s->out) goto oom;
         fftwf_plan_with_nthreads(gb_cpu_threads());
-        if (wpath) snprintf(s->wisdom, sizeof s->wisdom, "%s", fftwf_import_wisdom_from_filename(wpath) ? "imported" : "none");
+        if (wpath) snprintf(s->wisdom, sizeof s->wisdom, "%s", load_wisdom(wpath, 1));
         s->planf = s->c2c ? fftwf_plan_dft_2d(n, n, s->in, s->out, FFTW_FORWARD, s->flags)
                           : fftwf_plan_dft_r2c_2d(n, n, s->in, s->out, s->flags);
         if (!s->planf) goto noplan;
@@ -148,7 +175,7 @@ static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
         s->out = fftw_malloc(out_bytes);
         if (!s->in || !s->out) goto oom;
         fftw_plan_with_nthreads(gb_cpu_threads());
-        if (wpath) snprintf(s->wisdom, sizeof s->wisdom, "%s", fftw_import_wisdom_from_filename(wpath) ? "imported" : "none");
+        if (wpath) snprintf(s->wisdom, sizeof s->wisdom, "%s", load_wisdom(wpath, 0));
         s->plan = s->c2c ? fftw_plan_dft_2d(n, n, s->in, s->out, FFTW_FORWARD, s->flags)
                          : fftw_plan_dft_r2c_2d(n, n, s->in, s->out, s->flags);
         if (!s->plan) goto noplan;

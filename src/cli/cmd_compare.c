@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "confirm_run.h"
+#include "file_roles.h"
 #include "suite.h"
 #include "results_io.h"
 #include "results_model.h"
@@ -243,7 +244,13 @@ int gb_cmd_compare(int argc, char **argv) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
     }
-    if (output && gb_output_check(output, &e) != GB_OK) {
+    gb_file_roles roles = {0};
+    for (int i = 0; i < nfiles; i++)
+        gb_roles_input(&roles, i < nb ? "the baseline" : "the current results", i < nb ? bfiles[i] : cfiles[i - nb]);
+    gb_roles_input(&roles, "the policy", policy_path);
+    gb_roles_input(&roles, "the --confirm suite", confirm_suite);
+    gb_roles_output(&roles, "-o", output);
+    if (gb_roles_check(&roles, &e) != GB_OK || (output && gb_output_check(output, &e) != GB_OK)) {
         fprintf(stderr, "gpubench compare: %s\n", e.msg);
         goto out;
     }

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "export.h"
+#include "file_roles.h"
 #include "results_io.h"
 
 static void usage(FILE *f) {
@@ -45,7 +46,10 @@ int gb_cmd_export(int argc, char **argv) {
         return GB_EXIT_USAGE;
     }
     gb_err e = {{0}};
-    if (gb_output_check(output, &e) != GB_OK) {
+    gb_file_roles roles = {0};
+    gb_roles_input(&roles, "the results file", argv[optind]);
+    gb_roles_output(&roles, "-o", output);
+    if (gb_roles_check(&roles, &e) != GB_OK || gb_output_check(output, &e) != GB_OK) {
         fprintf(stderr, "gpubench export: %s\n", e.msg);
         return GB_EXIT_USAGE;
     }

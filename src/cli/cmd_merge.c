@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "file_roles.h"
 #include "gb.h"
 #include "results_io.h"
 #include "case_index.h"
@@ -229,7 +230,11 @@ int gb_cmd_merge(int argc, char **argv) {
 
     gb_results out;
     gb_err e = {{0}};
-    if (gb_output_check(output, &e) != GB_OK) { /* before reading (maybe many) inputs */
+    gb_file_roles roles = {0};
+    for (int i = optind; i < argc; i++) gb_roles_input(&roles, "the input", argv[i]);
+    gb_roles_output(&roles, "-o", output);
+    /* before reading (maybe many) inputs */
+    if (gb_roles_check(&roles, &e) != GB_OK || gb_output_check(output, &e) != GB_OK) {
         fprintf(stderr, "gpubench merge: %s\n", e.msg);
         return GB_EXIT_USAGE;
     }

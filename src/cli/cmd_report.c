@@ -7,9 +7,11 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "file_roles.h"
 #include "fleet.h"
 #include "plot.h"
 #include "report.h"
+#include "results_io.h"
 #include "results_model.h"
 
 static void usage(FILE *out) {
@@ -76,6 +78,18 @@ static int check_ops(const gb_results *doc, const char *ops, const char *path) {
     return bad ? -1 : 0;
 }
 
+/* Before anything is read or written: no output is an input or another
+ * output (file_roles.h), and -o can be written. */
+static int check_files(char **paths, int n, const char *output, const char *plot_dir, const char *fleet_json, gb_err *e) {
+    gb_file_roles roles = {0};
+    for (int i = 0; i < n; i++) gb_roles_input(&roles, "the results file", paths[i]);
+    gb_roles_output(&roles, "-o", output);
+    gb_roles_output_dir(&roles, "--plot", plot_dir);
+    gb_roles_output(&roles, "the file --plot writes", fleet_json);
+    if (gb_roles_check(&roles, e) != GB_OK) return GB_FAIL;
+    return output ? gb_output_check(output, e) : GB_OK;
+}
+
 /* `report --fleet FILE...`: every file loaded, the fleet document built,
  * rendered, and with --plot written next to the heatmap it feeds. */
 static int fleet_report(char **paths, int n, const char *format, const gb_fleet_options *fo, const char *plot_dir,
@@ -85,10 +99,16 @@ static int fleet_report(char **paths, int n, const char *format, const gb_fleet_
         fprintf(stderr, "gpubench report: --format: \"%s\" is not a fleet format (table, md, csv or json)\n", format);
         return GB_EXIT_USAGE;
     }
+    char fleet_json[4096];
+    snprintf(fleet_json, sizeof fleet_json, "%s/fleet.json", plot_dir ? plot_dir : ".");
+    gb_err e = {{0}};
+    if (check_files(paths, n, NULL, plot_dir, plot_dir ? fleet_json : NULL, &e) != GB_OK) {
+        fprintf(stderr, "gpubench report: %s\n", e.msg);
+        return GB_EXIT_USAGE;
+    }
     gb_results *docs = calloc((size_t)n, sizeof *docs);
     const gb_results **dp = calloc((size_t)n, sizeof *dp);
     int rc = GB_EXIT_USAGE, loaded = 0;
-    gb_err e = {{0}};
     gb_fleet_result *fleet = NULL;
     if (!docs || !dp) {
         fprintf(stderr, "gpubench report: out of memory\n");
@@ -111,15 +131,15 @@ static int fleet_report(char **paths, int n, const char *format, const gb_fleet_
     if (plot_dir) {
         /* plot.py draws the heatmap from the fleet document itself, so the
          * picture shows exactly the numbers and flags of the table. */
-        char path[4096];
-        snprintf(path, sizeof path, "%s/fleet.json", plot_dir);
+        const char *path = fleet_json;
         cJSON *json = gb_fleet_result_json(fleet);
         char *text = json ? cJSON_Print(json) : NULL;
         cJSON_Delete(json);
-        FILE *fp = NULL;
-        if ((mkdir(plot_dir, 0777) != 0 && errno != EEXIST) || !text || !(fp = fopen(path, "w")) || fputs(text, fp) < 0 ||
-            fclose(fp) != 0) {
-            fprintf(stderr, "gpubench report: --plot: cannot write %s\n", path);
+        if (mkdir(plot_dir, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "gpubench report: --plot: cannot create %s: %s\n", plot_dir, strerror(errno));
+            rc = GB_EXIT_USAGE;
+        } else if (!text || gb_file_write(path, text, strlen(text), &e) != GB_OK) {
+            fprintf(stderr, "gpubench report: --plot: %s\n", text ? e.msg : "out of memory");
             rc = GB_EXIT_USAGE;
         } else if (gb_plot_run(path, plot_dir, plot_format, NULL, &e) != GB_OK) {
             fprintf(stderr, "gpubench report: --plot: %s\n", e.msg);
@@ -208,10 +228,14 @@ int gb_cmd_report(int argc, char **argv) {
         return GB_EXIT_USAGE;
     }
     /* Every file loaded and checked before anything is written. */
+    gb_err e = {{0}};
+    if (check_files(argv + optind, nfiles, output, plot_dir, NULL, &e) != GB_OK) {
+        fprintf(stderr, "gpubench report: %s\n", e.msg);
+        return GB_EXIT_USAGE;
+    }
     gb_results *docs = calloc((size_t)nfiles, sizeof *docs);
     if (!docs) return GB_EXIT_USAGE;
     int loaded = 0, rc = GB_EXIT_OK;
-    gb_err e = {{0}};
     for (; loaded < nfiles && rc == GB_EXIT_OK; loaded++) {
         const char *path = argv[optind + loaded];
         if (gb_results_load(path, &docs[loaded], &e) != GB_OK) {
@@ -228,9 +252,13 @@ int gb_cmd_report(int argc, char **argv) {
             break;
         }
     }
-    FILE *out = rc == GB_EXIT_OK ? (output ? fopen(output, "w") : stdout) : NULL;
+    /* -o FILE: rendered in memory, written by the one writer (results_io.h:
+     * a temp file renamed into place) */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = rc == GB_EXIT_OK ? (output ? open_memstream(&text, &len) : stdout) : NULL;
     if (rc == GB_EXIT_OK && !out) {
-        fprintf(stderr, "gpubench report: %s: cannot write: %s\n", output, strerror(errno));
+        fprintf(stderr, "gpubench report: out of memory\n");
         rc = GB_EXIT_USAGE;
     }
     if (out) {
@@ -246,9 +274,14 @@ int gb_cmd_report(int argc, char **argv) {
         }
         if (fflush(out) != 0) rc = GB_EXIT_USAGE;
         if (output && fclose(out) != 0) rc = GB_EXIT_USAGE;
-        if (rc != GB_EXIT_OK)
+        if (rc == GB_EXIT_OK && output && gb_file_write(output, text, len, &e) != GB_OK) {
+            fprintf(stderr, "gpubench report: %s\n", e.msg);
+            rc = GB_EXIT_USAGE;
+        } else if (rc != GB_EXIT_OK) {
             fprintf(stderr, "gpubench report: writing the report to %s failed\n", output ? output : "standard output");
+        }
     }
+    free(text);
     for (int i = 0; i < loaded; i++) gb_results_free(&docs[i]);
     free(docs);
     if (rc == GB_EXIT_OK && plot_dir) {

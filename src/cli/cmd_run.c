@@ -12,6 +12,7 @@
 #include "backends.h"
 #include "devices.h"
 #include "commands.h"
+#include "file_roles.h"
 #include "fleet.h"
 #include "export.h"
 #include "op.h"
@@ -19,6 +20,7 @@
 #include "plot.h"
 #include "report.h"
 #include "results_io.h"
+#include "run_signals.h"
 #include "runner.h"
 #include "sanity.h"
 #include "suite.h"
@@ -84,55 +86,6 @@ static void run_usage(FILE *out) {
         gb_sysinfo_logical_cpus());
 }
 
-/* SIGINT, SIGTERM and SIGHUP all mean "stop": `timeout`, SLURM at a job's
- * time limit and Kubernetes send SIGTERM, a closed terminal SIGHUP. The run
- * stops after the current repetition and writes what it measured. A second
- * signal a second or more after the first stops at once (Ctrl-C twice),
- * removing its temp and lock files; one sooner is the same request
- * delivered twice (`timeout` signals the command and then its whole process
- * group) and must not lose the results. SIGPIPE — standard output's reader
- * went away (`gpubench run ... | head`) — is a stop too: nobody reads the
- * lines any more, the results file is still written; it never escalates, as
- * every later write to the closed pipe raises it again. */
-static struct timespec first_signal;
-
-static void on_stop_signal(int sig) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
-    if (gb_interrupted) {
-        if (sig != SIGPIPE && (now.tv_sec - first_signal.tv_sec >= 2 ||
-                               (now.tv_sec - first_signal.tv_sec == 1 && now.tv_nsec >= first_signal.tv_nsec))) {
-            gb_output_remove_temp();
-            gb_output_unlock_signal_safe();
-            _exit(128 + sig);
-        }
-        return;
-    }
-    first_signal = now;
-    gb_interrupted = sig;
-}
-
-static void catch_stop_signals(void) {
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGPIPE, &sa, NULL);
-    /* under nohup SIGHUP stays ignored */
-    if (sigaction(SIGHUP, NULL, &old) != 0 || old.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, NULL);
-}
-
-static const char *signal_name(int sig) {
-    switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    case SIGPIPE: return "SIGPIPE";
-    default: return "signal";
-    }
-}
-
 static void fmt_seconds(char *buf, size_t len, double s) {
     if (s < 60) snprintf(buf, len, "%.1f s", s);
     else snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)s % 60);
@@ -195,16 +148,19 @@ static int record_breakdown(gb_results *results, const gb_time_breakdown *b, int
 }
 
 
-/* results/<suite>-<host>-<UTC timestamp>.json, creating results/ if needed. */
-static void default_out_path(const char *suite, char *out, size_t len) {
+/* results/<suite>-<host>-<UTC timestamp>.json, creating results/ if needed:
+ * 0, or the errno of a results/ that cannot be made (a read-only working
+ * directory: "Permission denied", not "does not exist"). */
+static int default_out_path(const char *suite, char *out, size_t len) {
     char host[128], name[128], safe_host[128], stamp[32];
     gb_sysinfo_hostname(host, sizeof host);
     gb_safe_file_name(suite, name, sizeof name);
     gb_safe_file_name(host, safe_host, sizeof safe_host);
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
-    mkdir("results", 0777);
+    int err = mkdir("results", 0777) != 0 && errno != EEXIST ? errno : 0;
     snprintf(out, len, "results/%s-%s-%s.json", name, safe_host, stamp);
+    return err;
 }
 
 /* The run's provenance — suite, context, peaks, warnings, health — as its
@@ -270,13 +226,20 @@ static void record_health(gb_backend_set *set, cJSON *doc, const char *when) {
     }
 }
 
-/* Before anything is measured: the results file (and --export-gbench's)
- * can be written there, and no other run is writing the same results file
- * (output_lock.h). GB_OK, or GB_FAIL after saying why. */
-static int claim_outputs(const char *path, const char *gbench, int force) {
+/* Before anything is measured: no output is the suite or another output
+ * (file_roles.h), the results file (and --export-gbench's) can be written
+ * there, and no other run is writing the same results file (output_lock.h).
+ * GB_OK, or GB_FAIL after saying why. */
+static int claim_outputs(const char *suite, const char *path, int path_given, const char *gbench, const char *plot_dir,
+                         int force) {
     gb_err e = {{0}};
-    if (gb_output_check(path, &e) != GB_OK || (gbench && gb_output_check(gbench, &e) != GB_OK) ||
-        gb_output_lock(path, force, &e) != GB_OK) {
+    gb_file_roles roles = {0};
+    gb_roles_input(&roles, "the suite", suite);
+    gb_roles_output(&roles, path_given ? "--out" : "the results file", path);
+    gb_roles_output(&roles, "--export-gbench", gbench);
+    gb_roles_output_dir(&roles, "--plot", plot_dir);
+    if (gb_roles_check(&roles, &e) != GB_OK || gb_output_check(path, &e) != GB_OK ||
+        (gbench && gb_output_check(gbench, &e) != GB_OK) || gb_output_lock(path, force, &e) != GB_OK) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);
         return GB_FAIL;
     }
@@ -455,10 +418,17 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         gb_suite_free(&suite);
         return GB_EXIT_OK;
     }
-    char path[1024];
+    char path[4096];
+    int no_dir = 0;
     if (out_path) snprintf(path, sizeof path, "%s", out_path);
-    else default_out_path(suite.name, path, sizeof path);
-    if (claim_outputs(path, gbench, force) != GB_OK) {
+    else no_dir = default_out_path(suite.name, path, sizeof path);
+    if (no_dir) {
+        fprintf(stderr, "gpubench run: %s: cannot create the directory results here for the results file: %s "
+                        "(give --out FILE)\n", path, strerror(no_dir));
+        gb_suite_free(&suite);
+        return GB_EXIT_USAGE;
+    }
+    if (claim_outputs(one_off ? NULL : argv[optind], path, out_path != NULL, gbench, plot_dir, force) != GB_OK) {
         gb_suite_free(&suite);
         return GB_EXIT_USAGE;
     }
@@ -487,18 +457,31 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     const cJSON *w;
     cJSON_ArrayForEach(w, warnings) fprintf(stderr, "WARNING: %s\n", w->valuestring);
 
-    catch_stop_signals();
+    /* The model exists before the first stop signal can come, so that the
+     * watchdog (run_signals.h) always has results to write, from the
+     * ceilings on; the provenance is set again once they are measured. */
+    gb_results results;
+    memset(&results, 0, sizeof results);
+    int made = new_results(&results, path, &e) == GB_OK;
+    int provenance = made && gb_run_set_provenance(&results.runs[0], doc, path, &e) == GB_OK;
+    if (provenance) {
+        gb_run_signals_watch(&results, path);
+        gb_run_signals_catch();
+    }
 
     gb_time_breakdown times = {0};
     double t_start = gb_now();
-    if (peaks) measure_peaks(&set, doc, quiet);
+    if (provenance && peaks) measure_peaks(&set, doc, quiet);
     times.ceilings_s = gb_now() - t_start;
     record_health(&set, doc, "before");
 
-    gb_results results;
-    if (new_results(&results, path, &e) != GB_OK || gb_run_set_provenance(&results.runs[0], doc, path, &e) != GB_OK) {
+    gb_model_lock();
+    provenance = provenance && gb_run_set_provenance(&results.runs[0], doc, path, &e) == GB_OK;
+    if (!provenance) gb_run_signals_watch(NULL, NULL); /* freed below */
+    gb_model_unlock();
+    if (!provenance) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);
-        gb_results_free(&results);
+        if (made) gb_results_free(&results);
         cJSON_Delete(doc);
         gb_backends_shutdown(&set);
         gb_suite_free(&suite);
@@ -530,12 +513,14 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
             fprintf(stderr, "WARNING: %s\n", msg);
         }
 
-    /* health "after" and the warnings of the end of the run into the model */
+    /* health "after" and the warnings of the end of the run into the model,
+     * and the model written, under the model's lock (the watchdog's) */
+    gb_model_lock();
     gb_err pe = {{0}};
     int model_ok = gb_run_set_provenance(&results.runs[0], doc, path, &pe) == GB_OK;
     results.complete = !gb_interrupted && status == GB_OK;
     results.interrupted = gb_interrupted != 0;
-    if (gb_interrupted && gb_set_string(&results.interrupted_by, signal_name(gb_interrupted)) != GB_OK)
+    if (gb_interrupted && gb_set_string(&results.interrupted_by, gb_signal_name(gb_interrupted)) != GB_OK)
         model_ok = 0;
     int bad = gb_results_summarize(&results);
     if (model_ok && gb_crossover_update(&results, &pe) != GB_OK) model_ok = 0;
@@ -548,6 +533,8 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     if (!model_ok) snprintf(why, sizeof why, "%s", pe.msg[0] ? pe.msg : "out of memory for the results");
     else if (gb_results_write(&results, path, GB_WRITE_SAMPLES_6G, &we) != GB_OK) snprintf(why, sizeof why, "%s", we.msg);
     int written = model_ok && !we.msg[0];
+    gb_run_signals_final_written();
+    gb_model_unlock();
     gb_output_unlock(); /* the results file is final: another run may take it now */
     if (!written) {
         fprintf(stderr, "gpubench run: %s\n", why);
@@ -575,7 +562,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     if (!written)
         fprintf(stderr, "results: NOT written to %s (see above)\n", path);
     else if (gb_interrupted)
-        fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, signal_name(gb_interrupted));
+        fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, gb_signal_name(gb_interrupted));
     else
         fprintf(stderr, "results: %s\n", path);
     if (bad) fprintf(stderr, "%d result(s) failed verification or errored: exit 1\n", bad);

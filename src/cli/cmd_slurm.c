@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "file_read.h"
+#include "file_roles.h"
+#include "results_io.h"
 #include "slurm_job.h"
 #include "suite.h"
 
@@ -44,22 +47,15 @@ static void usage(FILE *out) {
             "through SLURM\"). exit: 0 written (and submitted), 1 sbatch failed, 2 usage error\n");
 }
 
+/* The suite, read as every suite is (file_read.h: a regular file of a
+ * bounded size) and written by the one writer (results_io.h). */
 static int copy_file(const char *from, const char *to, gb_err *e) {
-    FILE *in = fopen(from, "rb");
-    if (!in) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", from, strerror(errno));
-    FILE *out = fopen(to, "wb");
-    if (!out) {
-        fclose(in);
-        return gb_errf(e, GB_FAIL, "%s: cannot write: %s", to, strerror(errno));
-    }
-    char buf[65536];
-    size_t n;
-    int bad = 0;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0) bad |= fwrite(buf, 1, n, out) != n;
-    bad |= ferror(in);
-    fclose(in);
-    if ((fclose(out) != 0) | bad) return gb_errf(e, GB_FAIL, "%s: copying %s failed", to, from);
-    return GB_OK;
+    char *text;
+    size_t len;
+    if (gb_read_bounded(from, "a suite file", GB_LIMIT_SUITE, &text, &len, e) != GB_OK) return GB_FAIL;
+    int rc = gb_file_write(to, text, len, e);
+    free(text);
+    return rc;
 }
 
 /* mkdir -p */
@@ -202,6 +198,19 @@ int gb_cmd_slurm(int argc, char **argv) {
         snprintf(defdir, sizeof defdir, "gpubench-slurm-%s-%04d%02d%02dT%02d%02d%02dZ", name, tm.tm_year + 1900,
                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
         dir = defdir;
+    }
+    /* none of the files written in --dir is the suite (file_roles.h) */
+    static const char *const written[] = {"suite.json", "array.sbatch", "merge.sbatch", "submit.sh"};
+    char wpath[4][PATH_MAX + 16];
+    gb_file_roles roles = {0};
+    gb_roles_input(&roles, "the suite", suite_path);
+    for (int i = 0; i < 4; i++) {
+        snprintf(wpath[i], sizeof wpath[i], "%s/%s", dir, written[i]);
+        gb_roles_output(&roles, "the file written in --dir", wpath[i]);
+    }
+    if (gb_roles_check(&roles, &e) != GB_OK) {
+        fprintf(stderr, "gpubench slurm: %s\n", e.msg);
+        return GB_EXIT_USAGE;
     }
     if (make_dirs(dir, &e) != GB_OK || !realpath(dir, absdir)) {
         fprintf(stderr, "gpubench slurm: --dir: %s\n", *e.msg ? e.msg : strerror(errno));

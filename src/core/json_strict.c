@@ -2,6 +2,8 @@
  * walk over the tree finds duplicate keys and control characters. */
 #include "json_strict.h"
 
+#include "file_read.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,55 +237,12 @@ int gb_json_parse_strict(const char *text, size_t len, const char *name, cJSON *
     return GB_OK;
 }
 
-/* The whole stream into a buffer (NUL-terminated for cJSON's error pointer,
- * the length kept: a NUL inside is the file's). NULL with errno on failure. */
-static char *slurp(FILE *f, size_t *len) {
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) return NULL;
-    for (;;) {
-        if (n + 1 >= cap) {
-            /* One byte past the limit is enough for the parse to refuse it
-             * with its size (/dev/zero must not fill the memory). */
-            if (n > GB_JSON_MAX_BYTES) break;
-            size_t want = cap * 2 > GB_JSON_MAX_BYTES + 2 ? GB_JSON_MAX_BYTES + 2 : cap * 2;
-            char *bigger = realloc(buf, want);
-            if (!bigger) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = bigger;
-            cap = want;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) {
-        int err = errno ? errno : EIO;
-        free(buf);
-        errno = err;
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-int gb_json_read_strict(const char *path, cJSON **out, gb_err *e) {
+int gb_json_read_limited(const char *path, const char *what, size_t limit, cJSON **out, gb_err *e) {
     *out = NULL;
-    int is_stdin = strcmp(path, "-") == 0;
-    const char *name = is_stdin ? "<stdin>" : path;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", name, strerror(errno));
-    size_t len = 0;
-    errno = 0;
-    char *buf = slurp(f, &len);
-    int read_errno = errno;
-    if (!is_stdin) fclose(f);
-    if (!buf) return gb_errf(e, GB_FAIL, "%s: cannot read: %s", name, strerror(read_errno ? read_errno : EIO));
-    int rc = gb_json_parse_strict(buf, len, name, out, e);
+    char *buf;
+    size_t len;
+    if (gb_read_bounded(path, what, limit, &buf, &len, e) != GB_OK) return GB_FAIL;
+    int rc = gb_json_parse_strict(buf, len, strcmp(path, "-") ? path : "<stdin>", out, e);
     free(buf);
     return rc;
 }

@@ -16,7 +16,7 @@
  *   "r.json: cases[0].op: control character U+001B in a string (not allowed:
  *    nothing read from a file may reach a terminal as an escape sequence)"
  * Allowed in strings: tab and newline (in values, not in keys); refused: every
- * other C0 control, DEL and the C1 controls U+0080..U+009F. Files larger than
+ * other C0 control, DEL and the C1 controls U+0080..U+009F. Texts larger than
  * GB_JSON_MAX_BYTES are refused before they are parsed. All checks are one
  * pass over the text and one over the tree (duplicate keys: a sort of each
  * object's keys), so reading is O(n log n) in the worst case. */
@@ -25,19 +25,23 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 
+#include "file_read.h"
 #include "gb.h"
 
-/* 1 GiB: far above any results file gpubench writes (20,000 cases are about
- * 80 MB), far below what would exhaust memory as a cJSON tree. */
-#define GB_JSON_MAX_BYTES ((size_t)1 << 30)
+/* The largest text parsed: the largest limit of file_read.h (a results
+ * file's). Each kind of file has its own, smaller where its files are small;
+ * a file is refused by its size before it is read. */
+#define GB_JSON_MAX_BYTES GB_LIMIT_RESULTS
 
 /* Parse text[0..len) strictly into *out (free with cJSON_Delete). name starts
  * every message. GB_OK, or GB_FAIL with *out NULL. */
 int gb_json_parse_strict(const char *text, size_t len, const char *name, cJSON **out, gb_err *e);
 
-/* Read the file at path ("-": standard input, named "<stdin>") and parse it
- * as above. "r.json: cannot open: No such file or directory". */
-int gb_json_read_strict(const char *path, cJSON **out, gb_err *e);
+/* Read the file at path ("-": standard input, named "<stdin>") through
+ * file_read.h (a regular file of at most limit bytes; what names its kind in
+ * a refusal: "a suite file") and parse it as above.
+ * "r.json: cannot open: No such file or directory". */
+int gb_json_read_limited(const char *path, const char *what, size_t limit, cJSON **out, gb_err *e);
 
 /* Check a parsed tree for duplicate keys and control characters (what
  * gb_json_parse_strict adds to cJSON). GB_OK or GB_FAIL naming the path. */

@@ -184,6 +184,15 @@ typedef struct {
     int visits;
 } case_tracks;
 
+/* A backend or a library at work: the model is whole, and its lock is free
+ * for the signal watchdog meanwhile (runner.h, gb_model_lock). */
+#define OUTSIDE_MODEL(stmt) \
+    do {                    \
+        gb_model_unlock();  \
+        stmt;               \
+        gb_model_lock();    \
+    } while (0)
+
 /* One repetition as the stopping rule sees it: the cache flush (cold mode)
  * outside the backend's timer, then the backend's own timed run. */
 typedef struct {
@@ -224,8 +233,9 @@ static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_back
     gb_visit_cost cost = {0};
     int adopted = tr->s.adopted_warmups;
     if (visit == GB_VISIT_FIRST && !warm_kinds[c->op_id][slot][timing]) visit = GB_VISIT_FIRST_OF_KIND;
-    int status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s, capped,
-                                  &cost, e);
+    int status;
+    OUTSIDE_MODEL(status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s,
+                                            capped, &cost, e));
     if (status == GB_OK) warm_kinds[c->op_id][slot][timing] = 1;
     if (cfg->breakdown) cfg->breakdown->adopted_warmups += tr->s.adopted_warmups - adopted;
     account(cfg, c->op_id, GB_T_WARMUP, cost.warmup_s);
@@ -339,7 +349,7 @@ static void release_state(gb_run_config *cfg, case_tracks *ct, int k, gb_op_id o
     gb_err e = {{0}};
     double t0 = gb_now();
     (void)gb_backends_use(slot, &e); /* on the device that holds it */
-    slot->b->release(ct->state[k]);
+    OUTSIDE_MODEL(slot->b->release(ct->state[k]));
     spent(cfg, op, GB_T_SETUP, t0);
     ct->state[k] = NULL;
     kept.used -= ct->state_bytes[k];
@@ -384,7 +394,7 @@ static void keep_or_release(gb_run_config *cfg, case_tracks *ct, int k, const gb
         return;
     }
     double t0 = gb_now();
-    cfg->backends->slot[k].b->release(state);
+    OUTSIDE_MODEL(cfg->backends->slot[k].b->release(state));
     spent(cfg, c->op_id, GB_T_SETUP, t0);
 }
 
@@ -408,7 +418,8 @@ static int prepare_case(gb_run_config *cfg, gb_backend_slot *slot, const gb_case
                         void **state, double *setup, double *bytes, gb_err *e) {
     for (int attempt = 0;; attempt++) {
         double t0 = gb_now(), rss0 = resident_bytes();
-        int status = slot->b->prepare(c, in, state, e);
+        int status;
+        OUTSIDE_MODEL(status = slot->b->prepare(c, in, state, e));
         *setup = gb_now() - t0;
         *bytes = fmax(0, resident_bytes() - rss0);
         account(cfg, c->op_id, GB_T_SETUP, *setup);
@@ -512,13 +523,13 @@ static void run_backend(gb_run_config *cfg, const gb_plan_item *item, gb_backend
     cJSON *extra = cJSON_CreateObject();
     gb_arrays out = {0};
     if (measured_any && !fatal) {
-        status = b->fetch(state, &out, &e);
+        OUTSIDE_MODEL(status = b->fetch(state, &out, &e));
         if (status != GB_OK) {
             v.status = GB_VERIFY_FAILED;
             snprintf(v.detail, sizeof v.detail, "fetching the output failed: %.200s", e.msg);
             if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         } else {
-            c->op->verify(c, in, &out, ref->have ? &ref->out : NULL, &v);
+            OUTSIDE_MODEL(c->op->verify(c, in, &out, ref->have ? &ref->out : NULL, &v));
             if (ref->have && !v.against[0]) snprintf(v.against, sizeof v.against, "%s", ref->from);
         }
         if (b->annotate) b->annotate(state, extra);
@@ -676,6 +687,7 @@ static double last_end = -1, last_cost = 0; /* the last write of this run (reset
 static int interruption_written;            /* likewise */
 
 static int checkpoint(gb_run_config *cfg, int now, gb_err *e) {
+    gb_progress_tick(); /* a case done (or listed, after an interruption) */
     if (model_oom) return gb_errf(e, GB_FAIL, "out of memory for the results");
     if (!cfg->out_path) return GB_OK;
     if (gb_interrupted && !interruption_written) now = interruption_written = 1;
@@ -892,7 +904,7 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
         snprintf(err.msg, sizeof err.msg, "needs %.2f GiB of host memory, %.2f GiB available",
                  need / 1073741824.0, avail / 1073741824.0);
     else
-        made = c->op->make_inputs(c, in, &err);
+        OUTSIDE_MODEL(made = c->op->make_inputs(c, in, &err));
     spent(cfg, item->c.op_id, GB_T_INPUTS, t0);
     if (made != GB_OK) {
         for (int k = 0; k < cfg->backends->count; k++)
@@ -981,7 +993,9 @@ static void concurrent_visit(const gb_plan_item *item, size_t ci, gb_run_config 
             gb_err e = {{0}};
             double t0 = gb_now();
             int warmup = item->budget.warmup > 1 ? item->budget.warmup : 1;
-            if (gb_concurrent_measure(c, in, lanes, n, t, warmup, reps, &gb_interrupted, &e) != GB_OK)
+            int cst;
+            OUTSIDE_MODEL(cst = gb_concurrent_measure(c, in, lanes, n, t, warmup, reps, &gb_interrupted, &e));
+            if (cst != GB_OK)
                 for (int j = 0; j < n; j++) lanes[j].status = gb_errf(&lanes[j].err, GB_FAIL, "%s", e.msg);
             spent(cfg, c->op_id, GB_T_SAMPLES, t0);
             /* every device's work over its own median, summed */
@@ -1015,7 +1029,8 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
     if (!ct->have_inputs) {
         gb_err err = {{0}};
         double t0 = gb_now();
-        int status = item->c.op->make_inputs(&item->c, &made_now, &err);
+        int status;
+        OUTSIDE_MODEL(status = item->c.op->make_inputs(&item->c, &made_now, &err));
         spent(cfg, item->c.op_id, GB_T_INPUTS, t0);
         if (status != GB_OK) {
             /* it worked in round 0: keep those samples, say why the rounds stop */
@@ -1063,6 +1078,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
         gb_rate_book_free(rates);
         return gb_errf(e, GB_FAIL, "out of memory for %zu cases", s->count);
     }
+    gb_model_lock(); /* let go of around each backend call (OUTSIDE_MODEL) */
     if (cfg->started <= 0) cfg->started = gb_now();
     last_end = -1; /* the run's first visit is written at once */
     last_cost = 0;
@@ -1130,5 +1146,6 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     kept = (kept_states){0};
     free(tracks);
     gb_rate_book_free(rates);
+    gb_model_unlock();
     return status;
 }

@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include "backends.h"
+#include "model_lock.h"
 #include "results_model.h"
 #include "stopping.h"
 #include "suite.h"

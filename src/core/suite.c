@@ -581,7 +581,7 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
 int gb_suite_load(const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e) {
     cJSON *doc;
     memset(s, 0, sizeof *s);
-    if (gb_json_read_strict(path, &doc, e) != GB_OK) return GB_FAIL;
+    if (gb_json_read_limited(path, "a suite file", GB_LIMIT_SUITE, &doc, e) != GB_OK) return GB_FAIL;
     return suite_from_doc(doc, path, f, s, e);
 }
 

@@ -148,7 +148,7 @@ gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, gb_err *e) {
 
 gb_policy *gb_policy_load(const char *path, gb_err *e) {
     cJSON *doc;
-    if (gb_json_read_strict(path, &doc, e) != GB_OK) return NULL;
+    if (gb_json_read_limited(path, "a compare policy", GB_LIMIT_POLICY, &doc, e) != GB_OK) return NULL;
     gb_policy *p = gb_policy_from_json(doc, path, e);
     cJSON_Delete(doc);
     return p;

@@ -13,7 +13,7 @@
 
 /* The lock this process holds (one: a run writes one results file). The
  * path is kept for the signal handlers, which remove the file. */
-static char lock_path[sizeof ((gb_out_target *)0)->path + 8];
+static char lock_path[sizeof ((gb_out_target *)0)->dir + 300];
 static volatile sig_atomic_t lock_fd = -1;
 
 /* Who holds the lock on fd: its pid, or 0 when unknown (released since, or
@@ -29,7 +29,7 @@ int gb_output_lock(const char *path, int force, gb_err *e) {
     if (gb_output_resolve(path, &t, e) != GB_OK) return GB_FAIL;
     if (t.kind != GB_OUT_FILE || lock_fd >= 0) return GB_OK; /* a stream is not replaced: nothing to lose */
     char lp[sizeof lock_path];
-    snprintf(lp, sizeof lp, "%s.lock", t.path);
+    gb_output_side_name(&t, "", ".lock", lp, sizeof lp); /* NAME.lock, or shortened for a long NAME */
     /* The holder removes the lock file as it ends: a file opened just before
      * that removal is locked in vain, so the lock counts only while the path
      * still names the file locked. */

@@ -5,24 +5,35 @@
 
 #include <dirent.h>
 #include "json_strict.h"
+#include "model_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int gb_json_read_file(const char *path, cJSON **out, gb_err *e) { return gb_json_read_strict(path, out, e); }
+int gb_json_read_file(const char *path, cJSON **out, gb_err *e) {
+    return gb_json_read_limited(path, "a results file", GB_LIMIT_RESULTS, out, e);
+}
 
 /* ---- writing ----------------------------------------------------------------- */
 
+/* In pieces of at most 1 MiB, each a tick of progress (model_lock.h): a large
+ * results file being written is a run still stopping in order. */
 static int write_all(int fd, const char *p, size_t n) {
     while (n > 0) {
-        ssize_t w = write(fd, p, n);
+        gb_progress_tick();
+        ssize_t w = write(fd, p, n < ((size_t)1 << 20) ? n : (size_t)1 << 20);
         if (w < 0) {
             if (errno == EINTR) continue;
             return -1;
@@ -41,16 +52,23 @@ static const char *why_not_written(int err) {
     return strerror(err);
 }
 
-/* The temp file being written, for the signal handlers: named before the
+/* The temp files being written, for the signal handlers: named before the
  * file is created, forgotten after the rename, so a handler that runs in
  * between removes it (unlink is async-signal-safe; after the rename it finds
- * nothing). */
-#define TEMP_LEN (sizeof ((gb_out_target *)0)->dir + sizeof ((gb_out_target *)0)->base + 32)
-static char temp_now[TEMP_LEN];
-static volatile sig_atomic_t temp_live;
+ * nothing). A few slots, one per writer at a time: the run's signal watchdog
+ * (run_signals.h) may write the results while the main thread writes FFTW
+ * wisdom. */
+#define TEMP_LEN (sizeof ((gb_out_target *)0)->dir + NAME_MAX + 32)
+#define TEMP_SLOTS 4
+static struct {
+    char path[TEMP_LEN];
+    volatile sig_atomic_t live;
+    atomic_flag busy;
+} temps[TEMP_SLOTS] = {[0 ... TEMP_SLOTS - 1] = {.busy = ATOMIC_FLAG_INIT}};
 
 void gb_output_remove_temp(void) {
-    if (temp_live) unlink(temp_now);
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (temps[i].live) unlink(temps[i].path);
 }
 
 /* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: a descriptor this
@@ -141,26 +159,50 @@ int gb_output_resolve(const char *path, gb_out_target *t, gb_err *e) {
         snprintf(t->dir, sizeof t->dir, "%s", dirname(copy));
         snprintf(copy, sizeof copy, "%s", t->path);
         snprintf(t->base, sizeof t->base, "%s", basename(copy));
-        if (stat(t->dir, &st) != 0)
-            return gb_errf(e, GB_FAIL, "%s: the directory %s does not exist (%s)", path, t->dir, strerror(errno));
+        if (stat(t->dir, &st) != 0) {
+            if (errno == ENOENT) return gb_errf(e, GB_FAIL, "%s: the directory %s does not exist", path, t->dir);
+            return gb_errf(e, GB_FAIL, "%s: cannot reach the directory %s: %s", path, t->dir, strerror(errno));
+        }
         if (!S_ISDIR(st.st_mode)) return gb_errf(e, GB_FAIL, "%s: %s is not a directory", path, t->dir);
     }
     return GB_OK;
+}
+
+/* A file next to t's target named after it: lead + NAME + suffix, and when
+ * that is longer than a file name may be (NAME_MAX, 255 bytes), NAME's first
+ * 180 bytes and a hash of the whole name instead of NAME, so that a target
+ * of any legal length has its temp and lock files. */
+void gb_output_side_name(const gb_out_target *t, const char *lead, const char *suffix, char *buf, size_t len) {
+    size_t blen = strlen(t->base);
+    /* decided by NAME alone (32 bytes kept for any suffix), so that the
+     * stale-temp search (suffix ".tmp.") and the writer (".tmp.PID") name
+     * the same files */
+    if (strlen(lead) + blen + 32 <= NAME_MAX) {
+        snprintf(buf, len, "%s/%s%s%s", t->dir, lead, t->base, suffix);
+        return;
+    }
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < blen; i++) h = (h ^ (unsigned char)t->base[i]) * 1099511628211ull;
+    snprintf(buf, len, "%s/%s%.180s~%016llx%s", t->dir, lead, t->base, (unsigned long long)h, suffix);
 }
 
 /* The temp file of target t written by process pid: hidden, next to it (a
  * rename is atomic only within one file system), named after the process so
  * that a later writer knows when it is stale. */
 static void temp_name(const gb_out_target *t, long pid, char *buf, size_t len) {
-    snprintf(buf, len, "%s/.%s.tmp.%ld", t->dir, t->base, pid);
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".tmp.%ld", pid);
+    gb_output_side_name(t, ".", suffix, buf, len);
 }
 
 int gb_output_clean_stale(const gb_out_target *t) {
     if (t->kind != GB_OUT_FILE) return 0;
     DIR *d = opendir(t->dir);
     if (!d) return 0;
-    char prefix[NAME_MAX + 16];
-    int plen = snprintf(prefix, sizeof prefix, ".%s.tmp.", t->base), removed = 0;
+    char stem[TEMP_LEN];
+    gb_output_side_name(t, ".", ".tmp.", stem, sizeof stem);
+    const char *prefix = strrchr(stem, '/') + 1;
+    int plen = (int)strlen(prefix), removed = 0;
     struct dirent *de;
     while ((de = readdir(d))) {
         if (strncmp(de->d_name, prefix, (size_t)plen) != 0) continue;
@@ -176,6 +218,47 @@ int gb_output_clean_stale(const gb_out_target *t) {
     }
     closedir(d);
     return removed;
+}
+
+/* Whether this process has CAP_FOWNER (bit 3 of CapEff in /proc/self/status):
+ * it may replace anyone's file in a sticky directory. */
+static int has_cap_fowner(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long caps = 0;
+    int found = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "CapEff: %llx", &caps) == 1) {
+            found = 1;
+            break;
+        }
+    if (f) fclose(f);
+    return found ? (int)((caps >> 3) & 1) : geteuid() == 0;
+}
+
+/* Can the rename replace the existing target? The kernel refuses it (EPERM)
+ * in a sticky directory (/tmp) to all but the file's owner, the directory's
+ * owner and CAP_FOWNER, and for a file marked immutable or append-only: found
+ * here, before the work, not by a rename after it. */
+static int can_replace(const gb_out_target *t, const char *path, gb_err *e) {
+    struct stat st, dir;
+    if (lstat(t->path, &st) != 0 || stat(t->dir, &dir) != 0) return GB_OK; /* nothing there to replace */
+    uid_t me = geteuid();
+    if ((dir.st_mode & S_ISVTX) && st.st_uid != me && dir.st_uid != me && !has_cap_fowner())
+        return gb_errf(e, GB_FAIL,
+                       "%s: cannot replace it: Operation not permitted (it belongs to user %u in the sticky directory "
+                       "%s, where only its owner, the directory's owner or root may replace it)",
+                       path, (unsigned)st.st_uid, t->dir);
+    int fd = open(t->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    int attr = 0;
+    if (fd >= 0) {
+        if (ioctl(fd, FS_IOC_GETFLAGS, &attr) != 0) attr = 0;
+        close(fd);
+    }
+    if (attr & (FS_IMMUTABLE_FL | FS_APPEND_FL))
+        return gb_errf(e, GB_FAIL, "%s: cannot replace it: Operation not permitted (it is marked %s: chattr)", path,
+                       attr & FS_IMMUTABLE_FL ? "immutable" : "append-only");
+    return GB_OK;
 }
 
 int gb_output_check(const char *path, gb_err *e) {
@@ -196,23 +279,30 @@ int gb_output_check(const char *path, gb_err *e) {
     if (fd < 0) return gb_errf(e, GB_FAIL, "%s: cannot write in %s: %s", path, t.dir, strerror(errno));
     close(fd);
     unlink(tmp);
-    return GB_OK;
+    return can_replace(&t, path, e);
 }
 
 /* Temp file, fsync, rename over the target, fsync the directory. */
 static int write_replacing(const gb_out_target *t, const char *shown, const char *data, size_t n, gb_err *e) {
     struct stat old;
     int had = stat(t->path, &old) == 0;
-    temp_name(t, (long)getpid(), temp_now, sizeof temp_now);
-    temp_live = 1;
-    int fd = open(temp_now, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno == EEXIST && unlink(temp_now) == 0)
-        fd = open(temp_now, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        temp_live = 0;
-        return gb_errf(e, GB_FAIL, "%s: cannot create a temporary file in %s: %s", shown, t->dir, strerror(errno));
-    }
+    char own[TEMP_LEN], *tmp = own;
+    volatile sig_atomic_t *live = NULL;
+    int slot = -1;
+    for (int i = 0; i < TEMP_SLOTS && slot < 0; i++)
+        if (!atomic_flag_test_and_set(&temps[i].busy)) slot = i;
+    if (slot >= 0) tmp = temps[slot].path, live = &temps[slot].live;
+    temp_name(t, (long)getpid(), tmp, TEMP_LEN);
+    if (live) *live = 1;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0) fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     const char *step = "cannot write";
+    int rc = GB_FAIL, err = 0;
+    if (fd < 0) {
+        err = errno;
+        gb_errf(e, GB_FAIL, "%s: cannot create a temporary file in %s: %s", shown, t->dir, strerror(err));
+        goto done;
+    }
     /* a file replaced keeps its permissions; a new one gets 0666 less the umask */
     if (had && fchmod(fd, old.st_mode & 07777) != 0) goto fail;
     if (write_all(fd, data, n) != 0) goto fail;
@@ -223,8 +313,8 @@ static int write_replacing(const gb_out_target *t, const char *shown, const char
     fd = -1;
     if (closed != 0) goto fail;
     step = "cannot rename the temporary file into place";
-    if (rename(temp_now, t->path) != 0) goto fail;
-    temp_live = 0;
+    if (rename(tmp, t->path) != 0) goto fail;
+    if (live) *live = 0;
     /* Make the rename itself durable; failure here loses nothing already
      * visible, so it is not an error. */
     int dfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -232,13 +322,17 @@ static int write_replacing(const gb_out_target *t, const char *shown, const char
         (void)fsync(dfd);
         close(dfd);
     }
-    return GB_OK;
-fail:;
-    int err = errno;
+    rc = GB_OK;
+    goto done;
+fail:
+    err = errno;
     if (fd >= 0) close(fd);
-    unlink(temp_now);
-    temp_live = 0;
-    return gb_errf(e, GB_FAIL, "%s: %s: %s", shown, step, why_not_written(err));
+    unlink(tmp);
+    gb_errf(e, GB_FAIL, "%s: %s: %s", shown, step, why_not_written(err));
+done:
+    if (live) *live = 0;
+    if (slot >= 0) atomic_flag_clear(&temps[slot].busy);
+    return rc;
 }
 
 int gb_file_write(const char *path, const char *data, size_t n, gb_err *e) {

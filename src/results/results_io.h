@@ -16,8 +16,9 @@
 
 #include "gb.h"
 
-/* Read and parse the JSON file at path ("-": standard input) into *out (free
- * with cJSON_Delete). GB_OK, or GB_FAIL with a message that starts with the
+/* Read and parse the results file at path ("-": standard input) into *out
+ * (free with cJSON_Delete): a regular file of at most GB_LIMIT_RESULTS
+ * (file_read.h), refused before it is read otherwise. GB_OK, or GB_FAIL with a message that starts with the
  * path ("<stdin>" for standard input):
  *   "r.json: cannot open: No such file or directory"
  *   "r.json: line 3: malformed JSON near '\"op\" matmul'" */
@@ -29,7 +30,7 @@ int gb_json_read_file(const char *path, cJSON **out, gb_err *e);
  *   - "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: that
  *     descriptor, written as it is (never resolved to a file and replaced);
  *   - a regular file, or nothing yet: a temp file next to it
- *     (.NAME.tmp.PID), fsync, rename over it, fsync the directory, so the
+ *     (.NAME.tmp.PID; gb_output_side_name for a long NAME), fsync, rename over it, fsync the directory, so the
  *     path holds its old contents or the whole new ones, never a part. A
  *     replaced file keeps its permissions;
  *   - a character device or a FIFO (/dev/null, a named pipe): opened and
@@ -55,12 +56,20 @@ typedef struct {
 int gb_output_resolve(const char *path, gb_out_target *t, gb_err *e);
 /* Before any work: can path be written? It resolves, and for a file a temp
  * file can be made in its directory (made and removed: this proves what
- * permissions alone do not: a read-only file system, root). Removes the
+ * permissions alone do not: a read-only file system, root), and an existing
+ * file may be replaced there (not someone else's file in a sticky directory
+ * such as /tmp, not a file marked immutable or append-only). Removes the
  * stale temp files of target processes that no longer exist. GB_OK or
  * GB_FAIL with the reason. */
 int gb_output_check(const char *path, gb_err *e);
 /* Remove the temp files .NAME.tmp.PID of t whose process is gone; the count. */
 int gb_output_clean_stale(const gb_out_target *t);
+/* The path of a file next to t's target, named lead + NAME + suffix (the
+ * temp file ".NAME.tmp.PID", the lock file "NAME.lock"). Where that would be
+ * longer than a file name may be (NAME_MAX), NAME is cut to 180 bytes and a
+ * hash of the whole name follows it ("~" and 16 hex digits), so that a target
+ * of any legal length (255 bytes) can be written and locked. */
+void gb_output_side_name(const gb_out_target *t, const char *lead, const char *suffix, char *buf, size_t len);
 
 /* Write n bytes of data to path by the rules above. GB_OK, or GB_FAIL with
  * a message naming the path and the failing step ("cannot write: File too

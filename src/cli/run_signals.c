@@ -1,0 +1,184 @@
+/* run_signals.c — stop handlers, watchdog and hard stop of `gpubench run`
+ * (run_signals.h). */
+#include "run_signals.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "output_lock.h"
+#include "results_io.h"
+#include "runner.h"
+
+static struct timespec first_signal;
+static sem_t wake;
+static int started;
+static gb_results *watched;
+static const char *watched_path;
+static volatile int final_written;
+
+const char *gb_signal_name(int sig) {
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGPIPE: return "SIGPIPE";
+    default: return "signal";
+    }
+}
+
+/* Remove what a write in progress and the run's lock left, and end with the
+ * shell's code for "stopped by signal N". Async-signal-safe. */
+static void end_now(int sig) {
+    gb_output_remove_temp();
+    gb_output_unlock_signal_safe();
+    _exit(128 + sig);
+}
+
+static void on_stop_signal(int sig) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+    if (gb_interrupted) {
+        if (sig != SIGPIPE && (now.tv_sec - first_signal.tv_sec >= 2 ||
+                               (now.tv_sec - first_signal.tv_sec == 1 && now.tv_nsec >= first_signal.tv_nsec)))
+            end_now(sig);
+        return;
+    }
+    first_signal = now;
+    gb_interrupted = sig;
+    alarm(GB_STOP_HARD_S); /* the hard stop (on_hard_stop) */
+    if (started) sem_post(&wake);
+}
+
+/* GB_STOP_HARD_S after the first signal, whatever the process is doing. */
+static void on_hard_stop(int sig) {
+    (void)sig;
+    end_now(gb_interrupted ? gb_interrupted : SIGALRM);
+}
+
+/* The results the stuck call was measuring have no sample yet: they are
+ * marked as the runner marks a result the interruption kept from running
+ * (skipped, "interrupted"), never left "ok" with nothing measured. */
+static int mark_unmeasured(gb_results *r) {
+    for (size_t i = 0; i < r->ncases; i++)
+        for (size_t k = 0; k < r->cases[i].nresults; k++) {
+            gb_result *x = &r->cases[i].results[k];
+            if (x->status != GB_RS_OK || x->nsamples > 0) continue;
+            x->status = GB_RS_SKIPPED;
+            x->has |= GB_R_HAS_REASON;
+            if (gb_set_string(&x->reason, "interrupted") != GB_OK) return GB_FAIL;
+        }
+    return GB_OK;
+}
+
+static void sleep_ms(long ms) {
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
+}
+
+static void *watchdog(void *arg) {
+    (void)arg;
+    while (sem_wait(&wake) != 0)
+        if (errno != EINTR) return NULL;
+    int sig = gb_interrupted;
+    /* A run stopping in order moves the progress count (model_lock.h): it is
+     * left to finish, and the hard stop moves on with it. One whose count
+     * stands still for GB_STOP_GRACE_S is inside a call that has not
+     * returned. */
+    long seen = gb_progress_count();
+    for (int still_ms = 0; still_ms < GB_STOP_GRACE_S * 1000;) {
+        sleep_ms(250); /* looked at 4 times a second: it acts within 1.25 s of the last progress */
+        if (final_written) return NULL;
+        long now = gb_progress_count();
+        if (now == seen) {
+            still_ms += 250;
+        } else {
+            seen = now;
+            still_ms = 0;
+            alarm(GB_STOP_HARD_S);
+        }
+    }
+    /* The model is whole whenever its lock is free; the main thread holds it
+     * only while it changes or writes the model, which moves the count. */
+    int locked = 0;
+    for (int still = 0; !locked && still < GB_STOP_HARD_S - GB_STOP_GRACE_S;) {
+        locked = gb_model_timedlock(1.0) == 0;
+        long now = gb_progress_count();
+        if (now != seen) {
+            seen = now;
+            still = 0;
+            alarm(GB_STOP_HARD_S);
+        } else {
+            still++;
+        }
+    }
+    if (locked && final_written) {
+        gb_model_unlock();
+        return NULL; /* the results are final: the hard stop bounds the rest */
+    }
+    if (locked && watched && watched_path) {
+        gb_err e = {{0}};
+        watched->complete = 0;
+        watched->interrupted = 1;
+        int ok = gb_set_string(&watched->interrupted_by, gb_signal_name(sig)) == GB_OK && mark_unmeasured(watched) == GB_OK;
+        gb_results_summarize(watched);
+        if (ok && gb_results_write(watched, watched_path, GB_WRITE_SAMPLES_6G, &e) == GB_OK)
+            fprintf(stderr, "results: %s (interrupted by %s: partial results, written while a call had not returned "
+                            "%d s after the signal)\n", watched_path, gb_signal_name(sig), GB_STOP_GRACE_S);
+        else
+            fprintf(stderr, "gpubench run: the results so far could not be written: %s\n",
+                    e.msg[0] ? e.msg : "out of memory");
+    }
+    end_now(sig);
+    return NULL;
+}
+
+void gb_run_signals_watch(gb_results *r, const char *path) {
+    watched = r;
+    watched_path = path;
+}
+
+void gb_run_signals_final_written(void) {
+    final_written = 1;
+    /* after a stop signal, the table, export and plots that follow have
+     * GB_STOP_HARD_S from now */
+    if (gb_interrupted) alarm(GB_STOP_HARD_S);
+}
+
+void gb_run_signals_catch(void) {
+    if (!started && sem_init(&wake, 0, 0) == 0) {
+        /* a small stack (it serialises the model; cJSON's printer recurses
+         * only as deep as the document), so that it starts under a tight
+         * `ulimit -v`; every signal blocked in it, so they reach the main
+         * thread and interrupt its system calls as before */
+        pthread_attr_t attr;
+        pthread_t t;
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 1 << 20);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        started = pthread_create(&t, &attr, watchdog, NULL) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+        if (!started)
+            fprintf(stderr, "warning: no signal watchdog (%s): a stop signal during a call that does not return ends "
+                            "the run only after %d s\n", "cannot start a thread", GB_STOP_HARD_S);
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_hard_stop;
+    sigaction(SIGALRM, &sa, NULL);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);
+    /* under nohup SIGHUP stays ignored */
+    if (sigaction(SIGHUP, NULL, &old) != 0 || old.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, NULL);
+}

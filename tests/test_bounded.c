@@ -1,0 +1,168 @@
+/* test_bounded.c — every file gpubench reads is a regular file of a bounded
+ * size, checked before it is read, and no open blocks (file_read.h); a stop
+ * signal ends a run within a bounded time even inside a library call that
+ * does not return (run_signals.h). End to end with the binary. None of these
+ * tests depends on speed: each asserts that the process ended (before a
+ * generous bound, `timeout 20`) and what it left. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+
+#include "testlib.h"
+
+static char said[1 << 15];
+
+/* A shell script (printf-style) in a fresh scratch directory $d, with $B the
+ * binary, special files there ($d/fifo, $d/zero -> /dev/zero, $d/dir), a
+ * results file $d/R.json and a suite $d/s.json. */
+static int in_scratch(char *dir, size_t len, const char *fmt, ...) {
+    char script[6144], cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(script, sizeof script, fmt, ap);
+    va_end(ap);
+    if (!dir[0]) {
+        snprintf(dir, len, "/tmp/gb_bounded_XXXXXX");
+        if (!mkdtemp(dir)) return -1;
+        snprintf(cmd, sizeof cmd,
+                 "B=$(realpath %s) && cd %s && mkfifo fifo && ln -s /dev/zero zero && mkdir dir && "
+                 "printf '{\"name\":\"s\",\"benchmarks\":[{\"op\":\"elementwise\",\"sizes\":[8]}]}\\n' > s.json && "
+                 "$B run s.json --backend cpu --no-peak --quiet --out R.json > /dev/null 2>&1",
+                 gb_test_binary(), dir);
+        if (gb_test_sh(cmd, NULL, 0) != 0) return -1;
+    }
+    snprintf(cmd, sizeof cmd, "B=$(realpath %s); d=%s; cd $d && { %s; }", gb_test_binary(), dir, script);
+    return gb_test_sh(cmd, said, sizeof said);
+}
+
+/* The scratch directory made (a failed CHECK when not). */
+static int ready(char *dir, size_t len) {
+    int ok = in_scratch(dir, len, "true") == 0;
+    CHECK(ok);
+    return ok;
+}
+
+static void cleanup(const char *dir) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    gb_test_sh(cmd, NULL, 0);
+}
+
+/* Each reading command on each special file: exit 2 at once (timeout 20
+ * would give 124), the file named and why. */
+TEST(files_special_files_are_refused_by_every_reader_without_reading) {
+    char dir[64] = "";
+    if (!ready(dir, sizeof dir)) return;
+    static const struct { const char *path, *why; } special[] = {
+        {"/dev/zero", "not a regular file: a character device"},
+        {"/dev/urandom", "not a regular file: a character device"},
+        {"fifo", "not a regular file: a FIFO"},
+        {"zero", "not a regular file: a character device"},
+        {"dir", "not a regular file: a directory"},
+    };
+    static const char *const readers[] = {
+        "$B validate %s",
+        "$B run %s --backend cpu --no-peak --out o.json",
+        "$B report %s",
+        "$B report --fleet %s",
+        "$B compare R.json %s",
+        "$B compare R.json R.json --policy %s",
+        "$B compare R.json R.json --confirm %s",
+        "$B merge R.json %s -o m.json",
+        "$B export %s --format gbench",
+        "$B slurm %s --dir sl",
+    };
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        for (size_t k = 0; k < sizeof readers / sizeof readers[0]; k++) {
+            char cmd[256], want[128];
+            snprintf(cmd, sizeof cmd, readers[k], special[i].path);
+            snprintf(want, sizeof want, "%s: %s", special[i].path, special[i].why);
+            int rc = in_scratch(dir, sizeof dir, "timeout 20 %s 2>&1", cmd);
+            CHECK(rc == 2 && strstr(said, want) != NULL);
+            if (rc != 2 || !strstr(said, want)) fprintf(stderr, "    %s (rc %d): %s\n", cmd, rc, said);
+        }
+    CHECK(in_scratch(dir, sizeof dir, "[ -p fifo ] && [ ! -e sl ] && [ ! -e m.json ] && [ ! -e o.json ]") == 0);
+    cleanup(dir);
+}
+
+/* A sparse file over its kind's limit is refused by its size, unread; the
+ * limits are documented in file_read.h and docs/reliability.md. */
+TEST(files_over_the_size_limit_is_refused_by_its_size) {
+    char dir[64] = "";
+    if (!ready(dir, sizeof dir)) return;
+    int rc = in_scratch(dir, sizeof dir, "truncate -s 3G big.json && timeout 20 $B report big.json 2>&1");
+    CHECK(rc == 2 && strstr(said, "big.json: 3.0 GiB, over the 2.0 GiB limit for a results file") != NULL);
+    rc = in_scratch(dir, sizeof dir, "truncate -s 65M suite.json && timeout 20 $B validate suite.json 2>&1");
+    CHECK(rc == 2 && strstr(said, "suite.json: 65.0 MiB, over the 64.0 MiB limit for a suite file") != NULL);
+    rc = in_scratch(dir, sizeof dir, "truncate -s 17M p.json && timeout 20 $B compare R.json R.json --policy p.json 2>&1");
+    CHECK(rc == 2 && strstr(said, "p.json: 17.0 MiB, over the 16.0 MiB limit for a compare policy") != NULL);
+    /* standard input has no size: read up to the limit, refused past it */
+    rc = in_scratch(dir, sizeof dir, "head -c 70000000 /dev/zero | timeout 20 $B validate - 2>&1");
+    CHECK(rc == 2 && strstr(said, "<stdin>: more than 64.0 MiB, over the 64.0 MiB limit for a suite file") != NULL);
+    cleanup(dir);
+}
+
+/* FFTW wisdom that is a FIFO (it blocked forever), a symbolic link to
+ * /dev/zero (it spun at 100% CPU) or a directory: the run goes on without
+ * it, says why, and leaves the special file as it was. */
+TEST(files_wisdom_that_is_not_a_regular_file_is_skipped_with_a_warning) {
+    char dir[64] = "";
+    if (!ready(dir, sizeof dir)) return;
+    static const struct { const char *path, *why; } special[] = {
+        {"fifo", "fifo: not a regular file: a FIFO"},
+        {"zero", "zero: not a regular file: a character device"},
+        {"dir", "dir: not a regular file: a directory"},
+    };
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) {
+        int rc = in_scratch(dir, sizeof dir,
+                            "GPUBENCH_FFTW_WISDOM=%s timeout 20 $B run --op fft --sizes 16 --backend cpu --no-peak "
+                            "--quiet --out w.json 2>&1 >/dev/null",
+                            special[i].path);
+        CHECK(rc == 0 && strstr(said, "FFTW wisdom not used") && strstr(said, special[i].why));
+        if (rc != 0 || !strstr(said, special[i].why)) fprintf(stderr, "    %s (rc %d): %s\n", special[i].path, rc, said);
+    }
+    CHECK(in_scratch(dir, sizeof dir, "[ -p fifo ] && [ -L zero ] && [ -d dir ]") == 0);
+    cleanup(dir);
+}
+
+/* Under `ulimit -v 300000` OpenBLAS retries mmap without end inside the
+ * first GEMM and never returns to the run's loop. SIGTERM, sent once the
+ * run has said it measures (its handlers and watchdog are in place), ends
+ * it: 143, within the bound, the results so far written, valid, marked
+ * interrupted by SIGTERM, no temp or lock file. --min-time 60s: where
+ * OpenBLAS does not hang, the run is still measuring when the signal comes,
+ * and the same must hold. */
+TEST(files_sigterm_ends_a_run_stuck_in_a_library_under_ulimit_v) {
+    char dir[64] = "";
+    if (!ready(dir, sizeof dir)) return;
+    if (in_scratch(dir, sizeof dir, "grep -qa __asan_init $B") == 0) {
+        /* AddressSanitizer reserves terabytes of address space at start */
+        SKIP("this build cannot start under ulimit -v 300000 (a sanitizer build)");
+        cleanup(dir);
+        return;
+    }
+    int rc = in_scratch(
+        dir, sizeof dir,
+        "sh -c 'ulimit -v 300000; exec \"$0\" run --op matmul --sizes 64 --backend cpu --min-time 60s "
+        "--max-time 120s --out r.json' $B > /dev/null 2> err & a=$!; "
+        "for i in $(seq 1 400); do grep -q 'measuring cpu ceilings' err && break; sleep 0.05; done; sleep 1; "
+        "s=$(date +%%s%%N); kill -TERM $a; "
+        "for i in $(seq 1 400); do kill -0 $a 2>/dev/null || break; sleep 0.05; done; "
+        "e=$(date +%%s%%N); kill -KILL $a 2>/dev/null; wait $a; rc=$?; "
+        "echo \"ended $(( (e - s) / 1000000 )) ms after the signal, exit $rc\"; "
+        "ls -a | grep -c -e '\\.tmp\\.' -e '\\.lock$'; exit $rc");
+    CHECK(rc == 143);
+    CHECK(strstr(said, "exit 143\n0\n") != NULL); /* ended before the 20 s bound, nothing left behind */
+    if (rc != 143) fprintf(stderr, "    %s\n", said);
+    char path[128];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    cJSON *doc = gb_test_load_json(path);
+    const char *by = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "interrupted_by"));
+    CHECK(doc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "interrupted")) && by && !strcmp(by, "SIGTERM"));
+    cJSON_Delete(doc);
+    CHECK(in_scratch(dir, sizeof dir, "$B report r.json > /dev/null") == 0); /* gpubench's own reader takes it */
+    cleanup(dir);
+}
