@@ -288,27 +288,42 @@ static void check_command(sweep *s, const command *c, const char *mfile, const c
     }
 }
 
-/* The message without its file name, path, numbers and quoted text: what
- * tells one refusal from another, for picking seeds. */
-static void refusal_template(const char *msg, const char *path, char *out, size_t len) {
-    const char *p = strstr(msg, path && *path ? path : "\x01");
-    p = p ? p + strlen(path) : msg;
+/* What tells one refusal from another, for picking seeds: the message's
+ * reason without the file name, the path, what was found ("got ...") and
+ * numbers or quoted text: "expected a string or null", "missing (expected an
+ * array)", "is outside [min, max] = [, ]". */
+static void refusal_template(const char *msg, const char *file, char *out, size_t len) {
+    const char *p = strstr(msg, file);
+    p = p ? p + strlen(file) : msg;
+    if (!strncmp(p, ": ", 2)) p += 2;
+    const char *reason = strstr(p, ": "); /* after the path, when there is one */
+    if (reason && (!memchr(p, ' ', (size_t)(reason - p)) || !strncmp(p, "(top level)", 11))) p = reason + 2;
     size_t k = 0;
-    for (int quoted = 0; *p && k + 1 < len; p++) {
-        if (*p == '"') quoted = !quoted;
-        else if (!quoted && !isdigit((unsigned char)*p) && *p != '[' && *p != ']') out[k++] = *p;
+    while (*p && strncmp(p, "got ", 4) != 0) {
+        size_t n = strcspn(p, " ");
+        char w[128];
+        snprintf(w, sizeof w, "%.*s", (int)(n < 127 ? n : 127), p);
+        int value = strpbrk(w, "0123456789\"'") || !strcmp(w, "null") || !strcmp(w, "false") ||
+                    !strcmp(w, "true") || !strncmp(w, "[]", 2) || !strncmp(w, "{}", 2) || !strncmp(w, "nan", 3);
+        if (!value && k + n + 2 < len) {
+            memcpy(out + k, w, n);
+            k += n;
+            out[k++] = ' ';
+        }
+        for (p += n; *p == ' '; p++) {}
     }
     out[k] = '\0';
 }
 
-static void seed(sweep *s, const char *text, const char *msg, const char *path, int policy) {
+static void seed(sweep *s, const char *text, const char *msg, int policy) {
     char t[GB_MSG_LEN];
-    if (!s->seeds || s->nseen >= 48) return;
-    refusal_template(msg, path, t, sizeof t);
+    if (!s->seeds) return;
+    refusal_template(msg, s->mpath, t, sizeof t);
     for (size_t i = 0; i < s->nseen; i++)
         if (!strcmp(s->seen[i], t)) return;
     s->seen = realloc(s->seen, (s->nseen + 1) * sizeof *s->seen);
     s->seen[s->nseen++] = strdup(t);
+    if (getenv("GB_MUTATION_VERBOSE")) printf("seed %zu: %s\n   %s\n", s->nseen, t, msg);
     char f[512];
     snprintf(f, sizeof f, "%s/%s/mut_%03zu.json", s->seeds, policy ? "policy" : "results", s->nseen);
     FILE *o = fopen(f, "w");
@@ -346,7 +361,11 @@ static void one_mutant(sweep *s, const input *in, cJSON *copy, const char *path)
                     s->mutant, e.msg);
         }
         full ? s->full_path++ : s->prefix_only++;
-        seed(s, text, e.msg, path, in->policy);
+        seed(s, text, e.msg, in->policy);
+    }
+    if (s->seeds) { /* picking seeds: the loader's verdict is all it needs */
+        free(text);
+        return;
     }
     int proc = s->proc_every > 0 && (s->swept - 1) % s->proc_every == 0;
     const command *cmds = in->policy ? POLICY_COMMANDS : RESULTS_COMMANDS;
