@@ -107,7 +107,8 @@ typedef struct {
     long every, offset, proc_every;
     const char *seeds; /* GB_MUTATION_SEEDS, or NULL */
     char dir[64], mutant[96], mpath[96];
-    long index;        /* of the current mutant, over all inputs */
+    long index;        /* mutants made so far, over all inputs */
+    long at;           /* the number of the one being swept (for messages) */
     long swept, refused, accepted, procs, full_path, prefix_only, failures, commands;
     char **seen;       /* refusal templates already seeded */
     size_t nseen;
@@ -266,7 +267,7 @@ static int as_process(const command *c, const char *mutant, const char *original
 static void fail(sweep *s, const char *how, const command *c, int rc, const char *msg) {
     s->failures++;
     if (s->failures > 20) return; /* enough to see the pattern */
-    fprintf(stderr, "mutant #%ld (%s) %s:", s->index, s->mutant, how);
+    fprintf(stderr, "mutant #%ld (%s) %s:", s->at, s->mutant, how);
     for (int i = 0; c->argv[i]; i++) fprintf(stderr, " %s", c->argv[i]);
     fprintf(stderr, ": exit %d: %.400s\n", rc, msg);
 }
@@ -275,7 +276,7 @@ static void fail(sweep *s, const char *how, const command *c, int rc, const char
 static void check_command(sweep *s, const command *c, const char *mfile, const char *ofile, int refused,
                           const char *path, int proc) {
     char msg[8192];
-    snprintf(current, sizeof current, "\nmutation sweep: died on mutant #%ld (%s), command %s %s\n", s->index,
+    snprintf(current, sizeof current, "\nmutation sweep: died on mutant #%ld (%s), command %s %s\n", s->at,
              s->mutant, c->argv[0], c->argv[1]);
     int rc = proc ? as_process(c, mfile, ofile, msg, sizeof msg) : in_process(c, mfile, ofile, msg, sizeof msg);
     s->commands++;
@@ -360,7 +361,7 @@ static void one_mutant(sweep *s, const input *in, cJSON *copy, const char *path)
         int full = 0;
         if (!e.msg[0] || (*path && !named_prefix(e.msg, path, &full))) {
             s->failures++;
-            fprintf(stderr, "mutant #%ld (%s): the loader's message does not name the path: %s\n", s->index,
+            fprintf(stderr, "mutant #%ld (%s): the loader's message does not name the path: %s\n", s->at,
                     s->mutant, e.msg);
         }
         full ? s->full_path++ : s->prefix_only++;
@@ -402,7 +403,7 @@ static void sweep_input(sweep *s, const input *in) {
                 cJSON_Delete(with);
                 continue;
             }
-            s->index = index; /* for messages; restored below */
+            s->at = index;
             snprintf(s->mutant, sizeof s->mutant, "%s: %.40s: %s", in->file, *l.path[i] ? l.path[i] : "(root)",
                      MUTATIONS[m].name);
             /* the same node in a copy of the tree: by its pre-order number */
@@ -422,7 +423,6 @@ static void sweep_input(sweep *s, const input *in) {
             pathlist_free(&cl);
             one_mutant(s, in, copy, l.path[i]);
             cJSON_Delete(copy);
-            s->index = index + 1;
         }
     }
     pathlist_free(&l);
