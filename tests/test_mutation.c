@@ -115,12 +115,15 @@ typedef struct {
 } sweep;
 
 /* What was being done, for a crash report (a sanitizer's death callback or
- * a fatal signal): the mutant and the command. */
+ * a fatal signal): the mutant and the command, written to the standard
+ * output the sweep started with (standard error is the runner's capture,
+ * lost with the process; standard output is /dev/null during a command). */
 static char current[600];
+static int report_fd = -1;
 
 static void say_current(void) {
-    if (!current[0]) return;
-    ssize_t w = write(2, current, strlen(current));
+    if (!current[0] || report_fd < 0) return;
+    ssize_t w = write(report_fd, current, strlen(current));
     (void)w;
 }
 
@@ -439,12 +442,16 @@ TEST(mutation_sweep_every_reader_survives_every_mutation) {
     snprintf(s.dir, sizeof s.dir, "/tmp/gb_mutation_XXXXXX");
     CHECK(mkdtemp(s.dir) != NULL);
     snprintf(s.mpath, sizeof s.mpath, "%s/mutant.json", s.dir);
+    fflush(stdout);
+    report_fd = dup(1);
     if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(say_current);
     void (*old_segv)(int) = signal(SIGSEGV, on_fatal), (*old_abrt)(int) = signal(SIGABRT, on_fatal);
     for (size_t i = 0; i < sizeof INPUTS / sizeof *INPUTS; i++) sweep_input(&s, &INPUTS[i]);
     signal(SIGSEGV, old_segv);
     signal(SIGABRT, old_abrt);
     current[0] = '\0';
+    close(report_fd);
+    report_fd = -1;
     unlink(s.mpath);
     rmdir(s.dir);
     for (size_t i = 0; i < s.nseen; i++) free(s.seen[i]);
