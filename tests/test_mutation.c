@@ -119,7 +119,7 @@ typedef struct {
  * output the sweep started with (standard error is the runner's capture,
  * lost with the process; standard output is /dev/null during a command). */
 static char current[600];
-static int report_fd = -1;
+static int report_fd = -1, trace_fd = -1;
 
 static void say_current(void) {
     if (!current[0] || report_fd < 0) return;
@@ -279,8 +279,12 @@ static void fail(sweep *s, const char *how, const command *c, int rc, const char
 static void check_command(sweep *s, const command *c, const char *mfile, const char *ofile, int refused,
                           const char *path, int proc) {
     char msg[8192];
-    snprintf(current, sizeof current, "\nmutation sweep: died on mutant #%ld (%s), command %s %s\n", s->at,
-             s->mutant, c->argv[0], c->argv[1]);
+    int len = snprintf(current, sizeof current, "\nmutation sweep: died on mutant #%ld (%s), command %s %s\n",
+                       s->at, s->mutant, c->argv[0], c->argv[1]);
+    /* UBSan ends the process without the death callback: the file
+     * GB_MUTATION_TRACE always holds the command under way */
+    if (trace_fd >= 0 && len > 0 && pwrite(trace_fd, current, (size_t)len, 0) >= 0 && ftruncate(trace_fd, len) != 0)
+        trace_fd = -1;
     int rc = proc ? as_process(c, mfile, ofile, msg, sizeof msg) : in_process(c, mfile, ofile, msg, sizeof msg);
     s->commands++;
     const char *how = proc ? "as a process" : "in process";
@@ -444,6 +448,7 @@ TEST(mutation_sweep_every_reader_survives_every_mutation) {
     snprintf(s.mpath, sizeof s.mpath, "%s/mutant.json", s.dir);
     fflush(stdout);
     report_fd = dup(1);
+    if (getenv("GB_MUTATION_TRACE")) trace_fd = open(getenv("GB_MUTATION_TRACE"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(say_current);
     void (*old_segv)(int) = signal(SIGSEGV, on_fatal), (*old_abrt)(int) = signal(SIGABRT, on_fatal);
     for (size_t i = 0; i < sizeof INPUTS / sizeof *INPUTS; i++) sweep_input(&s, &INPUTS[i]);
@@ -452,6 +457,8 @@ TEST(mutation_sweep_every_reader_survives_every_mutation) {
     current[0] = '\0';
     close(report_fd);
     report_fd = -1;
+    if (trace_fd >= 0) close(trace_fd), unlink(getenv("GB_MUTATION_TRACE"));
+    trace_fd = -1;
     unlink(s.mpath);
     rmdir(s.dir);
     for (size_t i = 0; i < s.nseen; i++) free(s.seen[i]);
