@@ -47,6 +47,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "gb.h"
+#include "report.h"
 #include "results_model.h"
 #include "testlib.h"
 
@@ -499,4 +500,31 @@ TEST(mutation_context_string_of_another_type_is_refused_with_its_path) {
         CHECK(strstr(e.msg, cases[i].path) && strstr(e.msg, "expected a string, got a number"));
         cJSON_Delete(doc);
     }
+}
+
+/* The sweep's second find: params.gpus of 1e300 reached an int conversion
+ * in the scaling table (undefined; UBSan ended the process). A "gpus" that
+ * is no device count leaves its case out of the table. */
+TEST(mutation_params_gpus_beyond_a_device_count_is_left_out_of_the_scaling_table) {
+    cJSON *doc = gb_test_load_json("tests/data/results_multigpu.json");
+    CHECK(doc != NULL);
+    if (!doc) return;
+    size_t n[2] = {0, 0};
+    for (int huge = 0; huge < 2; huge++) {
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases")) {
+            cJSON *params = cJSON_GetObjectItem(c, "params");
+            if (huge && cJSON_GetObjectItem(params, "gpus"))
+                cJSON_ReplaceItemInObject(params, "gpus", cJSON_CreateNumber(1e300));
+        }
+        gb_results r;
+        gb_err e = {{0}};
+        gb_scaling_row *rows = NULL;
+        CHECK(gb_results_from_json(doc, "m.json", &r, &e) == GB_OK);
+        CHECK(gb_scaling_compute(&r, &rows, &n[huge], &e) == GB_OK);
+        free(rows);
+        gb_results_free(&r);
+    }
+    CHECK(n[0] > 0 && n[1] == 0);
+    cJSON_Delete(doc);
 }
