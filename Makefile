@@ -20,6 +20,11 @@
 #                   build-san/gpubench: the normal build is left alone)
 #   make fuzz FUZZ_TIME=secs   each libFuzzer harness for that long (clang)
 #   make valgrind   a quick CPU run and every reading command under valgrind
+#   make mutation-sweep [MUTATION_EVERY=N] [MUTATION_JOBS=J]
+#                   12 reading commands on each of 31,245 mutants of real
+#                   results files, under ASan+UBSan (tests/test_mutation.c),
+#                   in J processes (default 2): about 14 CPU-minutes, so ~7 min
+#                   on two idle cores; N=8 (CI) about 1 min. Every Nth only.
 
 VERSION   := $(shell sed -n 's/^\#define GB_VERSION "\(.*\)"/\1/p' src/core/gb.h)
 PREFIX    ?= /usr/local
@@ -196,6 +201,13 @@ fuzz:
 
 valgrind: $(GB_BIN)
 	scripts/dev/valgrind-check.sh ./$(GB_BIN)
+
+MUTATION_EVERY ?= 1
+MUTATION_JOBS  ?= 2
+.PHONY: mutation-sweep
+mutation-sweep:
+	$(MAKE) SANITIZE=address,undefined build-san/gpubench build-san/tests/run_tests
+	scripts/dev/mutation-sweep.sh build-san $(MUTATION_EVERY) $(MUTATION_JOBS)
 
 # The README's second command: like `make run`, it works on a fresh machine,
 # adding what the tests need (SciPy, a one-node SLURM).

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "gb.h"
+#include "json_strict.h"
 #include "output_lock.h"
 #include "results_io.h"
 
@@ -85,8 +86,28 @@ static int finish_stdout(const char *cmd, int rc) {
     return rc != GB_EXIT_OK ? rc : GB_EXIT_USAGE;
 }
 
+/* Every argument is UTF-8 text: run records its whole command line in the
+ * results (context.command_line), merge its inputs' paths and names, compare
+ * and the fleet report their files' paths in their JSON, and a JSON reader
+ * (Python's json.load, this gpubench's own) refuses what is not UTF-8. One
+ * rule for every command: an argument that is not UTF-8 is refused before
+ * anything is read or written. (What gpubench records from the machine,
+ * not from the user — hostname, environment values, /proc — is written with
+ * each bad byte replaced by '?': gb_json_scrub.) */
+static int arguments_are_text(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        long at = gb_utf8_invalid_at(argv[i]);
+        if (at < 0) continue;
+        fprintf(stderr, "gpubench: argument %d is not UTF-8 text (byte %ld is 0x%02X): arguments are recorded in "
+                        "JSON files, which hold UTF-8 only\n", i, at + 1, (unsigned char)argv[i][at]);
+        return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv) {
     install_signals();
+    if (!arguments_are_text(argc, argv)) return GB_EXIT_USAGE;
     /* Keep the command line as typed: getopt_long permutes argv in place. */
     static char *original[1024];
     gb_full_argc = argc < 1023 ? argc : 1023;

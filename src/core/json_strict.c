@@ -81,6 +81,31 @@ typedef struct {
     gb_err *e;
 } walker;
 
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when the bytes
+ * there are not one: a stray continuation byte, a sequence cut short, an
+ * overlong form, a UTF-16 surrogate (U+D800..U+DFFF) or a code point past
+ * U+10FFFF (RFC 3629). s is NUL-terminated, so a cut sequence stops at the
+ * NUL, never past it. */
+static size_t utf8_len(const unsigned char *p) {
+    if (p[0] < 0x80) return 1;
+    size_t n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0;
+    if (n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))) return 0; /* overlong, surrogate */
+    if (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))) return 0; /* overlong, > U+10FFFF */
+    return n;
+}
+
+long gb_utf8_invalid_at(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; p[i];) {
+        size_t n = utf8_len(p + i);
+        if (!n) return (long)i;
+        i += n;
+    }
+    return -1;
+}
+
 /* The first control character of s (see json_strict.h), as a code point, or
  * 0 when none. in_key: tab and newline are refused too. */
 static unsigned control_char(const char *s, int in_key) {
@@ -96,11 +121,17 @@ static unsigned control_char(const char *s, int in_key) {
     return 0;
 }
 
-/* Replace in place what control_char refuses by '?'. */
+/* Replace in place what control_char refuses, and each byte of what is not
+ * UTF-8, by '?'. */
 static void scrub_string(char *s, int in_key) {
     for (unsigned char *p = (unsigned char *)s; p && *p; p++) {
         if ((*p < 0x20 && (in_key || (*p != '\t' && *p != '\n'))) || *p == 0x7f) *p = '?';
         else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) p[0] = p[1] = '?';
+        else if (*p >= 0x80) {
+            size_t n = utf8_len(p);
+            if (!n) *p = '?';
+            else p += n - 1;
+        }
     }
 }
 
@@ -113,9 +144,16 @@ void gb_json_scrub(cJSON *v) {
 }
 
 static int check_string(walker *w, const step *at, const char *s, int in_key) {
+    char path[512];
+    long bad_at = gb_utf8_invalid_at(s);
+    if (bad_at >= 0) {
+        path_text(at, path, sizeof path);
+        gb_errf(w->e, GB_FAIL, "%s: %s: invalid UTF-8 at byte %ld of the %s (byte 0x%02X; text must be UTF-8)",
+                w->name, path, bad_at + 1, in_key ? "key" : "string", (unsigned char)s[bad_at]);
+        return -1;
+    }
     unsigned c = control_char(s, in_key);
     if (!c) return 0;
-    char path[512];
     path_text(at, path, sizeof path);
     gb_errf(w->e, GB_FAIL,
             "%s: %s: control character U+%04X in a %s (not allowed: nothing read from a file may reach a "
@@ -189,6 +227,72 @@ static int walk(walker *w, const step *at, const cJSON *v) {
     return 0;
 }
 
+/* ---- \u0000 -----------------------------------------------------------------
+ * cJSON decodes the escape \u0000 into a NUL byte and the string ends there:
+ * "matmul\u0000x" was read as "matmul", a param key "density\u0000zz" as
+ * "density". The tree cannot show it, so the text is scanned for the first
+ * string (keys included, in document order) holding one; a walk of the tree
+ * in the same order then finds that string's path. Run on text cJSON has
+ * accepted, so every string and escape in it is well formed. */
+static int nul_escape(const char *text, size_t len, size_t *ordinal, size_t *offset) {
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] != '"') continue;
+        for (i++; i < len && text[i] != '"'; i++) {
+            if (text[i] != '\\') continue;
+            if (i + 5 < len && text[i + 1] == 'u' && !memcmp(text + i + 2, "0000", 4)) {
+                *ordinal = n;
+                *offset = i;
+                return 1;
+            }
+            i++; /* the escaped character (a \uXXXX's digits are plain characters) */
+        }
+        n++;
+    }
+    return 0;
+}
+
+typedef struct {
+    size_t want, seen;
+    int in_key;
+    char path[512];
+} string_finder;
+
+/* The path of the want-th string of v, counted as nul_escape counts. */
+static int find_string(string_finder *f, const step *at, const cJSON *v) {
+    if (cJSON_IsString(v)) {
+        if (f->seen++ != f->want) return 0;
+        path_text(at, f->path, sizeof f->path);
+        return 1;
+    }
+    size_t i = 0;
+    for (const cJSON *c = v->child; c; c = c->next, i++) {
+        step s = {at, cJSON_IsObject(v) ? (c->string ? c->string : "") : NULL, i};
+        if (cJSON_IsObject(v) && f->seen++ == f->want) {
+            path_text(&s, f->path, sizeof f->path);
+            f->in_key = 1;
+            return 1;
+        }
+        if (find_string(f, &s, c)) return 1;
+    }
+    return 0;
+}
+
+static int check_nul_escapes(const char *text, size_t len, const cJSON *doc, const char *name, gb_err *e) {
+    size_t ordinal, offset;
+    if (!nul_escape(text, len, &ordinal, &offset)) return 0;
+    string_finder f = {ordinal, 0, 0, "top level"};
+    step root = {NULL, NULL, 0};
+    find_string(&f, &root, doc);
+    long line, col;
+    line_col(text, text + offset, &line, &col);
+    gb_errf(e, GB_FAIL,
+            "%s: %s: NUL character (\\u0000) in a %s at line %ld, column %ld (not allowed: the text would end "
+            "there)",
+            name, f.path, f.in_key ? "key" : "string", line, col);
+    return -1;
+}
+
 int gb_json_check_tree(const cJSON *doc, const char *name, gb_err *e) {
     walker w = {name, e};
     step root = {NULL, NULL, 0};
@@ -229,7 +333,7 @@ int gb_json_parse_strict(const char *text, size_t len, const char *name, cJSON *
         return gb_errf(e, GB_FAIL, "%s: line %ld, column %ld: unexpected bytes after the JSON document near '%s'", name,
                        line, col, near);
     }
-    if (gb_json_check_tree(doc, name, e) != GB_OK) {
+    if (check_nul_escapes(text, len, doc, name, e) != 0 || gb_json_check_tree(doc, name, e) != GB_OK) {
         cJSON_Delete(doc);
         return GB_FAIL;
     }

@@ -7,7 +7,11 @@
  *     finds the first, so a second "benchmarks" array was silently dropped);
  *   - a NUL byte (the text after it was ignored);
  *   - control characters inside strings (an ANSI escape sequence in an op
- *     name reached the terminal raw through report and compare).
+ *     name reached the terminal raw through report and compare);
+ *   - bytes that are not UTF-8 (written back into a results file, Python's
+ *     json.load refused it);
+ *   - the escape \u0000 (cJSON ends the string there: "matmul\u0000x" ran
+ *     matmul).
  * On top of cJSON's grammar this reader refuses, each with the file and the
  * place:
  *   "s.json: a NUL byte at line 3, column 7 (a JSON file is text)"
@@ -15,6 +19,10 @@
  *   "s.json: benchmarks[0]: duplicate key \"sizes\" (keys 2 and 5 of that object)"
  *   "r.json: cases[0].op: control character U+001B in a string (not allowed:
  *    nothing read from a file may reach a terminal as an escape sequence)"
+ *   "s.json: name: invalid UTF-8 at byte 4 of the string (byte 0xE9; text
+ *    must be UTF-8)"
+ *   "s.json: benchmarks[0].op: NUL character (\u0000) in a string at line 3,
+ *    column 20 (not allowed: the text would end there)"
  * Allowed in strings: tab and newline (in values, not in keys); refused: every
  * other C0 control, DEL and the C1 controls U+0080..U+009F. Texts larger than
  * GB_JSON_MAX_BYTES are refused before they are parsed. All checks are one
@@ -43,14 +51,21 @@ int gb_json_parse_strict(const char *text, size_t len, const char *name, cJSON *
  * "r.json: cannot open: No such file or directory". */
 int gb_json_read_limited(const char *path, const char *what, size_t limit, cJSON **out, gb_err *e);
 
-/* Check a parsed tree for duplicate keys and control characters (what
- * gb_json_parse_strict adds to cJSON). GB_OK or GB_FAIL naming the path. */
+/* Check a parsed tree for duplicate keys, control characters and text that
+ * is not UTF-8 (what gb_json_parse_strict adds to cJSON, but \u0000, which
+ * only the text shows). GB_OK or GB_FAIL naming the path. */
 int gb_json_check_tree(const cJSON *doc, const char *name, gb_err *e);
 
 /* Replace, in every key and string of doc (and its siblings), each character
- * the checks above refuse by '?': what gpubench writes, it can read back (a
- * command line or an environment value recorded in a results file may hold
- * anything). */
+ * the checks above refuse, and each byte of what is not UTF-8, by '?': what
+ * gpubench writes, it can read back (an environment value, a hostname or a
+ * /proc line recorded in a results file may hold anything). */
 void gb_json_scrub(cJSON *doc);
+
+/* Where s stops being UTF-8 (RFC 3629: no overlong forms, no surrogates,
+ * nothing past U+10FFFF): the byte offset of the first bad sequence, or -1
+ * when all of s is UTF-8. For text that enters from elsewhere than a file
+ * (the command line). */
+long gb_utf8_invalid_at(const char *s);
 
 #endif

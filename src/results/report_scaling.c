@@ -34,7 +34,11 @@ int gb_scaling_compute(const gb_results *r, gb_scaling_row **out, size_t *nout, 
         const gb_case_result *c = &r->cases[i];
         const gb_value *g = gb_kv_find(&c->params, "gpus");
         double gpus = g ? gb_value_num(g) : NAN;
-        if (!(gpus >= 1)) continue;
+        /* A device count a suite could have asked for (op.h: 1 to
+         * GB_MAX_DEVICES): params are kept as the file has them, and a
+         * "gpus" of 1e300 made the int conversion below undefined (found by
+         * the mutation sweep under UBSan). */
+        if (!(gpus >= 1 && gpus <= GB_MAX_DEVICES && gpus == floor(gpus))) continue;
         for (size_t j = 0; j < c->nresults; j++) {
             const gb_result *res = &c->results[j];
             if (gb_results_backend(r, c->run, res->backend)->role == GB_ROLE_HOST) continue;

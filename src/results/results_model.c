@@ -108,32 +108,49 @@ static int get_num(chk *k, const cJSON *o, const char *path, const char *key, in
     return 1;
 }
 
+/* The string getters REPLACE *out: the new string is made first, then the old
+ * one freed and *out set, in one step; on a failure *out is left as it was.
+ * So a field of a struct being loaded always owns what it points to (or is
+ * NULL), whatever step fails, and the struct's free function is the only
+ * thing that frees it. (parse_context once freed two fields ahead of their
+ * getters; the first getter failed, the second field still pointed at freed
+ * memory, and context_free freed it again: a SIGABRT on `context.date: 5`.)
+ * Every *out passed here starts NULL or owned (calloc, memset, or the
+ * *_empty functions). */
+static void replace_str(char **out, char *s) {
+    free(*out);
+    *out = s;
+}
+
 /* A string at key into *out (malloc'd; "" when absent): 1, 0 absent, -1. */
 static int get_str(chk *k, const cJSON *o, const char *path, const char *key, int required, char **out) {
-    char p[512];
+    char p[512], *s;
     const cJSON *v = item(o, key);
-    *out = NULL;
     join(p, sizeof p, path, key);
     if (!v) {
         if (required) return bad(k, p, "missing (expected a string)");
-        if (!(*out = xstrdup(""))) return oom(k);
+        if (!(s = xstrdup(""))) return oom(k);
+        replace_str(out, s);
         return 0;
     }
     if (!cJSON_IsString(v)) return bad(k, p, "expected a string, got %s", type_name(v));
-    if (!(*out = xstrdup(v->valuestring))) return oom(k);
+    if (!(s = xstrdup(v->valuestring))) return oom(k);
+    replace_str(out, s);
     return 1;
 }
 
 /* A string or null (*out NULL when null or absent). */
 static int get_str_or_null(chk *k, const cJSON *o, const char *path, const char *key, char **out) {
-    char p[512];
+    char p[512], *s;
     const cJSON *v = item(o, key);
-    *out = NULL;
-    if (!v) return 0;
-    if (cJSON_IsNull(v)) return 1;
+    if (!v || cJSON_IsNull(v)) {
+        replace_str(out, NULL);
+        return v ? 1 : 0;
+    }
     join(p, sizeof p, path, key);
     if (!cJSON_IsString(v)) return bad(k, p, "expected a string or null, got %s", type_name(v));
-    if (!(*out = xstrdup(v->valuestring))) return oom(k);
+    if (!(s = xstrdup(v->valuestring))) return oom(k);
+    replace_str(out, s);
     return 1;
 }
 
@@ -491,9 +508,10 @@ static int parse_backend(chk *k, const cJSON *o, const char *path, gb_backend_de
         if (get_str(k, t, p, "name", 1, &d->name) < 0) return -1;
         int has_label = get_str(k, t, p, "label", 0, &d->label);
         if (has_label < 0) return -1;
-        if (!has_label) {
-            free(d->label);
-            if (!(d->label = xstrdup(d->name))) return oom(k);
+        if (!has_label) { /* the label is the name */
+            char *s = xstrdup(d->name);
+            if (!s) return oom(k);
+            replace_str(&d->label, s);
         }
     }
     return 0;
@@ -536,8 +554,6 @@ static int parse_context(chk *k, const cJSON *o, const char *path, gb_context *c
     if (!ctx) return 0;
     join(p, sizeof p, path, "context");
     if (!(c->json = cJSON_PrintUnformatted(ctx))) return oom(k);
-    free(c->date);
-    free(c->hostname);
     if (get_str(k, ctx, p, "date", 0, &c->date) < 0 || get_str(k, ctx, p, "hostname", 0, &c->hostname) < 0)
         return -1;
     char *cache = NULL;
@@ -548,7 +564,6 @@ static int parse_context(chk *k, const cJSON *o, const char *path, gb_context *c
     if (get_obj(k, ctx, p, "cpu", 0, &cpu) < 0) return -1;
     join(pp, sizeof pp, p, "cpu");
     if (cpu) {
-        free(c->cpu_model);
         if (get_str(k, cpu, pp, "model", 0, &c->cpu_model) < 0 ||
             get_num(k, cpu, pp, "logical_cpus", N_COUNT, &c->cpu_logical_cpus) < 0)
             return -1;
@@ -556,7 +571,6 @@ static int parse_context(chk *k, const cJSON *o, const char *path, gb_context *c
     join(pp, sizeof pp, p, "gpu");
     if (gpu && !cJSON_IsNull(gpu)) {
         if (!cJSON_IsObject(gpu)) return bad(k, pp, "expected an object or null, got %s", type_name(gpu));
-        free(c->gpu_name);
         if (get_str(k, gpu, pp, "name", 0, &c->gpu_name) < 0) return -1;
         const cJSON *drv = item(gpu, "driver_version");
         if (drv && !cJSON_IsString(drv) && !cJSON_IsNumber(drv)) {
@@ -862,10 +876,6 @@ static int parse_verification(chk *k, const cJSON *o, const char *path, gb_verif
         return -1;
     }
     free(st);
-    free(v->against);
-    free(v->metric);
-    free(v->detail);
-    v->against = v->metric = v->detail = NULL;
     int a = get_str(k, obj, p, "against", 0, &v->against), m = a < 0 ? -1 : get_str(k, obj, p, "metric", 0, &v->metric);
     int d = m < 0 ? -1 : get_str(k, obj, p, "detail", 0, &v->detail);
     if (a < 0 || m < 0 || d < 0) return -1;
