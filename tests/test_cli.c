@@ -166,7 +166,10 @@ TEST(cli_quick_suite_cpu_end_to_end) {
         ok++;
         const cJSON *st = get(r, "stats");
         int n = get(st, "n")->valueint;
-        CHECK(n >= 5 || get(st, "median")->valuedouble * n > 0.5); /* min_reps, unless max_time hit */
+        /* min_reps 5 unless max_time_s ended the visit first: which one
+         * depends on this machine's speed and load (the rule itself is
+         * tested on a scripted clock in test_stopping.c), so only n >= 1 */
+        CHECK(n >= 1);
         CHECK(cJSON_GetArraySize(get(r, "samples_s")) == n);
         CHECK(n <= 1000); /* max_reps default caps the samples kept */
         /* three rounds (the default), or one when max_time_s ended the first */
@@ -196,15 +199,18 @@ TEST(cli_quick_suite_cpu_end_to_end) {
 /* SIGINT, SIGTERM (timeout, SLURM, Kubernetes) and SIGHUP all stop the run
  * after the current repetition: the results measured so far are written,
  * marked interrupted with the signal's name, and the exit status is 128 + the
- * signal's number. */
+ * signal's number. The signal goes once the run has written its first case
+ * (not after a fixed sleep: under load 2 s were not always enough to get
+ * there); the wait for it is bounded only against a hang (120 s). */
 static void check_stopped_by(const char *sig, int code) {
     char path[64], cmd[512];
     snprintf(path, sizeof path, "build/interrupted-%s.json", sig);
     remove(path);
     snprintf(cmd, sizeof cmd,
              "%s run suites/quick.json --backend cpu --no-peak --quiet --out %s "
-             "> /dev/null 2>&1 & pid=$!; sleep 2; kill -%s $pid; wait $pid",
-             gb_test_binary(), path, sig);
+             "> /dev/null 2>&1 & pid=$!; for i in $(seq 1 2400); do [ -e %s ] && break; sleep 0.05; done; "
+             "kill -%s $pid; wait $pid",
+             gb_test_binary(), path, path, sig);
     int rc = gb_test_sh(cmd, out, sizeof out);
     CHECK(rc == code);
     cJSON *doc = load(path);
@@ -233,13 +239,18 @@ static void check_stopped_by(const char *sig, int code) {
 TEST(cli_ctrl_c_keeps_the_results_measured_so_far) { check_stopped_by("INT", 130); }
 
 /* `timeout` signals the command and then its process group: the same SIGTERM
- * twice within a moment must still write the results, marked interrupted. */
+ * twice within a moment must still write the results, marked interrupted.
+ * What timeout does is done here by hand (the command in its own process
+ * group, SIGTERM to it and then to the group) once the run has written its
+ * first case: `timeout 2` signalled at a fixed time, which under load could
+ * come before the run was under way. */
 TEST(cli_timeout_stops_a_run_with_its_results_written) {
     remove("build/timeout.json");
-    char cmd[512];
+    char cmd[768];
     snprintf(cmd, sizeof cmd,
-             "timeout --preserve-status -s TERM 2 %s run suites/quick.json --backend cpu --no-peak --quiet "
-             "--out build/timeout.json > /dev/null 2>&1",
+             "setsid %s run suites/quick.json --backend cpu --no-peak --quiet --out build/timeout.json > /dev/null 2>&1 & "
+             "pid=$!; for i in $(seq 1 2400); do [ -e build/timeout.json ] && break; sleep 0.05; done; "
+             "kill -TERM $pid; kill -TERM -- -$pid; wait $pid",
              gb_test_binary());
     int rc = gb_test_sh(cmd, out, sizeof out);
     CHECK(rc == 143);
@@ -247,12 +258,15 @@ TEST(cli_timeout_stops_a_run_with_its_results_written) {
     CHECK(doc && cJSON_IsTrue(get(doc, "interrupted")));
     cJSON_Delete(doc);
     /* the same, with the two deliveries far enough apart to be seen twice,
-     * while the run is busy measuring its ceilings (seconds, not stopped by a
-     * signal): the second must not end it before it writes its results */
+     * while the run is busy measuring its ceilings (it has said so on
+     * stderr; not stopped by a signal): the second must not end it before it
+     * writes its results */
     remove("build/timeout.json");
     snprintf(cmd, sizeof cmd,
-             "%s run suites/quick.json --backend cpu --quiet --out build/timeout.json > /dev/null 2>&1 & "
-             "pid=$!; sleep 1; kill -TERM $pid; sleep 0.3; kill -TERM $pid; wait $pid",
+             "rm -f build/timeout.err; %s run suites/quick.json --backend cpu --out build/timeout.json > /dev/null "
+             "2> build/timeout.err & pid=$!; "
+             "for i in $(seq 1 2400); do grep -q 'ceilings' build/timeout.err 2>/dev/null && break; sleep 0.05; done; "
+             "kill -TERM $pid; sleep 0.3; kill -TERM $pid; wait $pid",
              gb_test_binary());
     rc = gb_test_sh(cmd, out, sizeof out);
     CHECK(rc == 143);
@@ -273,7 +287,7 @@ TEST(cli_case_lines_reach_a_piped_log_while_the_run_goes_on) {
     snprintf(cmd, sizeof cmd,
              "rm -f build/live.log build/live.json; %s run suites/quick.json --backend cpu --no-peak --rounds 3 "
              "--out build/live.json 2>/dev/null | cat > build/live.log & "
-             "for i in $(seq 1 300); do "
+             "for i in $(seq 1 2400); do "
              "  if grep -q '✓' build/live.log 2>/dev/null; then "
              "    if pgrep -f 'build/live.json' >/dev/null; then echo LIVE; else echo ENDED; fi; break; fi; "
              "  sleep 0.05; done; "

@@ -181,7 +181,7 @@ TEST(files_second_run_on_the_same_out_is_refused_unless_forced) {
     tiny_suite(dir, "s.json", 2);
     int rc = sh(dir,
                 "$B run $d/long.json --backend cpu --no-peak --quiet --out $d/r.json > /dev/null 2>&1 & a=$!; "
-                "for i in $(seq 1 400); do [ -e $d/r.json.lock ] && break; sleep 0.05; done; "
+                "for i in $(seq 1 2400); do [ -e $d/r.json.lock ] && break; sleep 0.05; done; "
                 "echo holder=$a; "
                 "$B run $d/s.json --backend cpu --no-peak --quiet --out $d/r.json > /dev/null 2> $d/second.err; "
                 "echo second=$?; "
@@ -215,7 +215,7 @@ TEST(files_stop_signals_leave_a_valid_file_and_no_temp_or_lock) {
         char script[1024];
         snprintf(script, sizeof script,
                  "rm -f $d/r.json; $B run $d/long.json --backend cpu --no-peak --quiet --out $d/r.json "
-                 "> /dev/null 2>&1 & a=$!; for i in $(seq 1 400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
+                 "> /dev/null 2>&1 & a=$!; for i in $(seq 1 2400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
                  "sleep 0.3; kill -%s $a; wait $a",
                  sigs[i].sig);
         CHECK(sh(dir, script) == sigs[i].code);
@@ -248,11 +248,14 @@ TEST(files_second_signal_stops_at_once_and_removes_the_lock) {
               f);
         fclose(f);
     }
-    int rc = sh(dir, "$B run $d/slow.json --backend cpu --no-peak --quiet --out $d/r.json > /dev/null 2>&1 & a=$!; "
-                     "for i in $(seq 1 400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
+    /* --threads 1: the repetition lasts at least 464 GFLOP over one core's
+     * peak (about 120 GFLOP/s at most today): over 3 s on any machine, so
+     * the second signal 1.3 s after the first always finds it inside */
+    int rc = sh(dir, "$B run $d/slow.json --backend cpu --no-peak --quiet --threads 1 --out $d/r.json > /dev/null 2>&1 & a=$!; "
+                     "for i in $(seq 1 2400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
                      /* the matmul's inputs and its output (0.9 GB) are there:
                       * it is measuring (its repetition takes seconds) */
-                     "for i in $(seq 1 1200); do "
+                     "for i in $(seq 1 2400); do "
                      "  [ \"$(awk '/VmRSS/ {print $2}' /proc/$a/status 2>/dev/null || echo 0)\" -gt 850000 ] && break; "
                      "  sleep 0.05; done; "
                      "kill -TERM $a; sleep 1.3; kill -TERM $a; wait $a");
@@ -275,7 +278,7 @@ TEST(files_sigkill_leaves_a_valid_file_and_the_next_run_cleans_up) {
     tiny_suite(dir, "long.json", 20000);
     tiny_suite(dir, "s.json", 2);
     int rc = sh(dir, "$B run $d/long.json --backend cpu --no-peak --quiet --out $d/r.json > /dev/null 2>&1 & a=$!; "
-                     "for i in $(seq 1 400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
+                     "for i in $(seq 1 2400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
                      "kill -KILL $a; wait $a; echo killed=$?; touch $d/.r.json.tmp.$a");
     CHECK(rc == 0 && strstr(out, "killed=137") != NULL);
     cJSON *doc = load(in(dir, "r.json"));
