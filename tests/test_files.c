@@ -47,7 +47,8 @@ static void tiny_suite(const char *dir, const char *name, int n) {
                "\"min_reps\":1,\"max_reps\":1,\"min_time_s\":0,\"max_time_s\":10,\"rounds\":1},\"benchmarks\":[");
     for (int i = 0; i < n; i += 100) {
         fprintf(f, "%s{\"op\":\"elementwise\",\"sizes\":[", i ? "," : "");
-        for (int k = 1; k <= 100 && i + k <= n; k++) fprintf(f, "%s%d", k > 1 ? "," : "", k);
+        /* [i/100 + 1, k]: every case its own (a suite may not make one case twice) */
+        for (int k = 1; k <= 100 && i + k <= n; k++) fprintf(f, "%s[%d,%d]", k > 1 ? "," : "", i / 100 + 1, k);
         fprintf(f, "]}");
     }
     fprintf(f, "]}\n");
