@@ -240,17 +240,17 @@ TEST(cli_ctrl_c_keeps_the_results_measured_so_far) { check_stopped_by("INT", 130
 
 /* `timeout` signals the command and then its process group: the same SIGTERM
  * twice within a moment must still write the results, marked interrupted.
- * What timeout does is done here by hand (the command in its own process
- * group, SIGTERM to it and then to the group) once the run has written its
- * first case: `timeout 2` signalled at a fixed time, which under load could
- * come before the run was under way. */
+ * The two deliveries are made here by hand, back to back, once the run has
+ * written its first case: `timeout 2` signalled at a fixed time, which under
+ * load could come before the run was under way (and a kill of a process
+ * group from a test risks the test runner's own). */
 TEST(cli_timeout_stops_a_run_with_its_results_written) {
     remove("build/timeout.json");
     char cmd[768];
     snprintf(cmd, sizeof cmd,
-             "setsid %s run suites/quick.json --backend cpu --no-peak --quiet --out build/timeout.json > /dev/null 2>&1 & "
+             "%s run suites/quick.json --backend cpu --no-peak --quiet --out build/timeout.json > /dev/null 2>&1 & "
              "pid=$!; for i in $(seq 1 2400); do [ -e build/timeout.json ] && break; sleep 0.05; done; "
-             "kill -TERM $pid; kill -TERM -- -$pid; wait $pid",
+             "kill -TERM $pid; kill -TERM $pid; wait $pid",
              gb_test_binary());
     int rc = gb_test_sh(cmd, out, sizeof out);
     CHECK(rc == 143);
@@ -285,13 +285,16 @@ TEST(cli_sighup_is_an_interruption_too) { check_stopped_by("HUP", 129); }
 TEST(cli_case_lines_reach_a_piped_log_while_the_run_goes_on) {
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "rm -f build/live.log build/live.json; %s run suites/quick.json --backend cpu --no-peak --rounds 3 "
-             "--out build/live.json 2>/dev/null | cat > build/live.log & "
+             /* the run's own pid, not pgrep/pkill -f by name: those also
+              * matched another checkout's tests running on the same machine */
+             "rm -f build/live.log build/live.json build/live.pid; "
+             "sh -c 'echo $$ > build/live.pid; exec \"$0\" \"$@\"' %s run suites/quick.json --backend cpu --no-peak "
+             "--rounds 3 --out build/live.json 2>/dev/null | cat > build/live.log & "
              "for i in $(seq 1 2400); do "
              "  if grep -q '✓' build/live.log 2>/dev/null; then "
-             "    if pgrep -f 'build/live.json' >/dev/null; then echo LIVE; else echo ENDED; fi; break; fi; "
+             "    if kill -0 $(cat build/live.pid) 2>/dev/null; then echo LIVE; else echo ENDED; fi; break; fi; "
              "  sleep 0.05; done; "
-             "pkill -TERM -f 'build/live.json'; wait",
+             "kill -TERM $(cat build/live.pid); wait",
              gb_test_binary());
     gb_test_sh(cmd, out, sizeof out);
     CHECK(strstr(out, "LIVE") != NULL);

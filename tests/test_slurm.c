@@ -168,13 +168,13 @@ TEST(merge_allow_missing_merges_the_rest_and_names_what_is_missing) {
 /* A refused `slurm` takes back exactly what it made: no directory of a nested
  * --dir chain, no file, and nothing that was there before it ran. */
 TEST(slurm_a_refusal_removes_exactly_what_it_made) {
-    char dir[128], cmd[10000];
+    char dir[128], cmd[16384];
     tmpdir(dir, sizeof dir);
     static char bin[4096], cwd[4096];
     if (!realpath(gb_test_binary(), bin) || !getcwd(cwd, sizeof cwd)) { SKIP("no gpubench binary"); return; }
     /* refused before anything is made: a path #SBATCH cannot hold, a bad option */
-    snprintf(cmd, sizeof cmd, "cd %s && %s slurm %s/suites/quick.json --dir 'a/b c/d' ; echo rc=$?; "
-             "%s slurm %s/suites/quick.json --dir a/b/c --time soon; echo rc=$?; find . | sort",
+    snprintf(cmd, sizeof cmd, "cd %s && %.1000s slurm %.1000s/suites/quick.json --dir 'a/b c/d' ; echo rc=$?; "
+             "%.1000s slurm %.1000s/suites/quick.json --dir a/b/c --time soon; echo rc=$?; find . | sort",
              dir, bin, cwd, bin, cwd);
     sh(cmd);
     CHECK(strstr(out, "rc=2\n") && strstr(strstr(out, "rc=2\n") + 4, "rc=2\n"));
@@ -182,7 +182,7 @@ TEST(slurm_a_refusal_removes_exactly_what_it_made) {
     CHECK(strstr(out, "./a") == NULL); /* no directory of either chain */
     /* refused after the chain was made: through a link, the real path holds a
      * space; the link and its target were there before and stay */
-    snprintf(cmd, sizeof cmd, "cd %s && mkdir 'x y' && ln -s 'x y' link && %s slurm %s/suites/quick.json --dir "
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir 'x y' && ln -s 'x y' link && %.1000s slurm %.1000s/suites/quick.json --dir "
              "link/p/q/r; echo rc=$?; find . | sort",
              dir, bin, cwd);
     sh(cmd);
@@ -190,7 +190,7 @@ TEST(slurm_a_refusal_removes_exactly_what_it_made) {
     CHECK(strstr(out, "./x y\n") && strstr(out, "./link\n") && !strstr(out, "./x y/p"));
     /* refused while writing (array.sbatch is a directory there): what it wrote
      * goes, the directory and what it held before stay */
-    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p pre/array.sbatch && touch pre/keep && %s slurm %s/suites/quick.json "
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p pre/array.sbatch && touch pre/keep && %.1000s slurm %.1000s/suites/quick.json "
              "--dir pre; echo rc=$?; find pre | sort",
              dir, bin, cwd);
     sh(cmd);
@@ -198,7 +198,7 @@ TEST(slurm_a_refusal_removes_exactly_what_it_made) {
     CHECK(strstr(out, "pre\npre/array.sbatch\npre/keep\nrc=") || strstr(out, "rc=2\npre\npre/array.sbatch\npre/keep\n"));
     CHECK(!strstr(out, "pre/suite.json") && !strstr(out, "pre/results") && !strstr(out, "pre/logs"));
     /* a run that succeeds keeps everything */
-    snprintf(cmd, sizeof cmd, "cd %s && %s slurm %s/suites/quick.json --dir ok/a/b > /dev/null; echo rc=$?; "
+    snprintf(cmd, sizeof cmd, "cd %s && %.1000s slurm %.1000s/suites/quick.json --dir ok/a/b > /dev/null; echo rc=$?; "
              "ls ok/a/b | tr '\\n' ' '", dir, bin, cwd);
     sh(cmd);
     CHECK(strstr(out, "rc=0") && strstr(out, "array.sbatch logs merge.sbatch results submit.sh suite.json"));
