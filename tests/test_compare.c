@@ -548,7 +548,7 @@ TEST(compare_warns_about_another_machine_at_the_top) {
     char *w = strstr(big, "!! WARNING: machines differ: gpu.name");
     char *table = strstr(big, "case ");
     CHECK(w != NULL && table != NULL && w < table);
-    CHECK(strstr(big, "gpu.driver_version") != NULL);
+    CHECK(strstr(big, "gpu.cuda_driver_api_version") != NULL);
 }
 
 TEST(compare_lists_cases_present_on_one_side) {

@@ -209,3 +209,41 @@ int gb_parse_count(const char *s, long long lo, long long hi, long long *out) {
     *out = v;
     return 0;
 }
+
+int gb_is_driver_version(const char *s) {
+    int groups = 0;
+    for (const char *p = s; p && *p;) {
+        if (!is_digit(*p)) return 0;
+        while (is_digit(*p)) p++;
+        groups++;
+        if (*p == '.') {
+            if (!is_digit(p[1])) return 0;
+            p++;
+        } else if (*p) {
+            return 0;
+        }
+    }
+    return groups >= 2;
+}
+
+int gb_nvidia_driver_from_proc(const char *text, char *buf, size_t len) {
+    const char *line = text ? strstr(text, "NVRM version:") : NULL;
+    if (!line) return 0;
+    size_t line_len = strcspn(line, "\n");
+    for (const char *p = line; p < line + line_len;) {
+        p += strspn(p, " \t");
+        size_t n = strcspn(p, " \t\n");
+        if (!n) break;
+        char word[64];
+        if (n < sizeof word && n < len) {
+            memcpy(word, p, n);
+            word[n] = '\0';
+            if (gb_is_driver_version(word)) {
+                snprintf(buf, len, "%s", word);
+                return 1;
+            }
+        }
+        p += n;
+    }
+    return 0;
+}
