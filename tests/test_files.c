@@ -44,7 +44,7 @@ static void tiny_suite(const char *dir, const char *name, int n) {
     FILE *f = fopen(path, "w");
     if (!f) return;
     fprintf(f, "{\"name\":\"tiny\",\"defaults\":{\"dtypes\":[\"float32\"],\"warmup\":0,\"min_warmup_s\":0,"
-               "\"min_reps\":1,\"max_reps\":1,\"min_time_s\":0,\"max_time_s\":10,\"rounds\":1},\"benchmarks\":[");
+               "\"min_reps\":1,\"max_reps\":1,\"min_time_s\":0,\"max_time_s\":600,\"rounds\":1},\"benchmarks\":[");
     for (int i = 0; i < n; i += 100) {
         fprintf(f, "%s{\"op\":\"elementwise\",\"sizes\":[", i ? "," : "");
         /* [i/100 + 1, k]: every case its own (a suite may not make one case twice) */
