@@ -172,10 +172,11 @@ TEST(cli_quick_suite_cpu_end_to_end) {
         CHECK(n >= 1);
         CHECK(cJSON_GetArraySize(get(r, "samples_s")) == n);
         CHECK(n <= 1000); /* max_reps default caps the samples kept */
-        /* three rounds (the default), or one when max_time_s ended the first */
+        /* three rounds (the default), fewer when max_time_s ended a visit
+         * (after which round depends on the speed) */
         const cJSON *sizes = get(r, "round_sizes");
         int rounds = cJSON_GetArraySize(sizes), total = 0;
-        CHECK(rounds == 3 || rounds == 1);
+        CHECK(rounds >= 1 && rounds <= 3);
         const cJSON *k;
         cJSON_ArrayForEach(k, sizes) total += k->valueint;
         CHECK(total == n);
