@@ -115,11 +115,12 @@ TEST(slurm_bad_options_exit_2_naming_the_option) {
         {"suites/quick.json --gpubench /nonexistent/gpubench", "--gpubench"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        snprintf(cmd, sizeof cmd, "%s slurm %s --dir /tmp/gb-slurm-bad-opts", bin, cases[i].args);
+        snprintf(cmd, sizeof cmd, "%s slurm %s --dir %s", bin, cases[i].args, gb_test_tmp("slurm-bad-opts"));
         int rc = sh(cmd);
         if (!CHECK(rc == 2 && strstr(out, cases[i].expect))) fprintf(stderr, "    %s -> %d: %s\n", cmd, rc, out);
     }
-    sh("rm -rf /tmp/gb-slurm-bad-opts");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", gb_test_tmp("slurm-bad-opts"));
+    sh(cmd);
 }
 
 TEST(slurm_real_cluster_array_merge_and_partial_failure) {
@@ -146,23 +147,26 @@ TEST(merge_allow_missing_merges_the_rest_and_names_what_is_missing) {
     const char *bin = gb_test_binary();
     snprintf(cmd, sizeof cmd,
              "%s merge --allow-missing --note 'task 1 (n2): TIMEOUT' tests/data/fleet/cpu_a.json /nonexistent/t1.json "
-             "tests/data/not_results.json tests/data/fleet/cpu_b.json -o /tmp/gb-merge-allow-missing.json",
-             bin);
+             "tests/data/not_results.json tests/data/fleet/cpu_b.json -o %s",
+             bin, gb_test_tmp("merge-allow-missing.json"));
     int rc = sh(cmd);
     if (!CHECK(rc == 0)) fprintf(stderr, "%s\n", out);
     CHECK(strstr(out, "not merged: /nonexistent/t1.json: cannot open"));
-    const char *m = slurp("/tmp/gb-merge-allow-missing.json");
+    const char *m = slurp(gb_test_tmp("merge-allow-missing.json"));
     CHECK(m && strstr(m, "not merged: /nonexistent/t1.json: cannot open: No such file or directory"));
     CHECK(m && strstr(m, "not merged: tests/data/not_results.json: not a gpubench results file"));
     CHECK(m && strstr(m, "task 1 (n2): TIMEOUT"));
     CHECK(m && strstr(m, "\"name\":\t\"cpu-a\"") && strstr(m, "\"name\":\t\"cpu-b\""));
     /* without --allow-missing the same inputs fail, naming the file */
-    snprintf(cmd, sizeof cmd, "%s merge tests/data/fleet/cpu_a.json /nonexistent/t1.json -o /tmp/gb-merge-x.json", bin);
+    snprintf(cmd, sizeof cmd, "%s merge tests/data/fleet/cpu_a.json /nonexistent/t1.json -o %s", bin,
+             gb_test_tmp("merge-x.json"));
     CHECK(sh(cmd) == 2 && strstr(out, "/nonexistent/t1.json"));
     /* nothing left: exit 2, nothing written */
-    snprintf(cmd, sizeof cmd, "%s merge --allow-missing /nonexistent/t1.json -o /tmp/gb-merge-none.json", bin);
-    CHECK(sh(cmd) == 2 && strstr(out, "nothing written") && access("/tmp/gb-merge-none.json", F_OK) != 0);
-    sh("rm -f /tmp/gb-merge-allow-missing.json /tmp/gb-merge-x.json");
+    snprintf(cmd, sizeof cmd, "%s merge --allow-missing /nonexistent/t1.json -o %s", bin,
+             gb_test_tmp("merge-none.json"));
+    CHECK(sh(cmd) == 2 && strstr(out, "nothing written") && access(gb_test_tmp("merge-none.json"), F_OK) != 0);
+    remove(gb_test_tmp("merge-allow-missing.json"));
+    remove(gb_test_tmp("merge-x.json"));
 }
 
 /* A refused `slurm` takes back exactly what it made: no directory of a nested
