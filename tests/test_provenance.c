@@ -116,8 +116,10 @@ TEST(provenance_a_build_without_git_records_the_archived_commit) {
     }
     char head[64];
     snprintf(head, sizeof head, "%.40s", out);
-    if (gb_test_sh("git cat-file -e HEAD:.git-commit 2>/dev/null", NULL, 0) != 0) {
-        SKIP(".git-commit is not committed yet");
+    /* (a tree made from an archive and committed again holds a filled-in
+     * .git-commit: then there is nothing to fill in) */
+    if (gb_test_sh("git show HEAD:.git-commit 2>/dev/null | grep -q 'Format:'", NULL, 0) != 0) {
+        SKIP("HEAD's .git-commit is not the placeholder git archive fills in");
         return;
     }
     CHECK(gb_test_sh("git archive HEAD .git-commit | tar -xOf - .git-commit", out, sizeof out) == 0);
