@@ -418,11 +418,9 @@ static cJSON *sizes_json(const char *list, gb_err *e) {
         }
         cJSON *item = NULL;
         if (strspn(p, "0123456789x") < len) {
-            item = cJSON_CreateString(""); /* the op's parser judges it (a byte count such as 1MiB) */
-            if (item) {
-                free(item->valuestring);
-                item->valuestring = strndup(p, len);
-            }
+            char *text = strndup(p, len); /* the op's parser judges it (a byte count such as 1MiB) */
+            item = text ? cJSON_CreateString(text) : NULL;
+            free(text);
         } else {
             cJSON *shape = cJSON_CreateArray();
             for (const char *d = p; shape && d <= p + len; d++) {
@@ -450,8 +448,7 @@ static cJSON *sizes_json(const char *list, gb_err *e) {
             item = cJSON_GetArraySize(shape) == 1 ? cJSON_DetachItemFromArray(shape, 0) : shape;
             if (item != shape) cJSON_Delete(shape);
         }
-        if (!item || !(cJSON_IsNumber(item) || cJSON_IsArray(item) || item->valuestring)) {
-            cJSON_Delete(item);
+        if (!item) {
             why = "out of memory";
             break;
         }
