@@ -8,6 +8,7 @@
 #                   filter: build/tests/run_tests stopping does the same)
 #   make test-gpu   GPU verification over every op and dtype (needs a GPU)
 #   make bundle     relocatable tarball for hosts without our CPU libraries
+#   make dist       source tarball (git archive) whose build records its commit
 #   make install PREFIX=/usr/local DESTDIR=
 #                   the binary, the plugin, the suites and the user scripts
 #                   (scripts/*.py; the developers' scripts/dev/ stay behind)
@@ -72,7 +73,13 @@ endif
 # -fno-math-errno lets GCC call glibc's vector math (libmvec) for sin/cos in
 # `#pragma omp simd` loops; it changes no results, only errno reporting.
 OPT       ?= -O3 -fno-math-errno
-GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+# The commit: from git, else from .git-commit, which `git archive` (and so
+# `make dist` and a forge's source tarball) fills in (.gitattributes
+# export-subst), else `make GIT_COMMIT=...`; "unknown" only when none has it.
+ifeq ($(origin GIT_COMMIT),undefined)
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || \
+                sed -n 's/^\([0-9a-f]\{12\}\)[0-9a-f]*$$/\1/p' .git-commit 2>/dev/null | grep . || echo unknown)
+endif
 DEFS      := -D_GNU_SOURCE -DGB_GIT_COMMIT='"$(GIT_COMMIT)"' \
              -DGB_BUILD_FLAGS='"$(OPT) $(WARN)"' -DGB_COMPILER='"$(shell $(CC) --version | head -n1)"'
 # src/ is in rooms (cli, core, ops, results, history, system); every room is on the
@@ -123,7 +130,7 @@ ifneq ($(strip $(NVCC)),)
   ALL_PLUGIN := $(PLUGIN)
 endif
 
-.PHONY: all run test test-gpu check-gpu bundle install clean deps tools fuzz valgrind FORCE
+.PHONY: all run test test-gpu check-gpu bundle dist print-git-commit install clean deps tools fuzz valgrind FORCE
 
 all: $(GB_BIN) $(ALL_PLUGIN)
 
@@ -223,7 +230,16 @@ test-gpu: gpubench $(ALL_PLUGIN)
 	scripts/dev/test-gpu.sh ./gpubench
 
 bundle: all tools
-	scripts/dev/bundle.sh $(VERSION)
+	GIT_COMMIT=$(GIT_COMMIT) scripts/dev/bundle.sh $(VERSION)
+
+# A source archive whose build records its commit (.git-commit filled in).
+dist:
+	@mkdir -p dist
+	git archive --format=tar.gz --prefix=gpubench-$(VERSION)/ -o dist/gpubench-$(VERSION)-src.tar.gz HEAD
+	@echo "dist/gpubench-$(VERSION)-src.tar.gz ($(GIT_COMMIT))"
+
+print-git-commit:
+	@echo $(GIT_COMMIT)
 
 # The scripts a user runs (scripts/README.md); scripts/dev/ is not installed.
 USER_SCRIPTS := $(wildcard scripts/*.py)

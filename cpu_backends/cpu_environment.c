@@ -30,6 +30,7 @@
 #define MARK_BY "GPUBENCH_OPENBLAS_CORE_BY"
 #define MARK_ASKED "GPUBENCH_OPENBLAS_CORE_ASKED"
 #define MARK_DETECTED "GPUBENCH_OPENBLAS_CORE_DETECTED"
+#define MARK_IGNORED "GPUBENCH_OPENBLAS_CORE_IGNORED"
 
 static char detected_core[64];
 
@@ -43,6 +44,7 @@ static int after_reexec(gb_err *e) {
     snprintf(who, sizeof who, "%s", by);
     gb_openblas_set_core_chosen_by(who);
     if (det) snprintf(detected_core, sizeof detected_core, "%s", det);
+    if (getenv(MARK_IGNORED)) gb_openblas_set_ignored_env(getenv(MARK_IGNORED));
     int status = GB_OK;
     const char *core = openblas_get_corename();
     if (asked && *asked && strcasecmp(asked, core) != 0)
@@ -53,6 +55,7 @@ static int after_reexec(gb_err *e) {
     unsetenv(MARK_BY);
     unsetenv(MARK_ASKED);
     unsetenv(MARK_DETECTED);
+    unsetenv(MARK_IGNORED);
     return status;
 }
 
@@ -63,6 +66,15 @@ int gb_cpu_setup_process(const char *core_flag, char **argv, gb_err *e) {
     const char *env_core = getenv("OPENBLAS_CORETYPE");
     if (env_core && !*env_core) env_core = NULL;
     const char *running = openblas_get_corename();
+    /* OpenBLAS read OPENBLAS_CORETYPE when it loaded: if it runs another core,
+     * it did not take the name (unknown, or a core this build lacks) and fell
+     * back to its own detection. That counts as not set (so the honest
+     * default applies), and the run warns naming it. With a flag the flag
+     * decides and the variable is replaced anyway. */
+    if (env_core && !core_flag && strcasecmp(env_core, running) != 0) {
+        gb_openblas_set_ignored_env(env_core);
+        env_core = NULL;
+    }
     /* What OpenBLAS detects by itself is known only when nothing forced it. */
     if (!env_core) snprintf(detected_core, sizeof detected_core, "%s", running);
 
@@ -114,6 +126,7 @@ int gb_cpu_setup_process(const char *core_flag, char **argv, gb_err *e) {
     setenv(MARK_BY, by, 1);
     setenv(MARK_ASKED, want ? want : "", 1);
     if (detected_core[0]) setenv(MARK_DETECTED, detected_core, 1);
+    if (gb_openblas_ignored_env()) setenv(MARK_IGNORED, gb_openblas_ignored_env(), 1);
     fflush(stdout);
     fflush(stderr);
     execv("/proc/self/exe", argv);
@@ -121,6 +134,7 @@ int gb_cpu_setup_process(const char *core_flag, char **argv, gb_err *e) {
     unsetenv(MARK_BY);
     unsetenv(MARK_ASKED);
     unsetenv(MARK_DETECTED);
+    unsetenv(MARK_IGNORED);
     if (!want) return GB_OK; /* only the OpenMP policy: go on as we are */
     return gb_errf(e, GB_FAIL, "re-executing with OPENBLAS_CORETYPE=%s: execv(/proc/self/exe): %s", want,
                    strerror(err));

@@ -135,6 +135,11 @@ const char *gb_openblas_core_chosen_by(void) {
 
 void gb_openblas_set_core_chosen_by(const char *who) { chosen_by = who; }
 
+static char ignored_env[64];
+
+const char *gb_openblas_ignored_env(void) { return ignored_env[0] ? ignored_env : NULL; }
+void gb_openblas_set_ignored_env(const char *name) { snprintf(ignored_env, sizeof ignored_env, "%s", name ? name : ""); }
+
 /* ---- the warning ---------------------------------------------------------- */
 
 static const char *string(const cJSON *o, const char *key) {
@@ -148,8 +153,19 @@ int gb_openblas_check(const cJSON *context, cJSON *warnings) {
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive(context, "libraries");
     const cJSON *ob = libs ? cJSON_GetObjectItemCaseSensitive(libs, "openblas") : NULL;
     const char *core = string(ob, "core"), *config = string(ob, "config");
+    int added = 0;
+    if (ignored_env[0]) {
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "OPENBLAS_CORETYPE=%s is set in the environment but is not a core this OpenBLAS runs (an unknown "
+                 "name, or one this build lacks): OpenBLAS ignored it, so it counts as not set and the %s kernels "
+                 "run (core_chosen_by: %s)", ignored_env, core ? core : "detected", string(ob, "core_chosen_by") ?
+                 string(ob, "core_chosen_by") : "openblas");
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+        added = 1;
+    }
     const char *best = cJSON_IsArray(isa) && core ? gb_openblas_recommended_core(isa, config, core) : NULL;
-    if (!best) return 0;
+    if (!best) return added;
     const char *who = string(ob, "core_chosen_by");
     char ver[48], why[160], msg[1024];
     openblas_version(config, ver, sizeof ver);
@@ -168,5 +184,5 @@ int gb_openblas_check(const cJSON *context, cJSON *warnings) {
              "Pass --openblas-core auto (or set OPENBLAS_CORETYPE=%s) to use the %s kernels",
              ver, core, level_text[isa_level(isa)], why, best, best);
     cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
-    return 1;
+    return added + 1;
 }

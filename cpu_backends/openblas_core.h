@@ -13,6 +13,8 @@
  *                   older than the CPU (or --openblas-core auto)
  *   "environment"   OPENBLAS_CORETYPE set (by the user or     that core, with a warning
  *                   an image's preset)                        when it is older than the CPU
+ *                   (a name OpenBLAS does not take counts as
+ *                   nothing set, with a warning naming it)
  *   "flag"          --openblas-core NAME                      that core, likewise
  *
  * OpenBLAS reads OPENBLAS_CORETYPE only when it loads, so a change means
@@ -35,6 +37,13 @@ const char *gb_openblas_isa_text(const cJSON *isa);
 /* Who chose the core this process runs (table above). */
 const char *gb_openblas_core_chosen_by(void);
 void gb_openblas_set_core_chosen_by(const char *who);
+
+/* OPENBLAS_CORETYPE's value when OpenBLAS did not take it (an unknown name,
+ * or a core this build lacks: OpenBLAS then silently runs what it detects),
+ * so that the run neither records "environment" as who chose nor keeps quiet
+ * about it; NULL when it was taken or not set. */
+const char *gb_openblas_ignored_env(void);
+void gb_openblas_set_ignored_env(const char *name);
 
 /* Append a warning when the core recorded in context is older than the
  * CPU: it names the core, who chose it (and so where to change it) and the

@@ -27,29 +27,20 @@ static int initialized;
 static void cuda_shutdown(void);
 
 /* "13.0" from 13000. */
-/* The NVIDIA kernel driver's version as it prints it ("580.95.05"), from
- * the first line of /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX
- * x86_64 Kernel Module  580.95.05  Tue ..."). 0 when it is not there (not
- * Linux, a container without /proc/driver/nvidia). */
+/* The NVIDIA driver's version ("580.159.04"): NVML's
+ * nvmlSystemGetDriverVersion, else the NVRM line of
+ * /proc/driver/nvidia/version read by gb_nvidia_driver_from_proc (the word
+ * after "Kernel Module" is "for" with the open kernel modules). 0 when
+ * neither has it (a container without either). */
 static int nvidia_driver_version(char *buf, size_t len) {
+    if (gb_cuda_nvml_driver_version(buf, len)) return 1;
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
     if (!f) return 0;
-    char line[512];
-    int ok = 0;
-    if (fgets(line, sizeof line, f)) {
-        const char *at = strstr(line, "Kernel Module");
-        if (at) {
-            at += strlen("Kernel Module");
-            while (*at == ' ' || *at == '\t') at++;
-            size_t n = strcspn(at, " \t\n");
-            if (n > 0 && n < len) {
-                snprintf(buf, len, "%.*s", (int)n, at);
-                ok = 1;
-            }
-        }
-    }
+    char text[1024];
+    size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
-    return ok;
+    text[n] = '\0';
+    return gb_nvidia_driver_from_proc(text, buf, len);
 }
 
 static void version_string(int v, char *out, size_t cap) {
@@ -233,9 +224,9 @@ static void cuda_describe(cJSON *ctx) {
     (void)cudaDriverGetVersion(&drv);
     version_string(drv, buf, sizeof buf);
     /* The CUDA driver API version ("13.0"): what CUDA the driver supports,
-     * not the NVIDIA driver's own version (nvidia_driver below). The old
-     * key stays for the readers that know it. */
-    cJSON_AddStringToObject(gpu, "driver_version", buf);
+     * not the NVIDIA driver's own version (nvidia_driver below). Files before
+     * this one also had it as "driver_version", a name that said otherwise;
+     * the readers take that key where this one is absent. */
     cJSON_AddStringToObject(gpu, "cuda_driver_api_version", buf);
     if (nvidia_driver_version(buf, sizeof buf)) cJSON_AddStringToObject(gpu, "nvidia_driver", buf);
     version_string(rt, buf, sizeof buf);

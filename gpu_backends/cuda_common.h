@@ -170,6 +170,7 @@ cudaDataType gb_cuda_data_type(gb_dtype d);
 /* Ceilings, health and cold-cache support (cuda_peak.c, cuda_health.c). */
 int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e);  /* d2d copy, GEMMs, H2D/D2H */
 void gb_cuda_health(cJSON *health);                  /* clocks, throttle, ECC: read only */
+int gb_cuda_nvml_driver_version(char *buf, size_t len); /* nvmlSystemGetDriverVersion: 1, or 0 without NVML */
 void gb_cuda_flush_l2(void);                         /* write a buffer larger than L2 */
 
 /* The per-op implementations (one file each), as the table of ops names

@@ -50,6 +50,7 @@ typedef struct {
     nvml_return (*ecc)(nvml_device, int *, int *);
     nvml_return (*persistence)(nvml_device, int *);
     nvml_return (*pstate)(nvml_device, int *);
+    nvml_return (*driver_version)(char *, unsigned);
 } nvml_api;
 
 /* Opened once and kept: health runs before and after every run, and a
@@ -84,6 +85,7 @@ static int nvml_open(void) {
     *(void **)&nvml.ecc = sym("nvmlDeviceGetEccMode");
     *(void **)&nvml.persistence = sym("nvmlDeviceGetPersistenceMode");
     *(void **)&nvml.pstate = sym("nvmlDeviceGetPerformanceState");
+    *(void **)&nvml.driver_version = sym("nvmlSystemGetDriverVersion");
     if (!nvml.init || !nvml.by_pci || !nvml.error_string) {
         snprintf(nvml_problem, sizeof nvml_problem, "libnvidia-ml.so.1 lacks nvmlInit_v2 / "
                                                     "nvmlDeviceGetHandleByPciBusId_v2 (driver too old)");
@@ -106,6 +108,15 @@ static int nvml_open(void) {
 static void add_uint(cJSON *o, const char *key, nvml_return rc, unsigned v) {
     if (rc == NVML_OK) cJSON_AddNumberToObject(o, key, v);
     else cJSON_AddStringToObject(o, key, nvml.error_string(rc));
+}
+
+int gb_cuda_nvml_driver_version(char *buf, size_t len) {
+    char v[96] = ""; /* NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80 */
+    if (!nvml_open() || !nvml.driver_version || nvml.driver_version(v, sizeof v) != NVML_OK) return 0;
+    v[sizeof v - 1] = '\0';
+    if (!gb_is_driver_version(v)) return 0; /* then /proc says it */
+    snprintf(buf, len, "%s", v);
+    return 1;
 }
 
 void gb_cuda_health(cJSON *health) {

@@ -180,13 +180,17 @@ TEST(cli_quick_suite_cpu_end_to_end) {
         ok++;
         const cJSON *st = get(r, "stats");
         int n = get(st, "n")->valueint;
-        CHECK(n >= 5 || get(st, "median")->valuedouble * n > 0.5); /* min_reps, unless max_time hit */
+        /* min_reps 5 unless max_time_s ended the visit first: which one
+         * depends on this machine's speed and load (the rule itself is
+         * tested on a scripted clock in test_stopping.c), so only n >= 1 */
+        CHECK(n >= 1);
         CHECK(cJSON_GetArraySize(get(r, "samples_s")) == n);
         CHECK(n <= 1000); /* max_reps default caps the samples kept */
-        /* three rounds (the default), or one when max_time_s ended the first */
+        /* three rounds (the default), fewer when max_time_s ended a visit
+         * (after which round depends on the speed) */
         const cJSON *sizes = get(r, "round_sizes");
         int rounds = cJSON_GetArraySize(sizes), total = 0;
-        CHECK(rounds == 3 || rounds == 1);
+        CHECK(rounds >= 1 && rounds <= 3);
         const cJSON *k;
         cJSON_ArrayForEach(k, sizes) total += k->valueint;
         CHECK(total == n);
@@ -215,15 +219,18 @@ TEST(cli_quick_suite_cpu_end_to_end) {
 /* SIGINT, SIGTERM (timeout, SLURM, Kubernetes) and SIGHUP all stop the run
  * after the current repetition: the results measured so far are written,
  * marked interrupted with the signal's name, and the exit status is 128 + the
- * signal's number. */
+ * signal's number. The signal goes once the run has written its first case
+ * (not after a fixed sleep: under load 2 s were not always enough to get
+ * there); the wait for it is bounded only against a hang (120 s). */
 static void check_stopped_by(const char *sig, int code) {
     char path[64], cmd[512];
     snprintf(path, sizeof path, "build/interrupted-%s.json", sig);
     remove(path);
     snprintf(cmd, sizeof cmd,
              "%s run suites/quick.json --backend cpu --no-peak --quiet --out %s "
-             "> /dev/null 2>&1 & pid=$!; sleep 2; kill -%s $pid; wait $pid",
-             gb_test_binary(), path, sig);
+             "> /dev/null 2>&1 & pid=$!; for i in $(seq 1 2400); do [ -e %s ] && break; sleep 0.05; done; "
+             "kill -%s $pid; wait $pid",
+             gb_test_binary(), path, path, sig);
     int rc = gb_test_sh(cmd, out, sizeof out);
     CHECK(rc == code);
     cJSON *doc = load(path);
@@ -252,13 +259,18 @@ static void check_stopped_by(const char *sig, int code) {
 TEST(cli_ctrl_c_keeps_the_results_measured_so_far) { check_stopped_by("INT", 130); }
 
 /* `timeout` signals the command and then its process group: the same SIGTERM
- * twice within a moment must still write the results, marked interrupted. */
+ * twice within a moment must still write the results, marked interrupted.
+ * The two deliveries are made here by hand, back to back, once the run has
+ * written its first case: `timeout 2` signalled at a fixed time, which under
+ * load could come before the run was under way (and a kill of a process
+ * group from a test risks the test runner's own). */
 TEST(cli_timeout_stops_a_run_with_its_results_written) {
     remove("build/timeout.json");
-    char cmd[512];
+    char cmd[768];
     snprintf(cmd, sizeof cmd,
-             "timeout --preserve-status -s TERM 2 %s run suites/quick.json --backend cpu --no-peak --quiet "
-             "--out build/timeout.json > /dev/null 2>&1",
+             "%s run suites/quick.json --backend cpu --no-peak --quiet --out build/timeout.json > /dev/null 2>&1 & "
+             "pid=$!; for i in $(seq 1 2400); do [ -e build/timeout.json ] && break; sleep 0.05; done; "
+             "kill -TERM $pid; kill -TERM $pid; wait $pid",
              gb_test_binary());
     int rc = gb_test_sh(cmd, out, sizeof out);
     CHECK(rc == 143);
@@ -266,12 +278,15 @@ TEST(cli_timeout_stops_a_run_with_its_results_written) {
     CHECK(doc && cJSON_IsTrue(get(doc, "interrupted")));
     cJSON_Delete(doc);
     /* the same, with the two deliveries far enough apart to be seen twice,
-     * while the run is busy measuring its ceilings (seconds, not stopped by a
-     * signal): the second must not end it before it writes its results */
+     * while the run is busy measuring its ceilings (it has said so on
+     * stderr; not stopped by a signal): the second must not end it before it
+     * writes its results */
     remove("build/timeout.json");
     snprintf(cmd, sizeof cmd,
-             "%s run suites/quick.json --backend cpu --quiet --out build/timeout.json > /dev/null 2>&1 & "
-             "pid=$!; sleep 1; kill -TERM $pid; sleep 0.3; kill -TERM $pid; wait $pid",
+             "rm -f build/timeout.err; %s run suites/quick.json --backend cpu --out build/timeout.json > /dev/null "
+             "2> build/timeout.err & pid=$!; "
+             "for i in $(seq 1 2400); do grep -q 'ceilings' build/timeout.err 2>/dev/null && break; sleep 0.05; done; "
+             "kill -TERM $pid; sleep 0.3; kill -TERM $pid; wait $pid",
              gb_test_binary());
     rc = gb_test_sh(cmd, out, sizeof out);
     CHECK(rc == 143);
@@ -290,13 +305,16 @@ TEST(cli_sighup_is_an_interruption_too) { check_stopped_by("HUP", 129); }
 TEST(cli_case_lines_reach_a_piped_log_while_the_run_goes_on) {
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "rm -f build/live.log build/live.json; %s run suites/quick.json --backend cpu --no-peak --rounds 3 "
-             "--out build/live.json 2>/dev/null | cat > build/live.log & "
-             "for i in $(seq 1 300); do "
+             /* the run's own pid, not pgrep/pkill -f by name: those also
+              * matched another checkout's tests running on the same machine */
+             "rm -f build/live.log build/live.json build/live.pid; "
+             "sh -c 'echo $$ > build/live.pid; exec \"$0\" \"$@\"' %s run suites/quick.json --backend cpu --no-peak "
+             "--rounds 3 --out build/live.json 2>/dev/null | cat > build/live.log & "
+             "for i in $(seq 1 2400); do "
              "  if grep -q '✓' build/live.log 2>/dev/null; then "
-             "    if pgrep -f 'build/live.json' >/dev/null; then echo LIVE; else echo ENDED; fi; break; fi; "
+             "    if kill -0 $(cat build/live.pid) 2>/dev/null; then echo LIVE; else echo ENDED; fi; break; fi; "
              "  sleep 0.05; done; "
-             "pkill -TERM -f 'build/live.json'; wait",
+             "kill -TERM $(cat build/live.pid); wait",
              gb_test_binary());
     gb_test_sh(cmd, out, sizeof out);
     CHECK(strstr(out, "LIVE") != NULL);

@@ -44,10 +44,11 @@ static void tiny_suite(const char *dir, const char *name, int n) {
     FILE *f = fopen(path, "w");
     if (!f) return;
     fprintf(f, "{\"name\":\"tiny\",\"defaults\":{\"dtypes\":[\"float32\"],\"warmup\":0,\"min_warmup_s\":0,"
-               "\"min_reps\":1,\"max_reps\":1,\"min_time_s\":0,\"max_time_s\":10,\"rounds\":1},\"benchmarks\":[");
+               "\"min_reps\":1,\"max_reps\":1,\"min_time_s\":0,\"max_time_s\":600,\"rounds\":1},\"benchmarks\":[");
     for (int i = 0; i < n; i += 100) {
         fprintf(f, "%s{\"op\":\"elementwise\",\"sizes\":[", i ? "," : "");
-        for (int k = 1; k <= 100 && i + k <= n; k++) fprintf(f, "%s%d", k > 1 ? "," : "", k);
+        /* [i/100 + 1, k]: every case its own (a suite may not make one case twice) */
+        for (int k = 1; k <= 100 && i + k <= n; k++) fprintf(f, "%s[%d,%d]", k > 1 ? "," : "", i / 100 + 1, k);
         fprintf(f, "]}");
     }
     fprintf(f, "]}\n");
@@ -181,7 +182,7 @@ TEST(files_second_run_on_the_same_out_is_refused_unless_forced) {
     tiny_suite(dir, "s.json", 2);
     int rc = sh(dir,
                 "$B run $d/long.json --backend cpu --no-peak --quiet --out $d/r.json > /dev/null 2>&1 & a=$!; "
-                "for i in $(seq 1 400); do [ -e $d/r.json.lock ] && break; sleep 0.05; done; "
+                "for i in $(seq 1 2400); do [ -e $d/r.json.lock ] && break; sleep 0.05; done; "
                 "echo holder=$a; "
                 "$B run $d/s.json --backend cpu --no-peak --quiet --out $d/r.json > /dev/null 2> $d/second.err; "
                 "echo second=$?; "
@@ -215,7 +216,7 @@ TEST(files_stop_signals_leave_a_valid_file_and_no_temp_or_lock) {
         char script[1024];
         snprintf(script, sizeof script,
                  "rm -f $d/r.json; $B run $d/long.json --backend cpu --no-peak --quiet --out $d/r.json "
-                 "> /dev/null 2>&1 & a=$!; for i in $(seq 1 400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
+                 "> /dev/null 2>&1 & a=$!; for i in $(seq 1 2400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
                  "sleep 0.3; kill -%s $a; wait $a",
                  sigs[i].sig);
         CHECK(sh(dir, script) == sigs[i].code);
@@ -247,9 +248,9 @@ static void slow_suite(const char *dir) {
 /* Start slow.json and send SIGTERM once the matmul's inputs and output
  * (0.9 GB) are there: it is measuring. */
 static const char *const slow_then_term =
-    "$B run $d/slow.json --backend cpu --no-peak --quiet --out $d/r.json > /dev/null 2>&1 & a=$!; "
-    "for i in $(seq 1 400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
-    "for i in $(seq 1 1200); do "
+    "$B run $d/slow.json --backend cpu --no-peak --quiet --threads 1 --out $d/r.json > /dev/null 2>&1 & a=$!; "
+    "for i in $(seq 1 2400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
+    "for i in $(seq 1 2400); do "
     "  [ \"$(awk '/VmRSS/ {print $2}' /proc/$a/status 2>/dev/null || echo 0)\" -gt 850000 ] && break; "
     "  sleep 0.05; done; "
     "kill -TERM $a; ";
@@ -305,7 +306,7 @@ TEST(files_sigkill_leaves_a_valid_file_and_the_next_run_cleans_up) {
     tiny_suite(dir, "long.json", 20000);
     tiny_suite(dir, "s.json", 2);
     int rc = sh(dir, "$B run $d/long.json --backend cpu --no-peak --quiet --out $d/r.json > /dev/null 2>&1 & a=$!; "
-                     "for i in $(seq 1 400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
+                     "for i in $(seq 1 2400); do [ -e $d/r.json ] && break; sleep 0.05; done; "
                      "kill -KILL $a; wait $a; echo killed=$?; touch $d/.r.json.tmp.$a");
     CHECK(rc == 0 && strstr(out, "killed=137") != NULL);
     cJSON *doc = load(in(dir, "r.json"));

@@ -69,7 +69,7 @@ static const gb_backend fake = {
 static void run_three_rounds(gb_results *r, double keep_bytes) {
     const char *suite_text =
         "{\"name\": \"k\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 1, \"min_reps\": 3, "
-        "\"min_time_s\": 0, \"max_time_s\": 5, \"rounds\": 3},"
+        "\"min_time_s\": 0, \"max_time_s\": 600, \"rounds\": 3},"
         " \"benchmarks\": [{\"op\": \"elementwise\", \"sizes\": [16, 32, 64]}]}";
     prepares = releases = live = max_live = 0;
     CHECK(gb_test_run_cpu_and(suite_text, &fake, keep_bytes, r) == 0);
@@ -137,7 +137,7 @@ static const gb_result *result_of(const gb_case_result *c, const char *backend) 
 TEST(shared_host_a_case_differing_only_in_an_accelerator_param_reuses_its_twins_cpu_result) {
     const char *suite_text =
         "{\"name\": \"t\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 1, \"min_reps\": 3, "
-        "\"min_time_s\": 0, \"max_time_s\": 5, \"rounds\": 3},"
+        "\"min_time_s\": 0, \"max_time_s\": 600, \"rounds\": 3},"
         " \"benchmarks\": [{\"op\": \"matmul\", \"sizes\": [32, 48]},"
         "                {\"op\": \"matmul\", \"sizes\": [48], \"params\": {\"math\": \"tf32\"}},"
         "                {\"op\": \"elementwise\", \"sizes\": [32]},"
@@ -172,7 +172,7 @@ TEST(shared_host_a_case_differing_only_in_an_accelerator_param_reuses_its_twins_
 TEST(shared_host_a_case_with_another_budget_or_host_param_is_measured_itself) {
     const char *suite_text =
         "{\"name\": \"t\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 1, \"min_reps\": 3, "
-        "\"min_time_s\": 0, \"max_time_s\": 5, \"rounds\": 2},"
+        "\"min_time_s\": 0, \"max_time_s\": 600, \"rounds\": 2},"
         " \"benchmarks\": [{\"op\": \"matmul\", \"sizes\": [32]},"
         "                {\"op\": \"matmul\", \"sizes\": [32], \"params\": {\"math\": \"tf32\"}, \"min_reps\": 4},"
         "                {\"op\": \"fft\", \"sizes\": [32]},"

@@ -127,7 +127,7 @@ TEST(multigpu_skip_reasons_with_one_device) {
 /* The CPU side of a multi-GPU op is the single-device routine of the same
  * math, checked by the same verification. */
 TEST(multigpu_cpu_side_runs_and_verifies) {
-    const char *suite = "/tmp/gb_mg_cpu_suite.json", *res = "/tmp/gb_mg_cpu_res.json";
+    const char *suite = gb_test_tmp("mg_cpu_suite.json"), *res = gb_test_tmp("mg_cpu_res.json");
     FILE *f = fopen(suite, "w");
     CHECK(f != NULL);
     if (!f) return;
@@ -249,16 +249,16 @@ TEST(multigpu_concurrent_results_load_write_and_stay_apart) {
     gb_result_name(c, once, NULL, name, sizeof name);
     CHECK(strstr(name, "/cuda/device/gpu0/concurrent") != NULL);
     /* written and read back unchanged */
-    CHECK(gb_results_write(&r, "/tmp/gb_mg_roundtrip.json", 0, &e) == GB_OK);
+    CHECK(gb_results_write(&r, gb_test_tmp("mg_roundtrip.json"), 0, &e) == GB_OK);
     gb_results back;
-    CHECK(gb_results_load("/tmp/gb_mg_roundtrip.json", &back, &e) == GB_OK);
+    CHECK(gb_results_load(gb_test_tmp("mg_roundtrip.json"), &back, &e) == GB_OK);
     CHECK(back.cases[0].results[5].concurrent.present && back.cases[0].results[5].concurrent.devices == 2);
     CHECK(isnan(back.cases[0].results[1].concurrent.aggregate_gbs) || !back.cases[0].results[1].concurrent.present);
     gb_results_free(&back);
     gb_results_free(&r);
-    remove("/tmp/gb_mg_roundtrip.json");
+    remove(gb_test_tmp("mg_roundtrip.json"));
     /* a malformed concurrent object is refused with its path */
-    FILE *f = fopen("/tmp/gb_mg_bad.json", "w");
+    FILE *f = fopen(gb_test_tmp("mg_bad.json"), "w");
     CHECK(f != NULL);
     if (!f) return;
     fputs("{\"schema\":\"gpubench-results\",\"schema_version\":1,\"cases\":[{\"op\":\"matmul\",\"dtype\":\"float32\","
@@ -266,9 +266,9 @@ TEST(multigpu_concurrent_results_load_write_and_stay_apart) {
           "\"concurrent\":{\"devices\":0}}]}]}",
           f);
     fclose(f);
-    CHECK(gb_results_load("/tmp/gb_mg_bad.json", &back, &e) == GB_FAIL);
+    CHECK(gb_results_load(gb_test_tmp("mg_bad.json"), &back, &e) == GB_FAIL);
     CHECK(strstr(e.msg, "cases[0].results[0].concurrent.devices") != NULL);
-    remove("/tmp/gb_mg_bad.json");
+    remove(gb_test_tmp("mg_bad.json"));
 }
 
 TEST(multigpu_report_shows_devices_at_once) {
@@ -398,14 +398,14 @@ TEST(multigpu_crossover_is_per_device) {
     r.crossover = x;
     r.ncrossover = n;
     r.has_crossover = 1;
-    CHECK(gb_results_write(&r, "/tmp/gb_mg_cross.json", 0, &e) == GB_OK);
+    CHECK(gb_results_write(&r, gb_test_tmp("mg_cross.json"), 0, &e) == GB_OK);
     gb_results back;
-    CHECK(gb_results_load("/tmp/gb_mg_cross.json", &back, &e) == GB_OK);
+    CHECK(gb_results_load(gb_test_tmp("mg_cross.json"), &back, &e) == GB_OK);
     int found = 0;
     for (size_t i = 0; i < back.ncrossover; i++) found += back.crossover[i].device == 1;
     CHECK(found == 2);
     gb_results_free(&back);
-    remove("/tmp/gb_mg_cross.json");
+    remove(gb_test_tmp("mg_cross.json"));
     r.crossover = old;
     r.ncrossover = nold;
     for (size_t i = 0; i < n; i++) gb_crossover_entry_free(&x[i]);

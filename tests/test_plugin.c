@@ -60,7 +60,7 @@ TEST(plugin_absent_everywhere_is_built_without_cuda) {
 
 TEST(plugin_abi_mismatch_is_refused) {
     if (gb_test_sh("command -v cc", NULL, 0) != 0) { SKIP("no C compiler to build a fake plugin"); return; }
-    const char *src = "/tmp/gb_test_abi_plugin.c", *so = "/tmp/gb_test_abi_plugin.so";
+    const char *src = gb_test_tmp("abi_plugin.c"), *so = gb_test_tmp("abi_plugin.so");
     FILE *f = fopen(src, "w");
     if (!f) { SKIP("cannot write a temporary file"); return; }
     fprintf(f, "#include \"backend.h\"\n"
@@ -87,23 +87,29 @@ TEST(plugin_abi_mismatch_is_refused) {
  * prefix or errno's text. */
 TEST(plugin_missing_library_is_named) {
     if (gb_test_sh("command -v cc", NULL, 0) != 0) { SKIP("no C compiler to build a fake plugin"); return; }
-    char out[2048];
-    int rc = gb_test_sh("cd /tmp && echo 'int gb_missing_fn(void){return 1;}' > gb_test_missing.c && "
-                        "cc -shared -fPIC -Wl,-soname,libgb_test_missing.so.7 -o libgb_test_missing.so.7 "
-                        "gb_test_missing.c && "
-                        "echo 'int gb_missing_fn(void); int gb_backend_plugin(void){return gb_missing_fn();}' "
-                        "> gb_test_needs.c && cc -shared -fPIC -o gb_test_needs.so gb_test_needs.c "
-                        "./libgb_test_missing.so.7 && rm -f libgb_test_missing.so.7 gb_test_missing.c gb_test_needs.c",
-                        out, sizeof out);
+    char out[2048], cmd[1024], so[300];
+    /* in a directory of this process's own (another checkout's tests may build the same names) */
+    const char *dir = gb_test_tmp("plugin_needs");
+    snprintf(so, sizeof so, "%s/gb_test_needs.so", dir);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s && cd %s && echo 'int gb_missing_fn(void){return 1;}' > gb_test_missing.c && "
+             "cc -shared -fPIC -Wl,-soname,libgb_test_missing.so.7 -o libgb_test_missing.so.7 "
+             "gb_test_missing.c && "
+             "echo 'int gb_missing_fn(void); int gb_backend_plugin(void){return gb_missing_fn();}' "
+             "> gb_test_needs.c && cc -shared -fPIC -o gb_test_needs.so gb_test_needs.c "
+             "./libgb_test_missing.so.7 && rm -f libgb_test_missing.so.7 gb_test_missing.c gb_test_needs.c",
+             dir, dir);
+    int rc = gb_test_sh(cmd, out, sizeof out);
     CHECK(rc == 0);
     if (rc != 0) { fprintf(stderr, "%s\n", out); return; }
-    char why[512];
-    const gb_backend *b = load_with("/tmp/gb_test_needs.so", why, sizeof why);
+    char why[512], want[700];
+    const gb_backend *b = load_with(so, why, sizeof why);
     CHECK(b == NULL);
-    const char *want = "libgb_test_missing.so.7: cannot open shared object file (loading /tmp/gb_test_needs.so)";
+    snprintf(want, sizeof want, "libgb_test_missing.so.7: cannot open shared object file (loading %s)", so);
     CHECK(strcmp(why, want) == 0);
     if (strcmp(why, want) != 0) fprintf(stderr, "    got: %s\n", why);
-    unlink("/tmp/gb_test_needs.so");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    gb_test_sh(cmd, NULL, 0);
 }
 
 TEST(plugin_exports_only_its_entry_point) {

@@ -3,6 +3,7 @@
  * submits a 3-task array and one with a failing task, and checks the
  * merge). That test skips only where SLURM cannot run: not root, or the
  * packages are missing; CI runs as root with them installed. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,11 +115,12 @@ TEST(slurm_bad_options_exit_2_naming_the_option) {
         {"suites/quick.json --gpubench /nonexistent/gpubench", "--gpubench"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        snprintf(cmd, sizeof cmd, "%s slurm %s --dir /tmp/gb-slurm-bad-opts", bin, cases[i].args);
+        snprintf(cmd, sizeof cmd, "%s slurm %s --dir %s", bin, cases[i].args, gb_test_tmp("slurm-bad-opts"));
         int rc = sh(cmd);
         if (!CHECK(rc == 2 && strstr(out, cases[i].expect))) fprintf(stderr, "    %s -> %d: %s\n", cmd, rc, out);
     }
-    sh("rm -rf /tmp/gb-slurm-bad-opts");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", gb_test_tmp("slurm-bad-opts"));
+    sh(cmd);
 }
 
 TEST(slurm_real_cluster_array_merge_and_partial_failure) {
@@ -145,21 +147,65 @@ TEST(merge_allow_missing_merges_the_rest_and_names_what_is_missing) {
     const char *bin = gb_test_binary();
     snprintf(cmd, sizeof cmd,
              "%s merge --allow-missing --note 'task 1 (n2): TIMEOUT' tests/data/fleet/cpu_a.json /nonexistent/t1.json "
-             "tests/data/not_results.json tests/data/fleet/cpu_b.json -o /tmp/gb-merge-allow-missing.json",
-             bin);
+             "tests/data/not_results.json tests/data/fleet/cpu_b.json -o %s",
+             bin, gb_test_tmp("merge-allow-missing.json"));
     int rc = sh(cmd);
     if (!CHECK(rc == 0)) fprintf(stderr, "%s\n", out);
     CHECK(strstr(out, "not merged: /nonexistent/t1.json: cannot open"));
-    const char *m = slurp("/tmp/gb-merge-allow-missing.json");
+    const char *m = slurp(gb_test_tmp("merge-allow-missing.json"));
     CHECK(m && strstr(m, "not merged: /nonexistent/t1.json: cannot open: No such file or directory"));
     CHECK(m && strstr(m, "not merged: tests/data/not_results.json: not a gpubench results file"));
     CHECK(m && strstr(m, "task 1 (n2): TIMEOUT"));
     CHECK(m && strstr(m, "\"name\":\t\"cpu-a\"") && strstr(m, "\"name\":\t\"cpu-b\""));
     /* without --allow-missing the same inputs fail, naming the file */
-    snprintf(cmd, sizeof cmd, "%s merge tests/data/fleet/cpu_a.json /nonexistent/t1.json -o /tmp/gb-merge-x.json", bin);
+    snprintf(cmd, sizeof cmd, "%s merge tests/data/fleet/cpu_a.json /nonexistent/t1.json -o %s", bin,
+             gb_test_tmp("merge-x.json"));
     CHECK(sh(cmd) == 2 && strstr(out, "/nonexistent/t1.json"));
     /* nothing left: exit 2, nothing written */
-    snprintf(cmd, sizeof cmd, "%s merge --allow-missing /nonexistent/t1.json -o /tmp/gb-merge-none.json", bin);
-    CHECK(sh(cmd) == 2 && strstr(out, "nothing written") && access("/tmp/gb-merge-none.json", F_OK) != 0);
-    sh("rm -f /tmp/gb-merge-allow-missing.json /tmp/gb-merge-x.json");
+    snprintf(cmd, sizeof cmd, "%s merge --allow-missing /nonexistent/t1.json -o %s", bin,
+             gb_test_tmp("merge-none.json"));
+    CHECK(sh(cmd) == 2 && strstr(out, "nothing written") && access(gb_test_tmp("merge-none.json"), F_OK) != 0);
+    remove(gb_test_tmp("merge-allow-missing.json"));
+    remove(gb_test_tmp("merge-x.json"));
+}
+
+/* A refused `slurm` takes back exactly what it made: no directory of a nested
+ * --dir chain, no file, and nothing that was there before it ran. */
+TEST(slurm_a_refusal_removes_exactly_what_it_made) {
+    char dir[128], cmd[16384];
+    tmpdir(dir, sizeof dir);
+    static char bin[4096], cwd[4096];
+    if (!realpath(gb_test_binary(), bin) || !getcwd(cwd, sizeof cwd)) { SKIP("no gpubench binary"); return; }
+    /* refused before anything is made: a path #SBATCH cannot hold, a bad option */
+    snprintf(cmd, sizeof cmd, "cd %s && %.1000s slurm %.1000s/suites/quick.json --dir 'a/b c/d' ; echo rc=$?; "
+             "%.1000s slurm %.1000s/suites/quick.json --dir a/b/c --time soon; echo rc=$?; find . | sort",
+             dir, bin, cwd, bin, cwd);
+    sh(cmd);
+    CHECK(strstr(out, "rc=2\n") && strstr(strstr(out, "rc=2\n") + 4, "rc=2\n"));
+    CHECK(strstr(out, "--dir") && strstr(out, "--time"));
+    CHECK(strstr(out, "./a") == NULL); /* no directory of either chain */
+    /* refused after the chain was made: through a link, the real path holds a
+     * space; the link and its target were there before and stay */
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir 'x y' && ln -s 'x y' link && %.1000s slurm %.1000s/suites/quick.json --dir "
+             "link/p/q/r; echo rc=$?; find . | sort",
+             dir, bin, cwd);
+    sh(cmd);
+    CHECK(strstr(out, "rc=2\n") && strstr(out, "no spaces"));
+    CHECK(strstr(out, "./x y\n") && strstr(out, "./link\n") && !strstr(out, "./x y/p"));
+    /* refused while writing (array.sbatch is a directory there): what it wrote
+     * goes, the directory and what it held before stay */
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p pre/array.sbatch && touch pre/keep && %.1000s slurm %.1000s/suites/quick.json "
+             "--dir pre; echo rc=$?; find pre | sort",
+             dir, bin, cwd);
+    sh(cmd);
+    CHECK(strstr(out, "rc=2\n") && strstr(out, "array.sbatch"));
+    CHECK(strstr(out, "pre\npre/array.sbatch\npre/keep\nrc=") || strstr(out, "rc=2\npre\npre/array.sbatch\npre/keep\n"));
+    CHECK(!strstr(out, "pre/suite.json") && !strstr(out, "pre/results") && !strstr(out, "pre/logs"));
+    /* a run that succeeds keeps everything */
+    snprintf(cmd, sizeof cmd, "cd %s && %.1000s slurm %.1000s/suites/quick.json --dir ok/a/b > /dev/null; echo rc=$?; "
+             "ls ok/a/b | tr '\\n' ' '", dir, bin, cwd);
+    sh(cmd);
+    CHECK(strstr(out, "rc=0") && strstr(out, "array.sbatch logs merge.sbatch results submit.sh suite.json"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    sh(cmd);
 }

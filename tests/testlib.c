@@ -189,3 +189,11 @@ int main(int argc, char **argv) {
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }
+
+const char *gb_test_tmp(const char *name) {
+    static char buf[8][256];
+    static int next;
+    char *b = buf[next++ % 8];
+    snprintf(b, sizeof buf[0], "/tmp/gbt%d_%s", (int)getpid(), name);
+    return b;
+}

@@ -118,6 +118,7 @@ done | sed 's/GLIBC_//' | sort -uV | tail -n 1)
 cuda_built=$(sed -n 's/^#define CUDART_VERSION *\([0-9]*\).*/\1/p' "${CUDA_HOME:-/usr/local/cuda}/include/cuda_runtime_api.h" 2>/dev/null || true)
 {
     echo "gpubench $VERSION, linux-x86_64, built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+    echo "commit: ${GIT_COMMIT:-unknown} (what bin/gpubench records as context.build.git_commit)"
     echo "needs: glibc >= ${glibc_need:-?} on the target host"
     if [ -f "$STAGE/lib/gpubench/gpubench-cuda.so" ]; then
         [ -n "$cuda_built" ] && echo "CUDA plugin built against CUDA runtime $((cuda_built / 1000)).$(((cuda_built % 1000) / 10)): the host needs that toolkit's libraries (libcudart, cuBLAS, cuFFT, cuSOLVER, cuSPARSE) on its library path and a driver that supports it"

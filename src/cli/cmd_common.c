@@ -14,25 +14,22 @@ int gb_full_argc;
 char **gb_full_argv;
 
 int gb_cli_parse_int(const char *s, long lo, long hi, long *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || end == s || v < lo || v > hi) return -1;
-    *out = v;
+    long long v;
+    if (gb_parse_count(s, lo, hi, &v) != 0) return -1; /* digits only: "+5", " 5", "0x5", "5k" refused */
+    *out = (long)v;
     return 0;
 }
 
 int gb_cli_parse_duration(const char *s, double *seconds) {
     static const struct { const char *unit; double scale; } units[] = {
         {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"s", 1}, {"min", 60}};
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !(v > 0) || !isfinite(v)) return -1;
+    double v;
+    const char *end;
+    if (gb_scan_decimal(s, &v, &end) != 0 || !(v > 0)) return -1; /* decimal only: "0x10s" refused */
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (!strcmp(end, units[i].unit)) {
             *seconds = v * units[i].scale;
-            return 0;
+            return isfinite(*seconds) ? 0 : -1;
         }
     return -1;
 }

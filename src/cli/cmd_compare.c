@@ -146,9 +146,8 @@ int gb_cmd_compare(int argc, char **argv) {
             o.cli_set |= GB_CLI_REQUIRE_PRESENT;
             break;
         case 'a': {
-            char *end;
-            o.rule.alpha = strtod(optarg, &end);
-            if (*end || !(o.rule.alpha > 0 && o.rule.alpha < 1)) {
+            const char *end = NULL;
+            if (gb_scan_decimal(optarg, &o.rule.alpha, &end) != 0 || *end || !(o.rule.alpha > 0 && o.rule.alpha < 1)) {
                 fprintf(stderr, "gpubench compare: --alpha: expected a number between 0 and 1, got '%s'\n", optarg);
                 return GB_EXIT_USAGE;
             }

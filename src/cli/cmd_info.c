@@ -54,8 +54,18 @@ int gb_cmd_info(int argc, char **argv) {
             }
             json = strcmp(optarg, "json") == 0;
             break;
-        case 't': opt.threads = atoi(optarg); break;
-        case 'D': opt.device = atoi(optarg); break;
+        case 't':
+        case 'D': {
+            long v; /* the ranges of `run`'s --threads and --device */
+            if (gb_cli_parse_int(optarg, ch == 't' ? 1 : 0, ch == 't' ? 4096 : 1024, &v)) {
+                fprintf(stderr, "gpubench info: --%s: expected %s, got \"%s\"\n", ch == 't' ? "threads" : "device",
+                        ch == 't' ? "an integer from 1 to 4096" : "a device ordinal from 0 to 1024", optarg);
+                return GB_EXIT_USAGE;
+            }
+            if (ch == 't') opt.threads = (int)v;
+            else opt.device = (int)v;
+            break;
+        }
         case 'C': core = optarg; break;
         case 'h':
             printf("usage: gpubench info [--format text|json] [--threads N] [--device N]\n"

@@ -316,7 +316,8 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
             char *end;
             errno = 0;
             unsigned long long sv = strtoull(optarg, &end, 10);
-            if (errno || *end || end == optarg || optarg[0] == '-') {
+            /* digits only (strtoull takes " -1" as 2^64-1, "+1", leading blanks) */
+            if (errno || *end || end == optarg || strspn(optarg, "0123456789") != strlen(optarg)) {
                 fprintf(stderr, "gpubench run: --seed: expected a non-negative integer, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }

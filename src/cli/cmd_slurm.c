@@ -58,17 +58,62 @@ static int copy_file(const char *from, const char *to, gb_err *e) {
     return rc;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *path, gb_err *e) {
+/* What this command made (directories, files), in the order made, so that a
+ * refusal removes exactly that and nothing that was there before: a refused
+ * `--dir a/b/c` left a, a/b and a/b/c behind. */
+typedef struct {
+    char **path;
+    int n;
+} made_list;
+
+static int made_add(made_list *m, const char *path) {
+    char **np = realloc(m->path, (size_t)(m->n + 1) * sizeof *np);
+    if (!np || !(np[m->n] = strdup(path))) {
+        if (np) m->path = np;
+        return -1;
+    }
+    m->path = np;
+    m->n++;
+    return 0;
+}
+
+/* Record dir/name when it is not there yet (it is about to be made). */
+static int made_will(made_list *m, const char *dir, const char *name) {
+    char p[PATH_MAX + 64];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return lstat(p, &st) == 0 ? 0 : made_add(m, p);
+}
+
+/* Remove what was made, last first (files before their directory); with
+ * undo 0 only forget it. */
+static void made_end(made_list *m, int undo) {
+    for (int i = m->n - 1; i >= 0; i--) {
+        if (undo && remove(m->path[i]) != 0 && errno != ENOENT)
+            fprintf(stderr, "gpubench slurm: could not remove %s, which it made: %s\n", m->path[i], strerror(errno));
+        free(m->path[i]);
+    }
+    free(m->path);
+    m->path = NULL;
+    m->n = 0;
+}
+
+/* mkdir -p, each directory it makes recorded in made */
+static int make_dirs(const char *path, made_list *made, gb_err *e) {
     char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/') continue;
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) return gb_errf(e, GB_FAIL, "%.200s...: too long", path);
+    for (char *s = p + 1;; s++) {
+        if (*s && *s != '/') continue;
+        char was = *s;
         *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) return gb_errf(e, GB_FAIL, "%s: cannot create: %s", p, strerror(errno));
+        if (mkdir(p, 0777) == 0) {
+            if (made_add(made, p)) return gb_errf(e, GB_FAIL, "out of memory");
+        } else if (errno != EEXIST) {
+            return gb_errf(e, GB_FAIL, "%s: cannot create: %s", p, strerror(errno));
+        }
+        if (!was) break;
         *s = '/';
     }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) return gb_errf(e, GB_FAIL, "%s: cannot create: %s", p, strerror(errno));
     return GB_OK;
 }
 
@@ -212,24 +257,39 @@ int gb_cmd_slurm(int argc, char **argv) {
         fprintf(stderr, "gpubench slurm: %s\n", e.msg);
         return GB_EXIT_USAGE;
     }
-    if (make_dirs(dir, &e) != GB_OK || !realpath(dir, absdir)) {
-        fprintf(stderr, "gpubench slurm: --dir: %s\n", *e.msg ? e.msg : strerror(errno));
-        return GB_EXIT_USAGE;
-    }
-    j.dir = absdir;
-    snprintf(suite_copy, sizeof suite_copy, "%s/suite.json", absdir);
-    j.suite = suite_copy;
     command_line(cmdline, sizeof cmdline);
     j.command_line = cmdline;
-    if (gb_slurm_check(&j, &e) != GB_OK) {
+    /* The options checked before anything is made, on the directory as it
+     * will be named (made absolute by hand: it does not exist yet) */
+    if (dir[0] == '/') snprintf(absdir, sizeof absdir, "%s", dir);
+    else if (!getcwd(absdir, sizeof absdir) || strlen(absdir) + strlen(dir) + 2 > sizeof absdir) absdir[0] = '\0';
+    else strcat(strcat(absdir, "/"), dir);
+    j.dir = absdir;
+    if (absdir[0] && gb_slurm_check(&j, &e) != GB_OK) {
         fprintf(stderr, "gpubench slurm: %s\n", e.msg);
         return GB_EXIT_USAGE;
     }
+    made_list made = {0};
+    if (make_dirs(dir, &made, &e) != GB_OK || !realpath(dir, absdir)) {
+        fprintf(stderr, "gpubench slurm: --dir: %s\n", *e.msg ? e.msg : strerror(errno));
+        made_end(&made, 1);
+        return GB_EXIT_USAGE;
+    }
+    snprintf(suite_copy, sizeof suite_copy, "%s/suite.json", absdir);
+    j.suite = suite_copy;
+    /* again on the real path (a link on the way may hold what #SBATCH cannot);
+     * every later refusal takes back what was made */
+    static const char *const files[] = {"suite.json", "results", "logs", "array.sbatch", "merge.sbatch", "submit.sh"};
+    int bad = gb_slurm_check(&j, &e) != GB_OK;
+    for (size_t i = 0; !bad && i < sizeof files / sizeof *files; i++)
+        if (made_will(&made, absdir, files[i])) bad = gb_errf(&e, GB_FAIL, "out of memory") != GB_OK;
     /* Every node runs the copy, so the suite cannot change under a queued job. */
-    if (copy_file(suite_path, suite_copy, &e) != GB_OK || gb_slurm_write(&j, &e) != GB_OK) {
+    if (bad || copy_file(suite_path, suite_copy, &e) != GB_OK || gb_slurm_write(&j, &e) != GB_OK) {
         fprintf(stderr, "gpubench slurm: %s\n", e.msg);
+        made_end(&made, 1);
         return GB_EXIT_USAGE;
     }
+    made_end(&made, 0);
     printf("wrote %s/array.sbatch, %s/merge.sbatch, %s/submit.sh\n", absdir, absdir, absdir);
     if (!do_submit) {
         printf("submit with: bash %s/submit.sh\n", absdir);

@@ -1,6 +1,7 @@
 /* gb.c — error messages and host arrays (also compiled into the CUDA plugin). */
 #include "gb.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -164,4 +165,78 @@ void gb_safe_file_name(const char *name, char *out, size_t len) {
     }
     if (k == 0 && len > 1) out[k++] = '_';
     out[k] = '\0';
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+int gb_scan_decimal(const char *s, double *v, const char **end) {
+    const char *p = s;
+    if (!s || !is_digit(*p)) return -1;
+    while (is_digit(*p)) p++;
+    if (*p == '.') {
+        if (!is_digit(p[1])) return -1;
+        for (p++; is_digit(*p);) p++;
+    }
+    if ((*p == 'e' || *p == 'E') && (is_digit(p[1]) || ((p[1] == '+' || p[1] == '-') && is_digit(p[2])))) {
+        p += 2;
+        while (is_digit(*p)) p++;
+    }
+    /* the checked span holds only what strtod reads as decimal */
+    char *e2;
+    errno = 0;
+    double x = strtod(s, &e2);
+    if (e2 != p || errno == ERANGE || !isfinite(x)) return -1;
+    *v = x;
+    *end = p;
+    return 0;
+}
+
+int gb_parse_count(const char *s, long long lo, long long hi, long long *out) {
+    if (!s || !*s) return -1;
+    for (const char *p = s; *p; p++)
+        if (!is_digit(*p)) return -1;
+    char *e2;
+    errno = 0;
+    long long v = strtoll(s, &e2, 10);
+    if (errno || *e2 || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int gb_is_driver_version(const char *s) {
+    int groups = 0;
+    for (const char *p = s; p && *p;) {
+        if (!is_digit(*p)) return 0;
+        while (is_digit(*p)) p++;
+        groups++;
+        if (*p == '.') {
+            if (!is_digit(p[1])) return 0;
+            p++;
+        } else if (*p) {
+            return 0;
+        }
+    }
+    return groups >= 2;
+}
+
+int gb_nvidia_driver_from_proc(const char *text, char *buf, size_t len) {
+    const char *line = text ? strstr(text, "NVRM version:") : NULL;
+    if (!line) return 0;
+    size_t line_len = strcspn(line, "\n");
+    for (const char *p = line; p < line + line_len;) {
+        p += strspn(p, " \t");
+        size_t n = strcspn(p, " \t\n");
+        if (!n) break;
+        char word[64];
+        if (n < sizeof word && n < len) {
+            memcpy(word, p, n);
+            word[n] = '\0';
+            if (gb_is_driver_version(word)) {
+                snprintf(buf, len, "%s", word);
+                return 1;
+            }
+        }
+        p += n;
+    }
+    return 0;
 }

@@ -145,6 +145,26 @@ typedef enum { GB_ROLE_HOST = 0, GB_ROLE_ACCELERATOR = 1 } gb_backend_role;
  * run has 1 device ..."). Shared by the plugin and the tests. */
 int gb_multigpu_check(int gpus, int min, int ndevices, const char *routine, gb_err *why);
 
+/* Strict number reading for every value a person writes (command-line flags,
+ * suite and policy strings): strtod and strtol also take leading blanks, a
+ * sign, hexadecimal ("0x10"), "inf" and "nan", so "--max-time 0x10s" was 16 s.
+ * gb_scan_decimal reads [0-9]+(.[0-9]+)?([eE][+-]?[0-9]+)? at s, nothing else;
+ * the value in *v and the first byte after it in *end; -1 when s does not
+ * start so or the value is not finite. gb_parse_count: the whole of s is
+ * [0-9]+ (no sign, no blank, no other base) from lo to hi; -1 otherwise. */
+int gb_scan_decimal(const char *s, double *v, const char **end);
+int gb_parse_count(const char *s, long long lo, long long hi, long long *out);
+
+/* An NVIDIA driver version as the driver prints it: two or more groups of
+ * digits joined by dots ("580.159.04", "535.54"). */
+int gb_is_driver_version(const char *s);
+/* The driver version from the text of /proc/driver/nvidia/version: the first
+ * word of its NVRM line that is one ("NVRM version: NVIDIA UNIX Open Kernel
+ * Module for x86_64  580.159.04  Release Build ..." gives 580.159.04; the word
+ * after "Kernel Module" was "for" there). 1 with it in buf, 0 when none.
+ * Shared by the CUDA plugin and the tests. */
+int gb_nvidia_driver_from_proc(const char *text, char *buf, size_t len);
+
 /* Is name one of the entries of a comma-separated list ("cpu,cuda")? */
 int gb_list_contains(const char *list, const char *name);
 /* name as part of a file name: at most len-1 bytes of [A-Za-z0-9._-], every

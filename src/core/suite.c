@@ -202,7 +202,12 @@ cJSON *gb_params_to_json(const gb_case *c) {
 static int check_filter(const char *list, const char *what, int (*known)(const char *),
                         const char *allowed, gb_err *e) {
     if (!list) return GB_OK;
+    size_t len = strlen(list);
+    /* every entry named: "--op ''" or "matmul,,fft" is an error, not "all" */
+    if (!len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
+        return gb_errf(e, GB_FAIL, "--%s \"%s\": an empty entry (known: %s)", what, list, allowed);
     char buf[256];
+    if (len >= sizeof buf) return gb_errf(e, GB_FAIL, "--%s: the list is too long (known: %s)", what, allowed);
     snprintf(buf, sizeof buf, "%s", list);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
         if (!known(tok))
@@ -249,8 +254,52 @@ static int named_case(const gb_suite_filter *f, const char *name, unsigned char 
     return hit;
 }
 
+/* Every case the suite names (filtered out or not) with where it came from:
+ * two cases of one name (sizes [32, 32], or one case from two entries) made
+ * results that compare paired by position, so a suite with one is refused. */
+typedef struct {
+    char name[256];
+    int bench, size;
+} seen_case;
+typedef struct {
+    seen_case *v;
+    size_t n, cap;
+} seen_list;
+
+static int seen_add(seen_list *l, const gb_case *c, int bench, int size) {
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? 2 * l->cap : 64;
+        seen_case *nv = realloc(l->v, ncap * sizeof *nv);
+        if (!nv) return -1;
+        l->v = nv, l->cap = ncap;
+    }
+    seen_case *x = &l->v[l->n++];
+    gb_case_name(c, x->name, sizeof x->name);
+    x->bench = bench, x->size = size;
+    return 0;
+}
+
+static int by_name_then_place(const void *a, const void *b) {
+    const seen_case *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    return x->bench != y->bench ? (x->bench > y->bench) - (x->bench < y->bench) : (x->size > y->size) - (x->size < y->size);
+}
+
+/* The first case named twice, as both its places; GB_OK when none. */
+static int refuse_duplicates(const gb_suite *s, seen_list *l, gb_err *e) {
+    qsort(l->v, l->n, sizeof *l->v, by_name_then_place);
+    for (size_t i = 1; i < l->n; i++)
+        if (!strcmp(l->v[i].name, l->v[i - 1].name))
+            return gb_errf(e, GB_FAIL, "%s: benchmarks[%d].sizes[%d]: the case %s is already made by "
+                           "benchmarks[%d].sizes[%d] (a case twice would make two results of one name, which "
+                           "compare and merge cannot tell apart)", s->path, l->v[i].bench, l->v[i].size,
+                           l->v[i].name, l->v[i - 1].bench, l->v[i - 1].size);
+    return GB_OK;
+}
+
 static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suite_filter *f,
-                           const regex_t *name_re, unsigned char *used, size_t *cap, gb_err *e) {
+                           const regex_t *name_re, unsigned char *used, seen_list *seen, size_t *cap, gb_err *e) {
     static const char *const keys[] = {"op", "sizes", "dtypes", "params", "warmup", "min_reps",
                                        "min_time_s", "max_time_s", "max_reps", "min_warmup_s", NULL};
     char where[64], w[128];
@@ -320,6 +369,7 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
         for (int d = 0; d < GB_DTYPE_COUNT; d++) {
             if (!(dtypes & (1u << d))) continue;
             c.dtype = (gb_dtype)d;
+            if (seen_add(seen, &c, index, k)) return gb_errf(e, GB_FAIL, "%s: out of memory", s->path);
             if (f && f->ops && !gb_list_contains(f->ops, op->name)) continue;
             if (f && f->dtypes && !gb_list_contains(f->dtypes, gb_dtype_name(c.dtype))) continue;
             if (name_re || (f && f->ncase_names)) {
@@ -337,45 +387,72 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
     return GB_OK;
 }
 
-/* "1024,4096,10000x1000" as suite sizes: [1024, 4096, [10000, 1000]].
- * NULL with the reason in e when an entry is not N or AxB... */
+/* "1024,4096,10000x1000" as suite sizes: [1024, 4096, [10000, 1000]]; an
+ * entry that is not digits and x ("1MiB") goes in as the string a suite
+ * would hold, so that the op's own parse_size (the one size parser for
+ * suites and the command line) accepts or refuses it. Every entry and every
+ * dimension must be there: "1x", "1,,2", ",1" and "" are refused (strtok
+ * skipped the empty ones). NULL with the reason in e. */
 static cJSON *sizes_json(const char *list, gb_err *e) {
     cJSON *arr = cJSON_CreateArray();
-    char *copy = strdup(list);
-    if (!arr || !copy) {
-        cJSON_Delete(arr);
-        free(copy);
+    if (!arr) {
         gb_errf(e, GB_FAIL, "--sizes: out of memory");
         return NULL;
     }
-    int ok = *list != '\0';
-    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item && ok; item = strtok_r(NULL, ",", &save)) {
-        cJSON *shape = cJSON_CreateArray();
-        int dims = 0;
-        for (char *s2 = NULL, *d = strtok_r(item, "x", &s2); d && ok; d = strtok_r(NULL, "x", &s2)) {
-            char *end;
-            errno = 0;
-            long long v = strtoll(d, &end, 10);
-            ok = !errno && *d && *end == '\0' && v > 0;
-            if (ok) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)v)), dims++;
-        }
-        ok = ok && dims > 0;
-        if (!ok) {
-            cJSON_Delete(shape);
+    const char *why = NULL;
+    size_t bad_at = 0, bad_len = 0;
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
+        bad_at = (size_t)(p - list), bad_len = len;
+        if (len == 0) {
+            why = "an empty entry";
             break;
         }
-        if (dims == 1) {
-            cJSON_AddItemToArray(arr, cJSON_DetachItemFromArray(shape, 0));
-            cJSON_Delete(shape);
+        cJSON *item = NULL;
+        if (strspn(p, "0123456789x") < len) {
+            char *text = strndup(p, len); /* the op's parser judges it (a byte count such as 1MiB) */
+            item = text ? cJSON_CreateString(text) : NULL;
+            free(text);
         } else {
-            cJSON_AddItemToArray(arr, shape);
+            cJSON *shape = cJSON_CreateArray();
+            for (const char *d = p; shape && d <= p + len; d++) {
+                size_t dl = strcspn(d, "x,");
+                long long v;
+                char num[24];
+                if (dl == 0 || dl >= sizeof num) {
+                    why = dl == 0 ? "an empty dimension (write n or a shape such as 10000x1000)" : "a number too large";
+                    break;
+                }
+                memcpy(num, d, dl);
+                num[dl] = '\0';
+                if (gb_parse_count(num, 1, (long long)1 << 53, &v) != 0) {
+                    why = "not a positive whole size";
+                    break;
+                }
+                cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)v));
+                d += dl;
+            }
+            if (why || !shape) {
+                cJSON_Delete(shape);
+                if (!why) why = "out of memory";
+                break;
+            }
+            item = cJSON_GetArraySize(shape) == 1 ? cJSON_DetachItemFromArray(shape, 0) : shape;
+            if (item != shape) cJSON_Delete(shape);
         }
+        if (!item) {
+            why = "out of memory";
+            break;
+        }
+        cJSON_AddItemToArray(arr, item);
+        p += len;
+        if (!*p) break;
     }
-    free(copy);
-    if (!ok || cJSON_GetArraySize(arr) == 0) {
+    if (why) {
         cJSON_Delete(arr);
-        gb_errf(e, GB_FAIL, "--sizes: \"%s\": expected positive whole sizes separated by commas, each n or a "
-                            "shape such as 10000x1000 (e.g. 1024,4096)", list);
+        gb_errf(e, GB_FAIL, "--sizes \"%s\": %s at entry \"%.*s\" (expected sizes separated by commas, each n, a "
+                            "shape such as 10000x1000, or what the op's sizes take, such as a transfer's 64MiB)",
+                list, why, (int)bad_len, list + bad_at);
         return NULL;
     }
     return arr;
@@ -464,6 +541,7 @@ static int suite_from_doc(cJSON *doc, const char *path, const gb_suite_filter *f
     regex_t name_re;
     int have_re = 0;
     unsigned char *used = NULL;
+    seen_list seen = {0};
     if (f && f->name_regex) {
         int rc = regcomp(&name_re, f->name_regex, REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {
@@ -551,7 +629,8 @@ static int suite_from_doc(cJSON *doc, const char *path, const gb_suite_filter *f
     used = f && f->ncase_names ? calloc(f->ncase_names, 1) : NULL;
     if (f && f->ncase_names && !used) { gb_errf(e, GB_FAIL, "%s: out of memory", path); goto out; }
     for (const cJSON *b = benches->child; b; b = b->next, i++)
-        if (parse_benchmark(s, b, i, f, have_re ? &name_re : NULL, used, &cap, e)) goto out;
+        if (parse_benchmark(s, b, i, f, have_re ? &name_re : NULL, used, &seen, &cap, e)) goto out;
+    if (refuse_duplicates(s, &seen, e)) goto out;
     for (size_t k = 0; used && k < f->ncase_names; k++)
         if (!used[k]) {
             gb_errf(e, GB_FAIL, "%s: --case \"%s\": no case of the suite has this name (`gpubench run %s --list` "
@@ -561,6 +640,7 @@ static int suite_from_doc(cJSON *doc, const char *path, const gb_suite_filter *f
     status = GB_OK;
 out:
     free(used);
+    free(seen.v);
     if (have_re) regfree(&name_re);
     if (status != GB_OK) gb_suite_free(s);
     return status;

@@ -49,11 +49,12 @@ int gb_parse_bytes(const cJSON *size, int64_t *bytes, gb_err *e) {
     if (!cJSON_IsString(size))
         return gb_errf(e, GB_FAIL, "expected a byte count (an integer, or a string such as \"64KiB\")");
     const char *s = size->valuestring;
-    char *end = NULL;
-    double v = strtod(s, &end);
+    const char *end = NULL;
+    double v = 0;
+    int num = gb_scan_decimal(s, &v, &end) == 0; /* decimal only: "0x10MiB", " 1MiB", "-1KiB" refused */
     static const struct { const char *unit; double scale; } units[] = {
         {"", 1}, {"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
-    for (size_t i = 0; end != s && i < sizeof units / sizeof units[0]; i++) {
+    for (size_t i = 0; num && i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(end, units[i].unit) != 0) continue;
         double b = v * units[i].scale;
         if (b != floor(b) || b < 1 || b > (double)MAX_BYTES)

@@ -52,7 +52,8 @@ static void compare_contexts(const gb_context *ca, const gb_context *cb, const c
     const struct { const char *what; const gb_value *a, *b; } facts[] = {
         {"cpu.model", &ca->f_cpu_model, &cb->f_cpu_model},
         {"gpu.name", &ca->f_gpu_name, &cb->f_gpu_name},
-        {"gpu.driver_version", &ca->f_gpu_driver, &cb->f_gpu_driver},
+        {"gpu.nvidia_driver", &ca->f_nvidia_driver, &cb->f_nvidia_driver},
+        {"gpu.cuda_driver_api_version", &ca->f_gpu_driver, &cb->f_gpu_driver},
         {"cpu_threads_used", &ca->f_threads, &cb->f_threads},
         {"cache_mode", &ca->f_cache_mode, &cb->f_cache_mode}};
     for (size_t i = 0; i < sizeof facts / sizeof *facts; i++) warn_diff(warnings, label, facts[i].what, facts[i].a, facts[i].b);

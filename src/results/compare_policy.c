@@ -20,9 +20,9 @@ struct gb_policy {
 };
 
 int gb_parse_percent(const char *s, double *out, char *why, size_t len) {
-    char *end = NULL;
-    double v = s && *s ? strtod(s, &end) : 0;
-    if (!s || !*s || end == s || !isfinite(v) || v < 0) { /* "" too: end is never set */
+    const char *end = NULL;
+    double v = 0;
+    if (gb_scan_decimal(s, &v, &end) != 0) { /* decimal only: no sign, blank, hexadecimal, inf */
         snprintf(why, len, "expected a percentage like 5%%, got '%s'", s ? s : "");
         return -1;
     }
@@ -42,10 +42,9 @@ int gb_parse_percent(const char *s, double *out, char *why, size_t len) {
 int gb_parse_duration(const char *s, double *out, char *why, size_t len) {
     static const struct { const char *unit; double scale; } units[] = {
         {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
-    char *end;
-    errno = 0;
-    double v = s && *s ? strtod(s, &end) : 0;
-    if (!s || !*s || end == s || errno || !isfinite(v) || v < 0) {
+    const char *end = NULL;
+    double v = 0;
+    if (gb_scan_decimal(s, &v, &end) != 0) {
         snprintf(why, len, "expected a duration like 10us or 0.5ms, got '%s'", s ? s : "");
         return -1;
     }

@@ -528,6 +528,7 @@ static void context_free(gb_context *c) {
     value_free(&c->f_cpu_model);
     value_free(&c->f_gpu_name);
     value_free(&c->f_gpu_driver);
+    value_free(&c->f_nvidia_driver);
     value_free(&c->f_threads);
     value_free(&c->f_cache_mode);
     gb_kvlist_free(&c->libraries);
@@ -583,7 +584,12 @@ static int parse_context(chk *k, const cJSON *o, const char *path, gb_context *c
     /* The facts compare names, as the file has them. */
     if (value_from(cpu ? item(cpu, "model") : NULL, &c->f_cpu_model) != 0 ||
         value_from(gpu ? item(gpu, "name") : NULL, &c->f_gpu_name) != 0 ||
-        value_from(gpu ? item(gpu, "driver_version") : NULL, &c->f_gpu_driver) != 0 ||
+        value_from(gpu ? (item(gpu, "cuda_driver_api_version") ? item(gpu, "cuda_driver_api_version")
+                                                                : item(gpu, "driver_version")) : NULL,
+                   &c->f_gpu_driver) != 0 ||
+        value_from(gpu && cJSON_IsString(item(gpu, "nvidia_driver")) &&
+                   gb_is_driver_version(item(gpu, "nvidia_driver")->valuestring) ? item(gpu, "nvidia_driver") : NULL,
+                   &c->f_nvidia_driver) != 0 ||
         value_from(item(ctx, "cpu_threads_used"), &c->f_threads) != 0 ||
         value_from(item(ctx, "cache_mode"), &c->f_cache_mode) != 0)
         return oom(k);
@@ -612,6 +618,7 @@ static int context_copy(gb_context *dst, const gb_context *src) {
         !(dst->hostname = xstrdup(src->hostname)) || !(dst->cpu_model = xstrdup(src->cpu_model)) ||
         !(dst->gpu_name = xstrdup(src->gpu_name)) || value_copy(&dst->f_cpu_model, &src->f_cpu_model) ||
         value_copy(&dst->f_gpu_name, &src->f_gpu_name) || value_copy(&dst->f_gpu_driver, &src->f_gpu_driver) ||
+        value_copy(&dst->f_nvidia_driver, &src->f_nvidia_driver) ||
         value_copy(&dst->f_threads, &src->f_threads) || value_copy(&dst->f_cache_mode, &src->f_cache_mode) ||
         gb_kvlist_copy(&dst->libraries, &src->libraries))
         return -1;

@@ -100,8 +100,12 @@ typedef struct {
     double cpu_threads_used;
     char *gpu_name;             /* gpu.name ("" when gpu is null) */
     /* The facts that make two runs incomparable, as the file has them (for
-     * compare's "machines differ" warnings). */
-    gb_value f_cpu_model, f_gpu_name, f_gpu_driver, f_threads, f_cache_mode;
+     * compare's "machines differ" warnings). f_gpu_driver: the CUDA driver
+     * API version (gpu.cuda_driver_api_version, or the older files'
+     * gpu.driver_version); f_nvidia_driver: gpu.nvidia_driver when it is a
+     * version (older files from open-kernel-module hosts hold "for" there:
+     * read as absent). */
+    gb_value f_cpu_model, f_gpu_name, f_gpu_driver, f_threads, f_cache_mode, f_nvidia_driver;
     gb_kvlist libraries;
     size_t nbackends;
     gb_backend_desc *backends;  /* context.backends, in the file's order */

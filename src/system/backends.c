@@ -70,7 +70,14 @@ int gb_backends_init(gb_backend_set *set, const char *requested, const gb_backen
     }
 
     if (requested) {
+        /* every entry named: "--backend ''" (or "cpu,,cuda", ",cpu") is an
+         * error, not "every backend" (strtok skips empty entries) */
+        size_t len = strlen(requested);
+        if (!len || requested[0] == ',' || requested[len - 1] == ',' || strstr(requested, ",,"))
+            return gb_errf(e, GB_FAIL, "--backend \"%s\": an empty entry (expected a list such as cpu,cuda)",
+                           requested);
         char buf[256];
+        if (len >= sizeof buf) return gb_errf(e, GB_FAIL, "--backend: the list is too long (known: cpu, cuda)");
         snprintf(buf, sizeof buf, "%s", requested);
         for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
             gb_backend_slot *s = NULL;

@@ -21,16 +21,14 @@ int gb_devices_parse(const char *text, gb_backend_options *opt, gb_err *e) {
                            len == 0 ? "an empty entry" : "an entry too long to be a device ordinal");
         memcpy(tok, p, len);
         tok[len] = '\0';
-        char *end;
-        errno = 0;
-        long v = strtol(tok, &end, 10);
-        if (errno || *end || tok[0] == '-' || tok[0] == '+' || tok[0] == ' ' || v > 1024)
+        long long v;
+        if (gb_parse_count(tok, 0, 1024, &v) != 0) /* digits only: no sign, blank or other base */
             return gb_errf(e, GB_FAIL,
                            "--devices \"%s\": \"%s\" is not a device ordinal (expected all or a list such as 0,2,3)",
                            text, tok);
         for (int i = 0; i < opt->ndevices; i++)
             if (opt->devices[i] == (int)v)
-                return gb_errf(e, GB_FAIL, "--devices \"%s\": device %ld is listed twice", text, v);
+                return gb_errf(e, GB_FAIL, "--devices \"%s\": device %lld is listed twice", text, v);
         if (opt->ndevices == GB_MAX_DEVICES)
             return gb_errf(e, GB_FAIL, "--devices \"%s\": more than %d devices", text, GB_MAX_DEVICES);
         opt->devices[opt->ndevices++] = (int)v;

@@ -20,7 +20,7 @@
 set -u
 export PATH="$PATH:/usr/sbin:/sbin"
 GB=$(realpath "${1:-./gpubench}")
-STEP_TIMEOUT=${GB_SLURM_TEST_TIMEOUT:-240}   # seconds for each submission's jobs to end
+STEP_TIMEOUT=${GB_SLURM_TEST_TIMEOUT:-600}   # seconds for each submission's jobs to end (their --time 10)
 PREFIX=/tmp/gpubench-slurm-test
 
 skip() { echo "SKIP: $*"; exit 77; }
@@ -119,7 +119,7 @@ dd if=/dev/urandom of="$T/munge/key" bs=1024 count=1 2>/dev/null
 chmod 400 "$T/munge/key"
 munged --force --key-file="$T/munge/key" --socket="$T/munge/sock" --pid-file="$T/munge/munged.pid" \
     --log-file="$T/log/munged.log" --seed-file="$T/munge/seed" || fail "munged did not start (see $T/log/munged.log)"
-for _ in $(seq 50); do [ -s "$T/munge/munged.pid" ] && [ -S "$T/munge/sock" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$T/munge/munged.pid" ] && [ -S "$T/munge/sock" ] && break; sleep 0.1; done
 cp "$T/munge/munged.pid" "$T/pids/munged" 2>/dev/null || fail "munged wrote no pid file"
 
 CPUS=$(nproc)
@@ -160,14 +160,14 @@ slurmd -D -f "$T/slurm.conf" -N localhost >"$T/log/slurmd.stdout" 2>&1 &
 echo $! >"$T/pids/slurmd"
 
 up=""
-for _ in $(seq 300); do
+for _ in $(seq 1200); do
     state=$(sinfo -h -n localhost -o %T 2>/dev/null)
     case "$state" in idle*) up=1; break ;; esac
     kill -0 "$(pid_of slurmctld)" 2>/dev/null || fail "slurmctld exited"
     kill -0 "$(pid_of slurmd)" 2>/dev/null || fail "slurmd exited"
     sleep 0.1
 done
-[ -n "$up" ] || fail "the node did not become idle within 30 s (sinfo says: ${state:-nothing})"
+[ -n "$up" ] || fail "the node did not become idle within 120 s (sinfo says: ${state:-nothing})"
 echo "cluster up in $T (ports $P1, $P2): $(sinfo -h -o '%P %D %T %C')"
 
 # A tiny suite: a few small CPU cases, enough samples for the statistics.

@@ -1,0 +1,195 @@
+/* test_strict_values.c — values a person writes are read strictly (issue 25,
+ * part 9): every numeric flag of every command takes the whole string, in
+ * decimal, in range, or exits 2 naming the flag; --sizes is the suites' own
+ * size parser; an empty list entry is an error, never "everything"; a suite
+ * that makes one case twice is refused naming both places; an
+ * OPENBLAS_CORETYPE that OpenBLAS ignores is named, not recorded as chosen. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "compare.h"
+#include "gb.h"
+#include "suite.h"
+#include "testlib.h"
+
+static char out[1 << 16];
+
+/* gpubench ARGS (stderr too) into out; its exit status */
+static int gb(const char *args) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", gb_test_binary(), args);
+    return gb_test_sh(cmd, out, sizeof out);
+}
+
+TEST(strict_decimal_scanner_takes_only_plain_decimal) {
+    double v;
+    const char *end;
+    CHECK(gb_scan_decimal("12", &v, &end) == 0 && v == 12 && *end == '\0');
+    CHECK(gb_scan_decimal("1.5ms", &v, &end) == 0 && v == 1.5 && !strcmp(end, "ms"));
+    CHECK(gb_scan_decimal("2e3s", &v, &end) == 0 && v == 2000 && !strcmp(end, "s"));
+    CHECK(gb_scan_decimal("1e-3", &v, &end) == 0 && v == 1e-3 && *end == '\0');
+    CHECK(gb_scan_decimal("1es", &v, &end) == 0 && v == 1 && !strcmp(end, "es")); /* the unit judges "es" */
+    static const char *const bad[] = {"0x10", " 1", "+1", "-1", "inf", "nan", ".5", "1.", "", "1e999", "x"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = gb_scan_decimal(bad[i], &v, &end);
+        if (!CHECK(rc == -1)) fprintf(stderr, "    accepted \"%s\"\n", bad[i]);
+    }
+    long long n;
+    CHECK(gb_parse_count("42", 1, 100, &n) == 0 && n == 42);
+    static const char *const badn[] = {"+5", " 5", "5 ", "0x5", "5k", "", "-1", "101", "0", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof badn / sizeof *badn; i++)
+        if (!CHECK(gb_parse_count(badn[i], 1, 100, &n) == -1)) fprintf(stderr, "    accepted \"%s\"\n", badn[i]);
+    /* the library parsers on top of it */
+    double d;
+    char why[200];
+    CHECK(gb_parse_duration("0x10us", &d, why, sizeof why) != 0);
+    CHECK(gb_parse_duration(" 10us", &d, why, sizeof why) != 0);
+    CHECK(gb_parse_percent("0x5%", &d, why, sizeof why) != 0);
+    CHECK(gb_parse_percent("+5%", &d, why, sizeof why) != 0);
+    CHECK(gb_parse_percent("5%", &d, why, sizeof why) == 0 && d == 0.05);
+}
+
+/* Each numeric flag, each loose value: exit 2, the flag named, nothing run. */
+TEST(strict_every_numeric_flag_refuses_loose_values) {
+    static const char *const flags[] = {
+        "run --op matmul --sizes 8 --list --threads %s",      "run --op matmul --sizes 8 --list --device %s",
+        "run --op matmul --sizes 8 --list --rounds %s",       "run --op matmul --sizes 8 --list --warmup %s",
+        "run --op matmul --sizes 8 --list --seed %s",         "run --op matmul --sizes 8 --list --max-time %s",
+        "run --op matmul --sizes 8 --list --min-time %s",     "run --op matmul --sizes 8 --list --devices %s",
+        "info --threads %s",                                  "info --device %s",
+        "peak --threads %s",                                  "peak --device %s",
+        "compare --alpha %s tests/data/results_small.json tests/data/results_small.json",
+        "compare --threshold %s%% tests/data/results_small.json tests/data/results_small.json",
+        "compare --min-change %sus tests/data/results_small.json tests/data/results_small.json",
+        "compare --confirm suites/quick.json --confirm-runs %s tests/data/results_small.json "
+        "tests/data/results_small.json",
+        "report --fleet --threshold %s%% tests/data/results_small.json",
+        "slurm suites/quick.json --dir /nonexistent/gb-strict --nodes %s",
+        "slurm suites/quick.json --dir /nonexistent/gb-strict --gpus-per-node %s",
+    };
+    /* "0x10s"-like values come with the unit the flag wants, so only the number is wrong */
+    static const char *const values[] = {"0x10", "' 1'", "+1", "1x", "''", "0x1p3"};
+    for (size_t f = 0; f < sizeof flags / sizeof *flags; f++) {
+        /* the flag is the last "--name" before the value */
+        const char *at = strstr(flags[f], " %s"), *dash = at;
+        while (dash > flags[f] + 1 && !(dash[0] == '-' && dash[-1] == '-')) dash--;
+        char flag[40];
+        snprintf(flag, sizeof flag, "%.*s", (int)(at - dash + 1), dash - 1);
+        for (size_t v = 0; v < sizeof values / sizeof *values; v++) {
+            char val[32], args[512];
+            int timed = strstr(flags[f], "-time") != NULL;
+            snprintf(val, sizeof val, "%s%s", values[v], timed && strcmp(values[v], "''") ? "s" : "");
+            snprintf(args, sizeof args, flags[f], val);
+            int rc = gb(args);
+            if (!CHECK(rc == 2 && strstr(out, flag) != NULL))
+                fprintf(stderr, "    gpubench %s -> %d: %.300s\n", args, rc, out);
+        }
+    }
+    /* the values they take still work */
+    CHECK(gb("run --op matmul --sizes 8 --list --threads 2 --rounds 3 --warmup 0 --seed 7 --max-time 1.5s "
+             "--min-time 10ms") == 0);
+    CHECK(strstr(out, "matmul/float32/8x8x8") != NULL);
+}
+
+TEST(strict_sizes_flag_is_the_suites_size_parser) {
+    static const char *const bad[] = {"1x", "x1", "1,,2", ",1", "1,", "''", "1xx2", "0", "0x10", "+8"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "run --op matmul --sizes %s --list", bad[i]);
+        int rc = gb(args);
+        if (!CHECK(rc == 2 && (strstr(out, "--sizes") || strstr(out, "sizes[")))) fprintf(stderr, "    %s -> %d: %s\n", args, rc, out);
+    }
+    CHECK(gb("run --op matmul --sizes 1x --list") == 2 && strstr(out, "an empty dimension"));
+    CHECK(gb("run --op matmul --sizes 1,,2 --list") == 2 && strstr(out, "an empty entry"));
+    /* what a suite takes for the op, the command line takes: a transfer's byte count */
+    CHECK(gb("run --op transfer --sizes 1MiB,64KiB --list") == 0);
+    CHECK(strstr(out, "transfer/float32/1MiB/") && strstr(out, "transfer/float32/64KiB/"));
+    /* and refuses what it refuses, naming the entry */
+    CHECK(gb("run --op matmul --sizes 1MiB --list") == 2 && strstr(out, "sizes[0]"));
+    CHECK(gb("run --op transfer --sizes 0x10MiB --list") == 2);
+    CHECK(gb("run --op transfer --sizes 1.5KiB --list") == 0 && strstr(out, "transfer/float32/1536B/"));
+    CHECK(gb("run --op matmul --sizes 8x16x4,32 --list") == 0 && strstr(out, "8x16x4") && strstr(out, "32x32x32"));
+}
+
+TEST(strict_an_empty_list_entry_is_an_error_not_everything) {
+    CHECK(gb("run --op matmul --sizes 8 --backend '' --no-peak -o build/strict-backend.json") == 2 && strstr(out, "--backend"));
+    CHECK(strstr(out, "empty entry"));
+    CHECK(gb("run --op matmul --sizes 8 --backend cpu, --no-peak -o build/strict-backend.json") == 2 && strstr(out, "--backend"));
+    CHECK(gb("run --op matmul --sizes 8 --backend ,cpu --no-peak -o build/strict-backend.json") == 2 && strstr(out, "--backend"));
+    CHECK(gb("peak --backend ''") == 2 && strstr(out, "--backend"));
+    CHECK(gb("run suites/quick.json --op '' --list") == 2 && strstr(out, "--op") && strstr(out, "empty entry"));
+    CHECK(gb("run suites/quick.json --dtype float32,,float64 --list") == 2 && strstr(out, "--dtype"));
+    CHECK(gb("run suites/quick.json --op matmul,fft --dtype float32 --list") == 0);
+}
+
+static int parse_fails_with(const char *text, const gb_suite_filter *f, const char *a, const char *b) {
+    gb_suite s;
+    gb_err e = {{0}};
+    int rc = gb_suite_parse(text, "t.json", f, &s, &e);
+    if (rc == GB_OK) {
+        gb_suite_free(&s);
+        return 0;
+    }
+    int ok = strstr(e.msg, a) && strstr(e.msg, b) && strstr(e.msg, "t.json");
+    if (!ok) fprintf(stderr, "    got: %s\n", e.msg);
+    return ok;
+}
+
+TEST(strict_a_suite_that_makes_one_case_twice_is_refused_naming_both) {
+    CHECK(parse_fails_with("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[32,32]}]}", NULL,
+                           "benchmarks[0].sizes[1]", "benchmarks[0].sizes[0]"));
+    /* the same case from two entries (32 is 32x32x32) */
+    CHECK(parse_fails_with("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"fft\",\"sizes\":[16]},"
+                           "{\"op\":\"matmul\",\"sizes\":[8]},{\"op\":\"matmul\",\"sizes\":[[32,32,32],32]}]}",
+                           NULL, "benchmarks[2].sizes[1]", "benchmarks[2].sizes[0]"));
+    CHECK(parse_fails_with("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[32]},"
+                           "{\"op\":\"matmul\",\"sizes\":[[32,32,32]],\"dtypes\":[\"float32\"]}]}",
+                           NULL, "benchmarks[1].sizes[0]", "benchmarks[0].sizes[0]"));
+    /* a filter does not hide it: a bad suite is bad whatever is selected */
+    gb_suite_filter f = {.dtypes = "float64"};
+    CHECK(parse_fails_with("{\"name\":\"t\",\"defaults\":{\"dtypes\":[\"float32\"]},\"benchmarks\":[{\"op\":\"matmul\","
+                           "\"sizes\":[8,8]}]}", &f, "benchmarks[0].sizes[1]", "matmul/float32/8x8x8"));
+    /* --sizes that repeat themselves, likewise */
+    CHECK(gb("run --op matmul --sizes 8,8 --list") == 2 && strstr(out, "sizes[1]") && strstr(out, "sizes[0]"));
+    /* different params are different cases */
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(gb_suite_parse("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]},"
+                         "{\"op\":\"matmul\",\"sizes\":[8],\"params\":{\"math\":\"tf32\"},\"dtypes\":[\"float32\"]}]}",
+                         "t.json", NULL, &s, &e) == GB_OK);
+    if (s.count) gb_suite_free(&s);
+}
+
+/* OpenBLAS ignores a core name it does not know (and runs what it detects):
+ * the run must not record that the environment chose the core, and it says
+ * which name was ignored. */
+TEST(strict_an_openblas_core_name_openblas_ignores_is_named_not_recorded) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "OPENBLAS_CORETYPE=garbage %s info --format json 2>/dev/null", gb_test_binary());
+    if (!CHECK(gb_test_sh(cmd, out, sizeof out) == 0)) return;
+    cJSON *doc = cJSON_Parse(out);
+    const cJSON *ob = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "libraries"), "openblas");
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(ob, "core_chosen_by");
+    CHECK(cJSON_IsString(by) && strcmp(by->valuestring, "environment") != 0);
+    int named = 0;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(doc, "warnings"))
+        named |= cJSON_IsString(w) && strstr(w->valuestring, "OPENBLAS_CORETYPE=garbage") &&
+                 strstr(w->valuestring, "ignored");
+    CHECK(named);
+    cJSON_Delete(doc);
+    /* a name it takes is still the environment's choice, with no such warning */
+    snprintf(cmd, sizeof cmd, "OPENBLAS_CORETYPE=Haswell %s info --format json 2>/dev/null", gb_test_binary());
+    if (!CHECK(gb_test_sh(cmd, out, sizeof out) == 0)) return;
+    doc = cJSON_Parse(out);
+    ob = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "libraries"), "openblas");
+    by = cJSON_GetObjectItemCaseSensitive(ob, "core_chosen_by");
+    const cJSON *core = cJSON_GetObjectItemCaseSensitive(ob, "core");
+    if (cJSON_IsString(core) && !strcmp(core->valuestring, "Haswell")) /* a DYNAMIC_ARCH x86-64 build */
+        CHECK(cJSON_IsString(by) && strcmp(by->valuestring, "environment") == 0);
+    CHECK(strstr(out, "is not a core this OpenBLAS runs") == NULL);
+    cJSON_Delete(doc);
+}
