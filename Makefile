@@ -145,18 +145,27 @@ $(BUILD)/src/system/sysinfo.o: $(BUILD)/git-commit
 $(GB_BIN): $(OBJ_MAIN) $(OBJ_CORE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CPU_LIBS)
 
-$(BUILD)/%.o: %.c
+# Objects built before the header dependencies came from the compiler have no
+# .d file, so make would never rebuild them when a header changes (a stale
+# report_table.o read a table of the old layout): a build folder without this
+# stamp rebuilds everything once.
+DEPS_STAMP := $(BUILD)/.deps-from-compiler
+$(DEPS_STAMP):
+	@mkdir -p $(@D)
+	@touch $@
+
+$(BUILD)/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(PLUGIN): $(GPU_OBJ)
 	$(NVCC) -shared -o $@ $^ $(CU_FLAGS) -Xlinker --exclude-libs,ALL $(GPU_LIBS)
 
-$(BUILD)/plugin/%.o: %.c
+$(BUILD)/plugin/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(GPU_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(BUILD)/plugin/%.o: %.cu
+$(BUILD)/plugin/%.o: %.cu $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(CU_FLAGS) $(DEPFLAGS) -c -o $@ $<
 
