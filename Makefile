@@ -38,7 +38,7 @@ ifneq ($(strip $(SANITIZE)),)
   BUILD   ?= build-san
   GB_BIN  := $(BUILD)/gpubench
   SAN_FLOAT := $(shell $(or $(CC),cc) -fsanitize=float-cast-overflow -x c -c /dev/null -o /dev/null 2>/dev/null && echo -fsanitize=float-cast-overflow)
-  SAN_FLAGS := -fsanitize=$(SANITIZE) $(SAN_FLOAT) -fno-sanitize-recover=all -fno-omit-frame-pointer -g
+  SAN_FLAGS := -fsanitize=$(SANITIZE) $(SAN_FLOAT) -fno-sanitize-recover=all -fno-omit-frame-pointer -g -DGB_CHECKED_EXIT
   OPT     ?= -O1
   CUDA    := 0
 endif
