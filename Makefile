@@ -24,8 +24,8 @@
 #   make mutation-sweep [MUTATION_EVERY=N] [MUTATION_JOBS=J]
 #                   12 reading commands on each of 31,245 mutants of real
 #                   results files, under ASan+UBSan (tests/test_mutation.c),
-#                   in J processes (default 2): about 14 CPU-minutes, so ~7 min
-#                   on two idle cores; N=8 (CI) about 1 min. Every Nth only.
+#                   in J processes (default 2): 14-22 CPU-minutes, so 7-11 min
+#                   on two idle cores; N=8 (CI) 2-3 CPU-min. Every Nth only.
 
 VERSION   := $(shell sed -n 's/^\#define GB_VERSION "\(.*\)"/\1/p' src/core/gb.h)
 PREFIX    ?= /usr/local
