@@ -92,7 +92,11 @@ for w in fifo zero-wisdom; do
 done
 
 # 4. a signal ends a run stuck in a library under ulimit -v (OpenBLAS retries
-#    mmap without end inside the first GEMM) within a bounded time
+#    mmap without end inside the first GEMM) within a bounded time. Two
+#    OpenBLAS threads: with one per core of a 16-core host, 300 MB cannot
+#    hold their stacks, and OpenBLAS raises SIGINT while the program loads,
+#    before gpubench runs (exit 130, its "pthread_create failed" message).
+export OPENBLAS_NUM_THREADS=2
 (ulimit -v 300000; exec "$GB" run --op matmul --sizes 64 --backend cpu --min-time 60s --max-time 120s \
     --out sig.json >/dev/null 2>sig.err) &
 pid=$!
@@ -116,6 +120,7 @@ cat >big.json <<'EOF2'
 {"name":"big","defaults":{"dtypes":["float64"],"rounds":1},"benchmarks":[{"op":"matmul","sizes":[16384]}]}
 EOF2
 check "a finished run under ulimit -v exits" 0 bash -c "ulimit -v 300000; exec timeout -s KILL 30 \"$GB\" run big.json --backend cpu --no-peak --quiet --out fin.json"
+unset OPENBLAS_NUM_THREADS
 
 # 5. text and values
 printf '{"name":"bad\\u0000x","benchmarks":[{"op":"matmul","sizes":[8]}]}' >nul.json
