@@ -9,6 +9,7 @@
 #include "fleet.h"
 #include "plot.h"
 #include "results_model.h"
+#include "writer.h"
 #include "testlib.h"
 
 #define D "tests/data/fleet/"
@@ -48,7 +49,7 @@ static char *fleet_table(const char *const *paths, size_t n) {
     size_t len = 0;
     FILE *f = typed ? open_memstream(&text, &len) : NULL;
     if (f) {
-        gb_fleet_render_result(typed, GB_FLEET_TABLE, f);
+        gb_fleet_render_result(typed, &gb_writer_term, f);
         fclose(f);
     }
     gb_fleet_result_free(typed);

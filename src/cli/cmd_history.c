@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "history.h"
+#include "writer.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -195,9 +196,9 @@ int gb_cmd_history(int argc, char **argv) {
         if (gb_history_publish(h, &flt, pos[0], rule.threshold, &pages, &e) != GB_OK) rc = GB_EXIT_USAGE;
         else printf("%s/index.html: %zu case page%s\n", pos[0], pages, pages == 1 ? "" : "s");
     } else { /* check */
-        gb_compare_format cf = GB_CMP_TABLE;
-        if (format && strcmp(format, "md") == 0) cf = GB_CMP_MD;
-        else if (format && strcmp(format, "json") == 0) cf = GB_CMP_JSON;
+        const gb_writer *cw = &gb_writer_term; /* NULL: the JSON document */
+        if (format && strcmp(format, "md") == 0) cw = &gb_writer_md;
+        else if (format && strcmp(format, "json") == 0) cw = NULL;
         else if (format && strcmp(format, "table") != 0) {
             fprintf(stderr, "gpubench history check: --format: table, md or json, got '%s'\n", format);
             gb_history_close(h);
@@ -218,7 +219,8 @@ int gb_cmd_history(int argc, char **argv) {
         cJSON *doc = gb_history_check(h, pos[0], &o, &e);
         if (!doc) rc = GB_EXIT_USAGE;
         else {
-            gb_compare_render(doc, cf, stdout);
+            if (cw) gb_compare_render(doc, cw, stdout);
+            else gb_compare_print_json(doc, stdout);
             const cJSON *ec = cJSON_GetObjectItemCaseSensitive(doc, "exit_code");
             rc = cJSON_IsNumber(ec) ? ec->valueint : GB_EXIT_USAGE;
             cJSON_Delete(doc);

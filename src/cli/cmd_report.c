@@ -12,6 +12,7 @@
 #include "plot.h"
 #include "report.h"
 #include "results_io.h"
+#include "writer.h"
 #include "results_model.h"
 
 static void usage(FILE *out) {
@@ -94,8 +95,10 @@ static int check_files(char **paths, int n, const char *output, const char *plot
  * rendered, and with --plot written next to the heatmap it feeds. */
 static int fleet_report(char **paths, int n, const char *format, const gb_fleet_options *fo, const char *plot_dir,
                         const char *plot_format) {
-    int f = gb_fleet_format_parse(format ? format : "table");
-    if (f < 0) {
+    /* a writer (table, md, csv), or NULL: the JSON document */
+    const gb_writer *w = gb_writer_find(format ? format : "table");
+    int as_json = format && !strcmp(format, "json");
+    if ((!w && !as_json) || (w && !strcmp(w->name, "html"))) {
         fprintf(stderr, "gpubench report: --format: \"%s\" is not a fleet format (table, md, csv or json)\n", format);
         return GB_EXIT_USAGE;
     }
@@ -125,7 +128,8 @@ static int fleet_report(char **paths, int n, const char *format, const gb_fleet_
         fprintf(stderr, "gpubench report: --fleet: %s\n", e.msg);
         goto out;
     }
-    gb_fleet_render_result(fleet, (gb_fleet_format)f, stdout);
+    if (w) gb_fleet_render_result(fleet, w, stdout);
+    else gb_fleet_print_json(fleet, stdout);
     fflush(stdout);
     rc = GB_EXIT_OK;
     if (plot_dir) {

@@ -10,6 +10,9 @@ static void para(FILE *out, const char *s, int em) { (void)out, (void)s, (void)e
 static void list(FILE *out, const char *const *items, int n, int numbered) {
     (void)out, (void)items, (void)n, (void)numbered;
 }
+static void lines(FILE *out, gb_line_role role, const char *const *items, int n) {
+    (void)out, (void)role, (void)items, (void)n;
+}
 static void begin(FILE *out, const char *title) { (void)out, (void)title; }
 static void box_begin(FILE *out, const char *cls) { (void)out, (void)cls; }
 
@@ -36,5 +39,5 @@ static void nothing(FILE *out) { (void)out; }
 
 const gb_writer gb_writer_csv = {
     .name = "csv", .records = 1, .begin = begin, .end = nothing, .heading = heading, .para = para,
-    .list = list, .table = table, .gap = nothing, .box_begin = box_begin, .box_end = nothing,
+    .list = list, .table = table, .lines = lines, .gap = nothing, .box_begin = box_begin, .box_end = nothing,
 };
