@@ -175,9 +175,14 @@ typedef struct {
  * (the file itself excluded, by its hash, if it was added already). The
  * baseline is handed to compare as baseline_runs documents (the current
  * file's cases with the stored samples and rounds), so the verdicts are
- * compare's own. Returns compare's document (compare.h; exit_code 0, 1 or
- * 2), or NULL with the reason (bad file, no history for this machine). */
-cJSON *gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o, gb_err *e);
+ * compare's own. Writes compare's report to out through the format writer
+ * w (writer.h), or its JSON document when w is NULL — here, while the
+ * documents the comparison borrows from are alive — and returns compare's
+ * exit code (0, 1 or 2), or -1 with the reason (bad file, no history for
+ * this machine, out of memory). */
+struct gb_writer;
+int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o,
+                     const struct gb_writer *w, FILE *out, gb_err *e);
 
 /* ---- the dashboard (history_publish.c) ---------------------------------- */
 
