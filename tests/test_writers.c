@@ -17,8 +17,8 @@
 TEST(writers_every_format_is_a_whole_writer_found_by_its_name) {
     int n = 0;
     for (const gb_writer *w; (w = gb_writer_at(n)) != NULL; n++) {
-        CHECK(w->name && w->begin && w->end && w->heading && w->para && w->list && w->table && w->gap &&
-              w->box_begin && w->box_end);
+        CHECK(w->name && w->begin && w->end && w->heading && w->para && w->list && w->table && w->lines &&
+              w->gap && w->box_begin && w->box_end);
         /* charts come as a set or not at all */
         CHECK((w->chart != NULL) == (w->charts_begin != NULL) && (w->chart != NULL) == (w->charts_end != NULL));
         CHECK(gb_format_parse(w->name) == n);
