@@ -153,3 +153,23 @@ TEST(compare_writes_through_every_writer_html_a_whole_page_and_no_mark_left) {
     free(md);
     free(term);
 }
+
+/* `compare --format html` and `report --fleet --format html`: the HTML
+ * writer's page, which came with the writers; the exit codes stay compare's
+ * and the report's. */
+TEST(cli_compare_and_fleet_write_html_pages) {
+    static char out[1 << 16];
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s compare tests/data/compare/base.json tests/data/compare/slower10.json --format html",
+             gb_test_binary());
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 1); /* a regression: exit 1, as in every format */
+    CHECK(strstr(out, "<!DOCTYPE html>") == out && strstr(out, "<title>gpubench compare</title>"));
+    CHECK(strstr(out, "<p><strong>Summary: ") && strstr(out, "</html>\n"));
+    snprintf(cmd, sizeof cmd, "%s report --fleet tests/data/fleet/cpu_a.json tests/data/fleet/cpu_b.json --format html",
+             gb_test_binary());
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    CHECK(strstr(out, "<!DOCTYPE html>") == out && strstr(out, "<h2>Fleet: 2 columns"));
+    CHECK(strstr(out, "<th class=\"num\">spread</th>") && strstr(out, "</html>\n"));
+    snprintf(cmd, sizeof cmd, "%s report --fleet tests/data/fleet/cpu_a.json --format pdf", gb_test_binary());
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && strstr(out, "not a fleet format"));
+}

@@ -32,7 +32,7 @@ static void usage(FILE *f) {
             "  -r, --require-present PCT  share of the baseline's results the current run must hold\n"
             "                             (default 100%%; fewer: exit 2)\n"
             "  -p, --policy FILE          per-op thresholds (JSON; see docs/ci.md)\n"
-            "  -f, --format F             table (default), md or json\n"
+            "  -f, --format F             table (default), md, html (a page) or json\n"
             "  -o, --output FILE          write the report there instead of stdout (atomically; checked\n"
             "                             before the inputs are read)\n"
             "  -c, --confirm SUITE        re-measure the suspects (regressions, and unsure cases whose\n"
@@ -166,9 +166,10 @@ int gb_cmd_compare(int argc, char **argv) {
         case 'f':
             if (strcmp(optarg, "table") == 0) writer = &gb_writer_term;
             else if (strcmp(optarg, "md") == 0 || strcmp(optarg, "markdown") == 0) writer = &gb_writer_md;
+            else if (strcmp(optarg, "html") == 0) writer = &gb_writer_html;
             else if (strcmp(optarg, "json") == 0) writer = NULL;
             else {
-                fprintf(stderr, "gpubench compare: --format: expected table, md or json, got '%s'\n", optarg);
+                fprintf(stderr, "gpubench compare: --format: expected table, md, html or json, got '%s'\n", optarg);
                 return GB_EXIT_USAGE;
             }
             break;
