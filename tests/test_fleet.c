@@ -194,7 +194,7 @@ TEST(cli_report_fleet_formats_and_errors) {
     cJSON *j = cJSON_Parse(out);
     CHECK(j && !strcmp(cJSON_GetObjectItem(j, "schema")->valuestring, "gpubench-fleet"));
     cJSON_Delete(j);
-    snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json --format html", bin);
+    snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json --format pdf", bin);
     CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && strstr(out, "not a fleet format"));
     snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json --op fft", bin);
     CHECK(gb_test_sh(cmd, out, sizeof out) == 0 && strstr(out, "Fleet: 4 columns, 4 cases") && !strstr(out, "matmul"));
