@@ -17,7 +17,8 @@ typedef enum { GB_CELL_PLAIN = 0, GB_CELL_GOOD, GB_CELL_WARN, GB_CELL_BAD } gb_c
 typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT, GB_ALIGN_TEXT, GB_ALIGN_TAGGED } gb_align;
 
 /* Marked text: spans a format shows in its own way, marked with bytes that
- * no results text holds. A span is opened and closed by the same marker.
+ * no results text holds (json_strict.h refuses control characters). A span
+ * is opened and closed by the same marker.
  * Markdown writes marked text as it is (it is Markdown source: compare's and
  * the fleet report's names have always gone into their Markdown unescaped),
  * with `code` and **strong**; HTML escapes it, with <code> and <strong>; the
