@@ -9,6 +9,7 @@
 #include "fleet.h"
 #include "plot.h"
 #include "results_model.h"
+#include "writer.h"
 #include "testlib.h"
 
 #define D "tests/data/fleet/"
@@ -48,7 +49,7 @@ static char *fleet_table(const char *const *paths, size_t n) {
     size_t len = 0;
     FILE *f = typed ? open_memstream(&text, &len) : NULL;
     if (f) {
-        gb_fleet_render_result(typed, GB_FLEET_TABLE, f);
+        gb_fleet_render_result(typed, &gb_writer_term, f);
         fclose(f);
     }
     gb_fleet_result_free(typed);
@@ -193,7 +194,7 @@ TEST(cli_report_fleet_formats_and_errors) {
     cJSON *j = cJSON_Parse(out);
     CHECK(j && !strcmp(cJSON_GetObjectItem(j, "schema")->valuestring, "gpubench-fleet"));
     cJSON_Delete(j);
-    snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json --format html", bin);
+    snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json --format pdf", bin);
     CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && strstr(out, "not a fleet format"));
     snprintf(cmd, sizeof cmd, "%s report --fleet " D "merged.json --op fft", bin);
     CHECK(gb_test_sh(cmd, out, sizeof out) == 0 && strstr(out, "Fleet: 4 columns, 4 cases") && !strstr(out, "matmul"));

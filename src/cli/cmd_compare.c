@@ -11,6 +11,7 @@
 #include "confirm_run.h"
 #include "file_roles.h"
 #include "suite.h"
+#include "writer.h"
 #include "results_io.h"
 #include "results_model.h"
 
@@ -31,7 +32,7 @@ static void usage(FILE *f) {
             "  -r, --require-present PCT  share of the baseline's results the current run must hold\n"
             "                             (default 100%%; fewer: exit 2)\n"
             "  -p, --policy FILE          per-op thresholds (JSON; see docs/ci.md)\n"
-            "  -f, --format F             table (default), md or json\n"
+            "  -f, --format F             table (default), md, html (a page) or json\n"
             "  -o, --output FILE          write the report there instead of stdout (atomically; checked\n"
             "                             before the inputs are read)\n"
             "  -c, --confirm SUITE        re-measure the suspects (regressions, and unsure cases whose\n"
@@ -117,7 +118,7 @@ int gb_cmd_compare(int argc, char **argv) {
         {"quiet", no_argument, 0, 'q'},
         {0, 0, 0, 0}};
     gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = GB_DEFAULT_REQUIRE_PRESENT};
-    gb_compare_format fmt = GB_CMP_TABLE;
+    const gb_writer *writer = &gb_writer_term; /* NULL: the JSON document */
     const char *policy_path = NULL, *output = NULL, *confirm_suite = NULL;
     int confirm_runs = GB_CONFIRM_DEFAULT_RUNS, confirm_runs_set = 0, quiet = 0;
     /* "--" splits baseline files from current files; getopt would swallow
@@ -163,11 +164,12 @@ int gb_cmd_compare(int argc, char **argv) {
             break;
         case 'p': policy_path = optarg; break;
         case 'f':
-            if (strcmp(optarg, "table") == 0) fmt = GB_CMP_TABLE;
-            else if (strcmp(optarg, "md") == 0 || strcmp(optarg, "markdown") == 0) fmt = GB_CMP_MD;
-            else if (strcmp(optarg, "json") == 0) fmt = GB_CMP_JSON;
+            if (strcmp(optarg, "table") == 0) writer = &gb_writer_term;
+            else if (strcmp(optarg, "md") == 0 || strcmp(optarg, "markdown") == 0) writer = &gb_writer_md;
+            else if (strcmp(optarg, "html") == 0) writer = &gb_writer_html;
+            else if (strcmp(optarg, "json") == 0) writer = NULL;
             else {
-                fprintf(stderr, "gpubench compare: --format: expected table, md or json, got '%s'\n", optarg);
+                fprintf(stderr, "gpubench compare: --format: expected table, md, html or json, got '%s'\n", optarg);
                 return GB_EXIT_USAGE;
             }
             break;
@@ -275,7 +277,8 @@ int gb_cmd_compare(int argc, char **argv) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
     }
-    gb_compare_render(cmp, fmt, f);
+    if (writer) gb_compare_render(cmp, writer, f);
+    else gb_compare_print_json(cmp, f);
     if (output) {
         int bad = fclose(f) != 0;
         if (bad || gb_file_write(output, text, len, &e) != GB_OK) {
@@ -285,7 +288,7 @@ int gb_cmd_compare(int argc, char **argv) {
     }
     /* Machine mismatches also go to stderr when the report itself does not
      * reach the terminal (JSON, or -o FILE), so a CI log still shows them. */
-    if (fmt == GB_CMP_JSON || output)
+    if (!writer || output)
         for (size_t i = 0; i < cmp->warnings.n; i++)
             fprintf(stderr, "gpubench compare: WARNING: %s\n", cmp->warnings.item[i]);
     if (*cmp->error) fprintf(stderr, "gpubench compare: %s\n", cmp->error);

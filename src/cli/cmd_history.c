@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "history.h"
+#include "writer.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -195,9 +196,9 @@ int gb_cmd_history(int argc, char **argv) {
         if (gb_history_publish(h, &flt, pos[0], rule.threshold, &pages, &e) != GB_OK) rc = GB_EXIT_USAGE;
         else printf("%s/index.html: %zu case page%s\n", pos[0], pages, pages == 1 ? "" : "s");
     } else { /* check */
-        gb_compare_format cf = GB_CMP_TABLE;
-        if (format && strcmp(format, "md") == 0) cf = GB_CMP_MD;
-        else if (format && strcmp(format, "json") == 0) cf = GB_CMP_JSON;
+        const gb_writer *cw = &gb_writer_term; /* NULL: the JSON document */
+        if (format && strcmp(format, "md") == 0) cw = &gb_writer_md;
+        else if (format && strcmp(format, "json") == 0) cw = NULL;
         else if (format && strcmp(format, "table") != 0) {
             fprintf(stderr, "gpubench history check: --format: table, md or json, got '%s'\n", format);
             gb_history_close(h);
@@ -215,8 +216,8 @@ int gb_cmd_history(int argc, char **argv) {
         o.cmp.policy = pol;
         o.cmp.policy_path = policy_path;
         o.cmp.require_present = gb_policy_require_present(pol, GB_DEFAULT_REQUIRE_PRESENT);
-        int code = gb_history_check(h, pos[0], &o, cf, stdout, &e);
-        rc = code < 0 ? GB_EXIT_USAGE : code;
+        int ec = gb_history_check(h, pos[0], &o, cw, stdout, &e);
+        rc = ec < 0 ? GB_EXIT_USAGE : ec;
         gb_policy_free(pol);
     }
     if (rc == GB_EXIT_USAGE && e.msg[0] && !is_add) fprintf(stderr, "gpubench history %s: %s\n", sub, e.msg);

@@ -12,6 +12,7 @@
 #include "plot.h"
 #include "report.h"
 #include "results_io.h"
+#include "writer.h"
 #include "results_model.h"
 
 static void usage(FILE *out) {
@@ -19,7 +20,7 @@ static void usage(FILE *out) {
             "usage: gpubench report RESULTS.json [MORE.json ...] [--format table|md|csv|html] [--op NAME,...]\n"
             "                       [--wide] [-o FILE] [--plot DIR [--plot-format png|svg]]\n"
             "       gpubench report CPU_RESULTS.json GPU_RESULTS.json --pair [options]\n"
-            "       gpubench report --fleet RESULTS.json... [--format table|md|csv|json] [--op LIST]\n"
+            "       gpubench report --fleet RESULTS.json... [--format table|md|csv|html|json] [--op LIST]\n"
             "                       [--timing NAME] [--threshold PCT] [--plot DIR [--plot-format png|svg]]\n\n"
             "Re-render a saved run (the results JSON written by `gpubench run`); several files one\n"
             "after another, their plots overlaid.\n\n"
@@ -94,9 +95,11 @@ static int check_files(char **paths, int n, const char *output, const char *plot
  * rendered, and with --plot written next to the heatmap it feeds. */
 static int fleet_report(char **paths, int n, const char *format, const gb_fleet_options *fo, const char *plot_dir,
                         const char *plot_format) {
-    int f = gb_fleet_format_parse(format ? format : "table");
-    if (f < 0) {
-        fprintf(stderr, "gpubench report: --format: \"%s\" is not a fleet format (table, md, csv or json)\n", format);
+    /* a writer (table, md, csv, html), or NULL: the JSON document */
+    const gb_writer *w = gb_writer_find(format ? format : "table");
+    if (!w && strcmp(format, "json") != 0) {
+        fprintf(stderr, "gpubench report: --format: \"%s\" is not a fleet format (table, md, csv, html or json)\n",
+                format);
         return GB_EXIT_USAGE;
     }
     char fleet_json[4096];
@@ -125,7 +128,8 @@ static int fleet_report(char **paths, int n, const char *format, const gb_fleet_
         fprintf(stderr, "gpubench report: --fleet: %s\n", e.msg);
         goto out;
     }
-    gb_fleet_render_result(fleet, (gb_fleet_format)f, stdout);
+    if (w) gb_fleet_render_result(fleet, w, stdout);
+    else gb_fleet_print_json(fleet, stdout);
     fflush(stdout);
     rc = GB_EXIT_OK;
     if (plot_dir) {

@@ -20,6 +20,7 @@
 #include "plot.h"
 #include "report.h"
 #include "results_io.h"
+#include "writer.h"
 #include "run_signals.h"
 #include "runner.h"
 #include "sanity.h"
@@ -556,7 +557,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         gb_err fe = {{0}};
         if (format == GB_FMT_TABLE) printf("\nPer device (gpubench report --fleet on this run):\n\n");
         else printf("\n## Per device (`gpubench report --fleet`)\n\n");
-        if (gb_fleet_render(&results, stdout, format == GB_FMT_TABLE ? GB_FLEET_TABLE : GB_FLEET_MD, &fe) != GB_OK)
+        if (gb_fleet_render(&results, stdout, gb_writer_at((int)format), &fe) != GB_OK)
             fprintf(stderr, "gpubench run: per-device table: %s\n", fe.msg);
     }
     fflush(stdout);

@@ -66,8 +66,8 @@ static void leave_out(gb_result *r) {
     gb_set_string(&r->reason, "no usable run of it on this machine in the history");
 }
 
-int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o, gb_compare_format f,
-                     FILE *out, gb_err *e) {
+int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o,
+                     const struct gb_writer *w, FILE *out, gb_err *e) {
     size_t nb = o->baseline_runs ? o->baseline_runs : 8;
     if (nb > GB_HISTORY_MAX_BASELINE) nb = GB_HISTORY_MAX_BASELINE;
     char sha[65];
@@ -87,7 +87,7 @@ int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check
     char (*namebuf)[64] = calloc(nb, sizeof *namebuf);
     sqlite3 *db = gb_history_db(h);
     sqlite3_stmt *q = NULL, *rs = NULL;
-    int exit_code = -1;
+    int rc = -1;
     size_t loaded = 0, found = 0, deepest = 0;
     if (!base || !bp || !names || !namebuf) {
         gb_errf(e, GB_FAIL, "out of memory");
@@ -142,14 +142,15 @@ int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check
         const gb_results *cp = &cur;
         const char *cn = cur_path;
         /* as many baseline processes as the deepest history holds */
-        /* the verdicts borrow the documents' strings: rendered before they are freed */
         gb_compare_result *cmp = gb_compare_judge_runs(bp, names, deepest, &cp, &cn, 1, &o->cmp);
-        if (!cmp) gb_errf(e, GB_FAIL, "out of memory");
-        else {
-            gb_compare_render(cmp, f, out);
-            exit_code = cmp->exit_code;
-            gb_compare_result_free(cmp);
+        if (!cmp) {
+            gb_errf(e, GB_FAIL, "out of memory");
+            goto out;
         }
+        if (w) gb_compare_render(cmp, w, out);
+        else gb_compare_print_json(cmp, out);
+        rc = cmp->exit_code;
+        gb_compare_result_free(cmp);
     }
 out:
     sqlite3_finalize(q);
@@ -160,5 +161,5 @@ out:
     free(names);
     free(namebuf);
     gb_results_free(&cur);
-    return exit_code;
+    return rc;
 }

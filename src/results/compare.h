@@ -157,9 +157,12 @@ gb_compare_result *gb_compare_judge_runs(const gb_results *const *base, const ch
  * writer of it (compare_json.c). NULL out of memory. */
 cJSON *gb_compare_result_json(const gb_compare_result *r);
 
-typedef enum { GB_CMP_TABLE = 0, GB_CMP_MD, GB_CMP_JSON } gb_compare_format;
-/* Render a comparison (compare_render.c). */
-void gb_compare_render(const gb_compare_result *r, gb_compare_format f, FILE *out);
+struct gb_writer;
+/* Render a comparison through a format writer (writer.h: "table", "md",
+ * "html"; compare_render.c). */
+void gb_compare_render(const gb_compare_result *r, const struct gb_writer *w, FILE *out);
+/* The comparison's document (gb_compare_result_json), printed: --format json. */
+void gb_compare_print_json(const gb_compare_result *r, FILE *out);
 
 /* The name of a result's case as the suite names it (gb_case_name, and
  * `run --case`): "op/dtype/label[/k=v,...]". */

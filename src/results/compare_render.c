@@ -1,14 +1,19 @@
-/* compare_render.c — a comparison (compare_result.h) as a terminal table,
- * Markdown (for a CI job summary or PR comment) or JSON (compare_json.c).
- * Warnings go first: a comparison across different machines is the mistake
- * most worth seeing. Compare's numbers keep their own look (format.h:
- * three significant figures with the unit, "8.47 ms"). */
+/* compare_render.c — a comparison (compare_result.h) through the format
+ * writers (writer.h: the terminal table, Markdown for a CI job summary or PR
+ * comment, an HTML page), or as its JSON document (compare_json.c). This file
+ * says what the comparison shows — a header, the warnings, a table of the
+ * cases, what one side alone has, the summary — and the writers how. Warnings
+ * go first: a comparison across different machines is the mistake most worth
+ * seeing. Compare's numbers keep their own look (format.h: three significant
+ * figures with the unit, "8.47 ms"). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
 #include "format.h"
+#include "writer.h"
 
 /* The interval; JSON has no NaN, so a bound that is not finite is no bound. */
 static void fmt_ci(const gb_cmp_item *it, char *buf, size_t len) /* len >= 48 */ {
@@ -22,75 +27,106 @@ static void fmt_ci(const gb_cmp_item *it, char *buf, size_t len) /* len >= 48 */
     snprintf(buf, len, "[%s, %s]", a, b);
 }
 
-static const char *loud(const char *verdict, int md) {
-    if (strcmp(verdict, "regression") == 0) return md ? "**REGRESSION**" : "REGRESSION";
-    if (strcmp(verdict, "failed") == 0) return md ? "**FAILED**" : "FAILED";
-    if (strcmp(verdict, "improvement") == 0) return "improvement";
-    if (strcmp(verdict, "not_compared") == 0) return "not compared";
-    return verdict;
+/* A verdict as the table and the summary show it: a failure in strong type. */
+static const char *loud(gb_cmp_verdict v) {
+    switch (v) {
+    case GB_V_REGRESSION: return GB_MK_STRONG "REGRESSION" GB_MK_STRONG;
+    case GB_V_FAILED: return GB_MK_STRONG "FAILED" GB_MK_STRONG;
+    case GB_V_NOT_COMPARED: return "not compared";
+    default: return gb_verdict_name(v);
+    }
 }
 
+/* One line of a role, formatted (nothing written out of memory). */
+__attribute__((format(printf, 4, 5))) static void line(const gb_writer *w, FILE *out, gb_line_role role,
+                                                       const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    const char *items[1] = {s};
+    w->lines(out, role, items, 1);
+    free(s);
+}
 
-
-static void header(const gb_compare_result *cmp, int md, FILE *out) {
-    const gb_cmp_file *sides[2] = {&cmp->baseline, &cmp->current};
-    const char *names[2] = {"baseline", "current"};
-    if (md) fprintf(out, "## gpubench compare\n\n");
-    for (int i = 0; i < 2; i++) {
-        fprintf(out, "%s%-8s %s%s", md ? "- " : "", names[i], md ? "`" : "", sides[i]->path);
-        fprintf(out, "%s", md ? "`" : "");
-        for (size_t k = 0; k < sides[i]->nruns; k++) {
-            const gb_cmp_run_desc *r = &sides[i]->runs[k];
-            fprintf(out, " (%s, %s%s%s)", gb_json_str(r->name), gb_json_str(r->date), *gb_json_str(r->gpu) ? ", " : "",
-                    gb_json_str(r->gpu));
-        }
-        fprintf(out, "\n");
+/* "baseline FILE (run, date, gpu)...", the file's name as code. */
+static char *side_text(const char *name, const gb_cmp_file *side) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    fprintf(f, "%-8s " GB_MK_CODE "%s" GB_MK_CODE, name, side->path);
+    for (size_t k = 0; k < side->nruns; k++) {
+        const gb_cmp_run_desc *r = &side->runs[k];
+        fprintf(f, " (%s, %s%s%s)", gb_json_str(r->name), gb_json_str(r->date), *gb_json_str(r->gpu) ? ", " : "",
+                gb_json_str(r->gpu));
     }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void header(const gb_compare_result *cmp, const gb_writer *w, FILE *out) {
+    line(w, out, GB_LINE_TITLE, "gpubench compare");
+    char *fields[3] = {side_text("baseline", &cmp->baseline), side_text("current", &cmp->current), NULL};
     double a = cmp->alpha;
     const char *policy = cmp->policy ? cmp->policy : "";
-    fprintf(out, "%sthreshold %.1f%%, alpha %g%s%s%s: %.0f baseline run%s, %.0f current; change = ratio of the "
-            "runs' round medians, %g%% interval from their rounds and runs, p Holm-adjusted over the cases\n\n",
-            md ? "- " : "", 100.0 * cmp->threshold, a, *policy ? " (policy " : "", policy,
-            *policy ? " overrides per op)" : "", (double)cmp->nbase, cmp->nbase == 1 ? "" : "s", (double)cmp->ncur,
-            100.0 * (1.0 - a));
+    if (asprintf(&fields[2],
+                 "threshold %.1f%%, alpha %g%s%s%s: %.0f baseline run%s, %.0f current; change = ratio of the "
+                 "runs' round medians, %g%% interval from their rounds and runs, p Holm-adjusted over the cases",
+                 100.0 * cmp->threshold, a, *policy ? " (policy " : "", policy, *policy ? " overrides per op)" : "",
+                 (double)cmp->nbase, cmp->nbase == 1 ? "" : "s", (double)cmp->ncur, 100.0 * (1.0 - a)) < 0)
+        fields[2] = NULL;
+    const char *shown[3] = {fields[0] ? fields[0] : "", fields[1] ? fields[1] : "", fields[2] ? fields[2] : ""};
+    w->lines(out, GB_LINE_FIELD, shown, 3);
+    for (int i = 0; i < 3; i++) free(fields[i]);
+    line(w, out, GB_LINE_TEXT, "%s", "");
     if (cmp->warnings.n) {
-        if (md) fprintf(out, "> [!WARNING]\n");
-        for (size_t i = 0; i < cmp->warnings.n; i++)
-            fprintf(out, "%s%s\n", md ? "> - " : "!! WARNING: ", cmp->warnings.item[i]);
-        fprintf(out, "\n");
+        w->lines(out, GB_LINE_WARNING, (const char *const *)cmp->warnings.item, (int)cmp->warnings.n);
+        line(w, out, GB_LINE_TEXT, "%s", "");
     }
 }
 
-static void one_side_lists(const gb_compare_result *cmp, int md, FILE *out) {
-    const gb_cmp_strs *lists[] = {&cmp->only_in_baseline, &cmp->only_in_current};
-    static const char *const titles[] = {"Only in the baseline (not run now)", "Only in the current run (new)"};
-    for (int i = 0; i < 2; i++) {
-        const gb_cmp_strs *l = lists[i];
-        if (!l->n) continue;
-        fprintf(out, md ? "\n### %s\n\n" : "\n%s:\n", titles[i]);
-        for (size_t k = 0; k < l->n; k++) fprintf(out, md ? "- `%s`\n" : "  %s\n", l->item[k]);
-    }
+/* A list of case names under its label, each name as code. */
+static void name_list(const char *label, const gb_cmp_strs *l, const gb_writer *w, FILE *out) {
+    if (!l->n) return;
+    char **items = calloc(l->n, sizeof *items);
+    if (!items) return;
+    for (size_t k = 0; k < l->n; k++)
+        if (asprintf(&items[k], GB_MK_CODE "%s" GB_MK_CODE, l->item[k]) < 0) items[k] = NULL;
+    int ok = 1;
+    for (size_t k = 0; k < l->n; k++) ok &= items[k] != NULL;
+    line(w, out, GB_LINE_LABEL, "%s", label);
+    if (ok) w->lines(out, GB_LINE_ITEM, (const char *const *)items, (int)l->n);
+    line(w, out, GB_LINE_TEXT, "%s", "");
+    for (size_t k = 0; k < l->n; k++) free(items[k]);
+    free(items);
 }
 
 /* What --confirm did: how many suspects were re-measured, in how many fresh
  * processes, how long it took, and how many stage 2 confirmed. */
-static void confirm_summary(const gb_cmp_confirm_summary *c, int md, FILE *out) {
+static void confirm_summary(const gb_cmp_confirm_summary *c, const gb_writer *w, FILE *out) {
     if (!c->present) return;
     double sus = c->suspects, procs = (double)c->processes;
     if (sus == 0) {
-        fprintf(out, "%sConfirm: 0 re-measured: no suspect (no regression, and no unsure case beyond +threshold)\n",
-                md ? "- " : "");
+        line(w, out, GB_LINE_FIELD, "%s",
+             "Confirm: 0 re-measured: no suspect (no regression, and no unsure case beyond +threshold)");
         return;
     }
     if (procs == 0) { /* the first judgement alone (the library's, before the runs) */
-        fprintf(out, "%sConfirm: %.0f suspect%s, not re-measured\n", md ? "- " : "", sus, sus == 1 ? "" : "s");
+        line(w, out, GB_LINE_FIELD, "Confirm: %.0f suspect%s, not re-measured", sus, sus == 1 ? "" : "s");
         return;
     }
     int ncases = (int)c->cases.n;
-    fprintf(out, "%sConfirm: %.0f suspect%s (%d case%s of %s) re-measured in %.0f fresh process%s each, %.1f s: "
-            "%.0f confirmed, %.0f not confirmed\n", md ? "- " : "", sus, sus == 1 ? "" : "s", ncases,
-            ncases == 1 ? "" : "s", c->suite ? c->suite : "", procs, procs == 1 ? "" : "es", c->seconds,
-            (double)c->confirmed, (double)c->not_confirmed);
+    line(w, out, GB_LINE_FIELD,
+         "Confirm: %.0f suspect%s (%d case%s of %s) re-measured in %.0f fresh process%s each, %.1f s: "
+         "%.0f confirmed, %.0f not confirmed",
+         sus, sus == 1 ? "" : "s", ncases, ncases == 1 ? "" : "s", c->suite ? c->suite : "", procs,
+         procs == 1 ? "" : "es", c->seconds, (double)c->confirmed, (double)c->not_confirmed);
 }
 
 /* "[confirmed]" / "[not confirmed]" after the verdict of a re-measured case. */
@@ -99,96 +135,87 @@ static const char *confirm_mark(const gb_cmp_item *it) {
     return it->confirm.verdict == GB_V_REGRESSION ? " [confirmed]" : " [not confirmed]";
 }
 
-static void summary(const gb_compare_result *cmp, int md, FILE *out) {
+static void summary(const gb_compare_result *cmp, const gb_writer *w, FILE *out) {
     const gb_cmp_summary *s = &cmp->summary;
     const int *n = s->count;
-    fprintf(out, "\n%sSummary: %.0f regression%s, %.0f failed, %.0f improvement%s, %.0f same, %.0f unsure, "
-            "%.0f not compared, %.0f only in baseline, %.0f only in current%s\n",
-            md ? "**" : "", (double)n[GB_V_REGRESSION], n[GB_V_REGRESSION] == 1 ? "" : "s",
-            (double)(n[GB_V_FAILED] + s->failed_only_in_current), (double)n[GB_V_IMPROVEMENT],
-            n[GB_V_IMPROVEMENT] == 1 ? "" : "s", (double)n[GB_V_SAME], (double)n[GB_V_UNSURE],
-            (double)n[GB_V_NOT_COMPARED], (double)cmp->only_in_baseline.n, (double)cmp->only_in_current.n,
-            md ? "**" : "");
-    confirm_summary(&s->confirm, md, out);
+    line(w, out, GB_LINE_TEXT,
+         GB_MK_STRONG "Summary: %.0f regression%s, %.0f failed, %.0f improvement%s, %.0f same, %.0f unsure, "
+                      "%.0f not compared, %.0f only in baseline, %.0f only in current" GB_MK_STRONG,
+         (double)n[GB_V_REGRESSION], n[GB_V_REGRESSION] == 1 ? "" : "s",
+         (double)(n[GB_V_FAILED] + s->failed_only_in_current), (double)n[GB_V_IMPROVEMENT],
+         n[GB_V_IMPROVEMENT] == 1 ? "" : "s", (double)n[GB_V_SAME], (double)n[GB_V_UNSURE],
+         (double)n[GB_V_NOT_COMPARED], (double)cmp->only_in_baseline.n, (double)cmp->only_in_current.n);
+    confirm_summary(&s->confirm, w, out);
     for (size_t i = 0; i < cmp->nitems; i++) {
         const gb_cmp_item *it = &cmp->items[i];
-        const char *v = gb_verdict_name(it->verdict);
-        if (it->verdict != GB_V_REGRESSION && it->verdict != GB_V_FAILED) continue;
-        char ch[24];
-        gb_fmt_change(gb_json_num(it->change), ch, sizeof ch);
-        if (it->verdict == GB_V_FAILED)
-            fprintf(out, "%s%s %s (%s)\n", md ? "- " : "  ", loud(v, md), it->name, it->reason);
-        else
-            fprintf(out, "%s%s %s %s\n", md ? "- " : "  ", loud(v, md), it->name, ch);
+        if (it->verdict == GB_V_FAILED) {
+            line(w, out, GB_LINE_ITEM, "%s %s (%s)", loud(it->verdict), it->name, it->reason);
+        } else if (it->verdict == GB_V_REGRESSION) {
+            char ch[24];
+            gb_fmt_change(gb_json_num(it->change), ch, sizeof ch);
+            line(w, out, GB_LINE_ITEM, "%s %s %s", loud(it->verdict), it->name, ch);
+        }
     }
-    if (*cmp->error) fprintf(out, "Result: ERROR: %s\n", cmp->error);
-    else fprintf(out, "%s", cmp->exit_code != 0 ? "Result: FAIL\n" : "Result: pass\n");
+    if (*cmp->error) line(w, out, GB_LINE_TEXT, "Result: ERROR: %s", cmp->error);
+    else line(w, out, GB_LINE_TEXT, "Result: %s", cmp->exit_code != 0 ? "FAIL" : "pass");
 }
 
-/* One comparison's cells as both formats print them. */
-typedef struct {
-    char base[24], cur[24], change[24], interval[48], p[16];
-} row_cells;
-
-static void row_format(const gb_cmp_item *it, row_cells *r) {
-    gb_fmt_time3(it->baseline.median_s, r->base, sizeof r->base);
-    gb_fmt_time3(it->current.median_s, r->cur, sizeof r->cur);
-    gb_fmt_change(gb_json_num(it->change), r->change, sizeof r->change);
-    fmt_ci(it, r->interval, sizeof r->interval);
-    gb_fmt_p(gb_json_num(it->p_holm), r->p, sizeof r->p);
-}
-
-static void table(const gb_compare_result *cmp, FILE *out) {
-    header(cmp, 0, out);
-    int w = 4;
+/* The cases, a row each. On a terminal the table keeps the look it has
+ * always had: fixed widths, one blank between the numbers, no rule. */
+static void cases_table(const gb_compare_result *cmp, const gb_writer *w, FILE *out) {
+    static const char *const head[] = {"case", "baseline", "current", "change", "interval", "p", "verdict"};
+    static const int width[] = {0, 10, 10, 8, 19, 7, 0};
+    gb_table t;
+    gb_table_init(&t);
+    t.markup = t.no_rule = 1;
+    for (int c = 0; c < 7; c++) {
+        gb_table_col(&t, head[c], c == 0 || c == 6 ? GB_ALIGN_LEFT : GB_ALIGN_RIGHT);
+        t.width[c] = width[c];
+        t.gap[c] = c == 6 ? 2 : 1;
+    }
+    int wname = 4; /* the names' column, at most 70 wide (a longer name pushes its row on) */
     for (size_t i = 0; i < cmp->nitems; i++) {
         int l = (int)strlen(cmp->items[i].name);
-        if (l > w) w = l;
+        if (l > wname) wname = l;
     }
-    if (w > 70) w = 70;
-    fprintf(out, "%-*s %10s %10s %8s %19s %7s  %s\n", w, "case", "baseline", "current", "change", "interval", "p",
-            "verdict");
+    t.width[0] = wname > 70 ? 70 : wname;
     for (size_t i = 0; i < cmp->nitems; i++) {
         const gb_cmp_item *it = &cmp->items[i];
-        row_cells r;
-        row_format(it, &r);
-        const char *reason = it->reason;
-        fprintf(out, "%-*s %10s %10s %8s %19s %7s  %s%s%s%s%s\n", w, it->name, r.base, r.cur, r.change,
-                r.interval, r.p, loud(gb_verdict_name(it->verdict), 0), confirm_mark(it), *reason ? " (" : "",
-                reason, *reason ? ")" : "");
+        long r = gb_table_row(&t);
+        if (r < 0) break;
+        char base[24], cur[24], change[24], interval[48], p[16];
+        gb_fmt_time3(it->baseline.median_s, base, sizeof base);
+        gb_fmt_time3(it->current.median_s, cur, sizeof cur);
+        gb_fmt_change(gb_json_num(it->change), change, sizeof change);
+        fmt_ci(it, interval, sizeof interval);
+        gb_fmt_p(gb_json_num(it->p_holm), p, sizeof p);
+        const char *cells[] = {base, cur, change, interval, p};
+        gb_table_set(&t, r, 0, GB_CELL_PLAIN, GB_MK_CODE "%s" GB_MK_CODE, it->name);
+        for (int c = 1; c <= 5; c++) gb_table_set(&t, r, c, GB_CELL_PLAIN, "%s", cells[c - 1]);
+        gb_table_set(&t, r, 6, GB_CELL_PLAIN, "%s%s", loud(it->verdict), confirm_mark(it));
+        gb_table_note(&t, r, 6, it->reason);
     }
-    one_side_lists(cmp, 0, out);
-    summary(cmp, 0, out);
+    w->table(out, &t, 0);
+    gb_table_free(&t);
 }
 
-static void markdown(const gb_compare_result *cmp, FILE *out) {
-    header(cmp, 1, out);
-    fprintf(out, "| case | baseline | current | change | interval | p | verdict |\n");
-    fprintf(out, "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
-    for (size_t i = 0; i < cmp->nitems; i++) {
-        const gb_cmp_item *it = &cmp->items[i];
-        row_cells r;
-        row_format(it, &r);
-        const char *reason = it->reason;
-        fprintf(out, "| `%s` | %s | %s | %s | %s | %s | %s%s%s%s |\n", it->name, r.base, r.cur, r.change,
-                r.interval, r.p, loud(gb_verdict_name(it->verdict), 1), confirm_mark(it), *reason ? "<br>" : "",
-                reason);
-    }
-    one_side_lists(cmp, 1, out);
-    summary(cmp, 1, out);
+void gb_compare_render(const gb_compare_result *cmp, const gb_writer *w, FILE *out) {
+    w->begin(out, "gpubench compare");
+    header(cmp, w, out);
+    cases_table(cmp, w, out);
+    w->gap(out);
+    name_list("Only in the baseline (not run now)", &cmp->only_in_baseline, w, out);
+    name_list("Only in the current run (new)", &cmp->only_in_current, w, out);
+    summary(cmp, w, out);
+    w->end(out);
 }
 
-void gb_compare_render(const gb_compare_result *cmp, gb_compare_format f, FILE *out) {
-    if (f == GB_CMP_JSON) {
-        cJSON *doc = gb_compare_result_json(cmp);
-        char *s = doc ? cJSON_Print(doc) : NULL;
-        if (s) {
-            fprintf(out, "%s\n", s);
-            free(s);
-        }
-        cJSON_Delete(doc);
-        return;
+void gb_compare_print_json(const gb_compare_result *cmp, FILE *out) {
+    cJSON *doc = gb_compare_result_json(cmp);
+    char *s = doc ? cJSON_Print(doc) : NULL;
+    if (s) {
+        fprintf(out, "%s\n", s);
+        free(s);
     }
-    if (f == GB_CMP_MD) markdown(cmp, out);
-    else table(cmp, out);
+    cJSON_Delete(doc);
 }

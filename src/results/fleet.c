@@ -471,12 +471,12 @@ cJSON *gb_fleet_build(const gb_results *const *docs, const char *const *names, s
     return doc;
 }
 
-int gb_fleet_render(const gb_results *r, FILE *out, gb_fleet_format fmt, gb_err *e) {
+int gb_fleet_render(const gb_results *r, FILE *out, const struct gb_writer *w, gb_err *e) {
     const gb_results *docs[1] = {r};
     const char *names[1] = {r->name};
     gb_fleet_result *res = gb_fleet_judge(docs, names, 1, NULL, e);
     if (!res) return GB_FAIL;
-    gb_fleet_render_result(res, fmt, out);
+    gb_fleet_render_result(res, w, out);
     gb_fleet_result_free(res);
     return GB_OK;
 }

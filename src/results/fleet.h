@@ -98,14 +98,15 @@ cJSON *gb_fleet_result_json(const gb_fleet_result *f);
 cJSON *gb_fleet_build(const gb_results *const *docs, const char *const *names, size_t ndocs,
                       const gb_fleet_options *o, gb_err *e);
 
-typedef enum { GB_FLEET_TABLE = 0, GB_FLEET_MD, GB_FLEET_CSV, GB_FLEET_JSON } gb_fleet_format;
-/* "table" | "md" | "csv" | "json"; -1 if unknown. */
-int gb_fleet_format_parse(const char *s);
-/* Render a fleet (fleet_render.c). */
-void gb_fleet_render_result(const gb_fleet_result *f, gb_fleet_format fmt, FILE *out);
+struct gb_writer;
+/* Render a fleet through a format writer (writer.h; fleet_render.c): a
+ * document, or to a writer of records (CSV) a line per case and column. */
+void gb_fleet_render_result(const gb_fleet_result *f, const struct gb_writer *w, FILE *out);
+/* The fleet's document (gb_fleet_result_json), printed: --format json. */
+void gb_fleet_print_json(const gb_fleet_result *f, FILE *out);
 
 /* Build and render in one call, for one document with default options
  * (what `run --devices` prints at the end of a multi-device run). GB_OK, or
  * GB_FAIL with the message in e (nothing written). */
-int gb_fleet_render(const gb_results *r, FILE *out, gb_fleet_format f, gb_err *e);
+int gb_fleet_render(const gb_results *r, FILE *out, const struct gb_writer *w, gb_err *e);
 #endif

@@ -1,7 +1,9 @@
-/* fleet_render.c — a fleet (fleet.h: gb_fleet_result) as a terminal table,
- * Markdown, CSV (one line per case and column, through the CSV writer,
- * writer_csv.c) or JSON (fleet_json.c). Every format reads the same structs
- * gb_fleet_judge filled, so they cannot disagree. */
+/* fleet_render.c — a fleet (fleet.h: gb_fleet_result) through the format
+ * writers (writer.h): as a document (the terminal table, Markdown, an HTML
+ * page: a heading, the table, the columns' lines, notes) or, to a writer of
+ * records (CSV), one line per case and column; or as JSON (fleet_json.c).
+ * This file says what is shown, the writers how. Every format reads the same
+ * structs gb_fleet_judge filled, so they cannot disagree. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +12,8 @@
 #include "format.h"
 #include "writer.h"
 
-int gb_fleet_format_parse(const char *s) {
-    static const char *names[] = {"table", "md", "csv", "json"};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(s, names[i])) return i;
-    return -1;
-}
-
 /* "1.52 SLOW", "0.71 fast", "1.00 ref", "1.07 ?", "failed", "-" */
-static void cell_text(const gb_fleet_cell *cell, int md, char *buf, size_t len) {
+static void cell_text(const gb_fleet_cell *cell, char *buf, size_t len) {
     if (!cell->present) {
         snprintf(buf, len, "-");
         return;
@@ -29,7 +24,7 @@ static void cell_text(const gb_fleet_cell *cell, int md, char *buf, size_t len) 
         snprintf(buf, len, "%s", cell->status);
         return;
     }
-    const char *tag = !strcmp(verdict, "slow")        ? (md ? " **SLOW**" : " SLOW")
+    const char *tag = !strcmp(verdict, "slow")        ? " " GB_MK_STRONG "SLOW" GB_MK_STRONG
                       : !strcmp(verdict, "fast")      ? " fast"
                       : !strcmp(verdict, "reference") ? " ref"
                       : !strcmp(verdict, "unsure")    ? " ?"
@@ -43,86 +38,119 @@ static void spread_text(const gb_fleet_row *row, char *buf, size_t len) {
     else snprintf(buf, len, "-");
 }
 
-static void column_line(const gb_fleet_column *col, int md, FILE *out) {
+/* A column's line: how many of its cases were slow or fast, its median
+ * relative time, its device; NULL out of memory. */
+static char *column_text(const gb_fleet_column *col) {
     double mrel = gb_json_num(col->median_relative);
-    char rel[32] = "-";
+    char rel[32] = "-", nm[64] = "";
     if (isfinite(mrel)) snprintf(rel, sizeof rel, "%.2f", mrel);
+    if (col->not_measured > 0) snprintf(nm, sizeof nm, "; %.0f not measured", (double)col->not_measured);
     const gb_device_id *dev = col->device;
     char devtxt[300] = "";
     if (dev && *gb_json_str(dev->name))
         snprintf(devtxt, sizeof devtxt, " (%s%s%s)", dev->name, *gb_json_str(dev->pci_bus_id) ? ", " : "",
                  gb_json_str(dev->pci_bus_id));
-    fprintf(out, "%s%s%s%s: slow in %.0f of %.0f compared cases, fast in %.0f; median relative time %s",
-            md ? "- " : "  ", md ? "`" : "", col->name, md ? "`" : "", (double)col->slow, (double)col->compared,
-            (double)col->fast, rel);
-    if (col->not_measured > 0) fprintf(out, "; %.0f not measured", (double)col->not_measured);
-    fprintf(out, "%s%s\n", devtxt, col->flagged_slow ? (md ? " — **SLOW**" : "  SLOW") : "");
+    char *s = NULL;
+    if (asprintf(&s, GB_MK_CODE "%s" GB_MK_CODE ": slow in %.0f of %.0f compared cases, fast in %.0f; median relative "
+                     "time %s%s%s%s",
+                 col->name, (double)col->slow, (double)col->compared, (double)col->fast, rel, nm, devtxt,
+                 col->flagged_slow ? GB_MK_DASH GB_MK_STRONG "SLOW" GB_MK_STRONG : "") < 0)
+        return NULL;
+    return s;
 }
 
-static void render_table(const gb_fleet_result *doc, int md, FILE *out) {
-    int ncol = (int)doc->ncol, nrow = (int)doc->nrow;
-    fprintf(out, "%sFleet: %d column%s, %d case%s, timing \"%s\"%s\n\n", md ? "### " : "", ncol, ncol == 1 ? "" : "s",
-            nrow, nrow == 1 ? "" : "s", doc->timing, md ? "" : "");
-    fprintf(out,
-            "Each cell: the case's median time on that column relative to the case's reference column (ref: the\n"
-            "column with the median of the medians). SLOW / fast: beyond the %.0f%% threshold and the measured noise\n"
-            "(as `gpubench compare` with one run a side: round medians, the between-process noise learnt from all\n"
-            "of the column's cases, Holm at alpha %g); ?: not established. spread: slowest / fastest.\n\n",
-            100.0 * doc->rule.threshold, doc->rule.alpha);
-    size_t wname = 4;
-    for (size_t r = 0; r < doc->nrow; r++)
-        if (strlen(doc->rows[r].name) > wname) wname = strlen(doc->rows[r].name);
-    int *w = calloc((size_t)ncol + 1, sizeof *w);
-    if (!w) return;
-    for (int i = 0; i < ncol; i++) {
-        w[i] = (int)strlen(doc->columns[i].name);
-        if (w[i] < 9) w[i] = 9;
+/* A caption after a blank line, then its items (owned; NULL ones left out). */
+static void captioned_list(const gb_writer *w, FILE *out, const char *caption, char **items, size_t n) {
+    const char *blank = "";
+    w->lines(out, GB_LINE_TEXT, &blank, 1);
+    w->lines(out, GB_LINE_CAPTION, &caption, 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (items[i]) items[k++] = items[i];
+    w->lines(out, GB_LINE_ITEM, (const char *const *)items, (int)k);
+    for (size_t i = 0; i < k; i++) free(items[i]);
+}
+
+/* The cases' table: a case a row, a column (node, device) a column. */
+static void cases_table(const gb_fleet_result *doc, const gb_writer *w, FILE *out) {
+    gb_table t;
+    gb_table_init(&t);
+    t.markup = t.no_rule = t.md_compact = 1;
+    gb_table_col(&t, "case", GB_ALIGN_LEFT);
+    for (size_t i = 0; i < doc->ncol; i++) {
+        int c = gb_table_col(&t, doc->columns[i].name, GB_ALIGN_TAGGED);
+        int len = (int)strlen(doc->columns[i].name);
+        if (c >= 0) t.width[c] = len < 9 ? 9 : len; /* a wider cell pushes its row on */
     }
+    int spread = gb_table_col(&t, "spread", GB_ALIGN_TAGGED);
     char buf[64];
-    if (md) {
-        fprintf(out, "| case |");
-        for (int i = 0; i < ncol; i++) fprintf(out, " %s |", doc->columns[i].name);
-        fprintf(out, " spread |\n|---|");
-        for (int i = 0; i < ncol; i++) fprintf(out, "---:|");
-        fprintf(out, "---:|\n");
-    } else {
-        fprintf(out, "%-*s", (int)wname, "case");
-        for (int i = 0; i < ncol; i++) fprintf(out, "  %-*s", w[i], doc->columns[i].name);
-        fprintf(out, "  spread\n");
-    }
     for (size_t r = 0; r < doc->nrow; r++) {
         const gb_fleet_row *row = &doc->rows[r];
-        if (md) fprintf(out, "| %s |", row->name);
-        else fprintf(out, "%-*s", (int)wname, row->name);
-        for (int i = 0; i < ncol; i++) {
-            cell_text(&row->cells[i], md, buf, sizeof buf);
-            if (md) fprintf(out, " %s |", buf);
-            else fprintf(out, "  %-*s", w[i], buf);
+        long l = gb_table_row(&t);
+        if (l < 0) break;
+        gb_table_set(&t, l, 0, GB_CELL_PLAIN, "%s", row->name);
+        for (size_t i = 0; i < doc->ncol; i++) {
+            cell_text(&row->cells[i], buf, sizeof buf);
+            gb_table_set(&t, l, (int)i + 1, GB_CELL_PLAIN, "%s", buf);
         }
         spread_text(row, buf, sizeof buf);
-        if (md) fprintf(out, " %s |\n", buf);
-        else fprintf(out, "  %s\n", buf);
+        gb_table_set(&t, l, spread, GB_CELL_PLAIN, "%s", buf);
     }
-    free(w);
-    fprintf(out, "\n%sColumns:\n%s", md ? "**" : "", md ? "**\n\n" : "");
-    for (int i = 0; i < ncol; i++) column_line(&doc->columns[i], md, out);
+    w->table(out, &t, 0);
+    gb_table_free(&t);
+}
+
+static void render_document(const gb_fleet_result *doc, const gb_writer *w, FILE *out) {
+    int ncol = (int)doc->ncol, nrow = (int)doc->nrow;
+    char *s = NULL;
+    w->begin(out, "gpubench fleet");
+    if (asprintf(&s, "Fleet: %d column%s, %d case%s, timing \"%s\"", ncol, ncol == 1 ? "" : "s", nrow,
+                 nrow == 1 ? "" : "s", doc->timing) >= 0) {
+        w->lines(out, GB_LINE_HEADING, (const char *const *)&s, 1);
+        free(s);
+    }
+    w->gap(out);
+    if (asprintf(&s,
+                 "Each cell: the case's median time on that column relative to the case's reference column (ref: the\n"
+                 "column with the median of the medians). SLOW / fast: beyond the %.0f%% threshold and the measured noise\n"
+                 "(as `gpubench compare` with one run a side: round medians, the between-process noise learnt from all\n"
+                 "of the column's cases, Holm at alpha %g); ?: not established. spread: slowest / fastest.",
+                 100.0 * doc->rule.threshold, doc->rule.alpha) >= 0) {
+        const char *para[2] = {s, ""};
+        w->lines(out, GB_LINE_TEXT, para, 2);
+        free(s);
+    }
+    cases_table(doc, w, out);
+    w->gap(out);
+    char **items = calloc(doc->ncol + doc->notes.n + doc->nrow * doc->ncol + 1, sizeof *items);
+    if (!items) return;
+    const char *colon = "Columns:";
+    w->lines(out, GB_LINE_CAPTION, &colon, 1);
+    for (size_t i = 0; i < doc->ncol; i++) items[i] = column_text(&doc->columns[i]);
+    size_t k = 0;
+    for (size_t i = 0; i < doc->ncol; i++)
+        if (items[i]) items[k++] = items[i];
+    w->lines(out, GB_LINE_ITEM, (const char *const *)items, (int)k);
+    for (size_t i = 0; i < k; i++) free(items[i]);
     if (doc->notes.n > 0) {
-        fprintf(out, "\n%sNotes (nodes that failed, incomplete runs):\n%s", md ? "**" : "", md ? "**\n\n" : "");
-        for (size_t k = 0; k < doc->notes.n; k++) fprintf(out, "%s%s\n", md ? "- " : "  ", doc->notes.item[k]);
+        for (size_t i = 0; i < doc->notes.n; i++) items[i] = strdup(doc->notes.item[i]);
+        captioned_list(w, out, "Notes (nodes that failed, incomplete runs):", items, doc->notes.n);
     }
     /* Cells that could not be compared, with why (a failed or skipped case). */
-    int header = 0;
+    size_t n = 0;
     for (size_t r = 0; r < doc->nrow; r++) {
         const gb_fleet_row *row = &doc->rows[r];
-        for (int k = 0; k < ncol; k++) {
-            const gb_fleet_cell *cell = &row->cells[k];
-            if (cell->present && !isfinite(gb_json_num(cell->relative))) {
-                if (!header++) fprintf(out, "\n%sNot compared:\n%s", md ? "**" : "", md ? "**\n\n" : "");
-                fprintf(out, "%s%s on %s: %s\n", md ? "- " : "  ", row->name, doc->columns[k].name,
-                        cell->has_reason ? cell->reason : "");
-            }
+        for (size_t c = 0; c < doc->ncol; c++) {
+            const gb_fleet_cell *cell = &row->cells[c];
+            if (cell->present && !isfinite(gb_json_num(cell->relative)) &&
+                asprintf(&items[n++], "%s on %s: %s", row->name, doc->columns[c].name,
+                         cell->has_reason ? cell->reason : "") < 0)
+                items[n - 1] = NULL;
         }
     }
+    if (n) captioned_list(w, out, "Not compared:", items, n);
+    free(items);
+    w->end(out);
 }
 
 /* A number of a CSV line: empty when there is none. */
@@ -136,7 +164,7 @@ static const char *const csv_cols[] = {"case", "op", "dtype", "shape", "params",
 
 /* One line per case and column with a result, through the CSV writer. The
  * fleet's lines have always ended with LF (the report's with CRLF): kept. */
-static void render_csv(const gb_fleet_result *doc, FILE *out) {
+static void render_csv(const gb_fleet_result *doc, const gb_writer *w, FILE *out) {
     gb_table t;
     gb_table_init(&t);
     t.eol = "\n";
@@ -174,20 +202,19 @@ static void render_csv(const gb_fleet_result *doc, FILE *out) {
         free(shape);
         free(params);
     }
-    gb_writer_csv.table(out, &t, 0);
+    w->table(out, &t, 0);
     gb_table_free(&t);
 }
 
-void gb_fleet_render_result(const gb_fleet_result *fleet, gb_fleet_format f, FILE *out) {
-    if (f == GB_FLEET_JSON) {
-        cJSON *doc = gb_fleet_result_json(fleet);
-        char *text = doc ? cJSON_Print(doc) : NULL;
-        if (text) fprintf(out, "%s\n", text);
-        free(text);
-        cJSON_Delete(doc);
-    } else if (f == GB_FLEET_CSV) {
-        render_csv(fleet, out);
-    } else {
-        render_table(fleet, f == GB_FLEET_MD, out);
-    }
+void gb_fleet_render_result(const gb_fleet_result *fleet, const gb_writer *w, FILE *out) {
+    if (w->records) render_csv(fleet, w, out);
+    else render_document(fleet, w, out);
+}
+
+void gb_fleet_print_json(const gb_fleet_result *fleet, FILE *out) {
+    cJSON *doc = gb_fleet_result_json(fleet);
+    char *text = doc ? cJSON_Print(doc) : NULL;
+    if (text) fprintf(out, "%s\n", text);
+    free(text);
+    cJSON_Delete(doc);
 }

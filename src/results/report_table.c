@@ -8,7 +8,10 @@
 void gb_table_init(gb_table *t) { memset(t, 0, sizeof *t); }
 
 void gb_table_free(gb_table *t) {
-    for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++) free(t->cells[i].text);
+    for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++) {
+        free(t->cells[i].text);
+        free(t->cells[i].note);
+    }
     free(t->cells);
     memset(t, 0, sizeof *t);
 }
@@ -49,6 +52,15 @@ void gb_table_set(gb_table *t, long row, int col, gb_cell_class cls, const char 
     c->cls = cls;
 }
 
+void gb_table_note(gb_table *t, long row, int col, const char *note) {
+    if (row < 0 || (size_t)row >= t->nrows || col < 0 || col >= t->ncols || !*note) return;
+    gb_cell *c = &t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
+    char *copy = strdup(note);
+    if (!copy) return; /* out of memory: the cell stays without one */
+    free(c->note);
+    c->note = copy;
+}
+
 size_t gb_utf8_width(const char *s) {
     size_t w = 0;
     for (; *s; s++)
@@ -61,6 +73,54 @@ static const gb_cell *cell(const gb_table *t, size_t r, int c) {
 }
 /* Never NULL ("" when empty), so renderers need not check. */
 static const char *cell_text(const gb_cell *x) { return x->text ? x->text : ""; }
+
+size_t gb_marked_width(const char *s) {
+    size_t w = 0;
+    for (; *s; s++) {
+        if (*s == *GB_MK_DASH) w += 2;
+        else if (*s != *GB_MK_CODE && *s != *GB_MK_STRONG && ((unsigned char)*s & 0xC0) != 0x80) w++;
+    }
+    return w;
+}
+
+void gb_marked_term(const char *s, FILE *out) {
+    for (; *s; s++) {
+        if (*s == *GB_MK_DASH) fputs("  ", out);
+        else if (*s != *GB_MK_CODE && *s != *GB_MK_STRONG) fputc(*s, out);
+    }
+}
+
+void gb_marked_md(const char *s, FILE *out) {
+    for (; *s; s++) {
+        if (*s == *GB_MK_DASH) fputs(" — ", out);
+        else if (*s == *GB_MK_CODE) fputc('`', out);
+        else if (*s == *GB_MK_STRONG) fputs("**", out);
+        else fputc(*s, out);
+    }
+}
+
+void gb_marked_html(const char *s, FILE *out) {
+    int code = 0, strong = 0;
+    for (; *s; s++) {
+        size_t n = strcspn(s, GB_MK_CODE GB_MK_STRONG GB_MK_DASH);
+        if (n) {
+            char part[1024];
+            for (size_t off = 0; off < n; off += sizeof part - 1) {
+                size_t k = n - off < sizeof part - 1 ? n - off : sizeof part - 1;
+                memcpy(part, s + off, k);
+                part[k] = 0;
+                gb_html_text(part, out);
+            }
+            s += n;
+            if (!*s) break;
+        }
+        if (*s == *GB_MK_DASH) fputs(" — ", out);
+        else if (*s == *GB_MK_CODE) fputs((code = !code) ? "<code>" : "</code>", out);
+        else fputs((strong = !strong) ? "<strong>" : "</strong>", out);
+    }
+    if (code) fputs("</code>", out); /* a span left open is closed: the page stays well-formed */
+    if (strong) fputs("</strong>", out);
+}
 
 static void pad(FILE *out, size_t n) {
     while (n--) fputc(' ', out);
@@ -75,17 +135,39 @@ static const char *ansi(gb_cell_class cls) {
     }
 }
 
+/* Blanks before column c on a terminal. */
+static size_t gap_of(const gb_table *t, int c) { return t->gap[c] ? t->gap[c] : 2; }
+
+/* The terminal width of a head or cell text, and of a cell with its note. */
+static size_t text_width(const gb_table *t, const char *s) {
+    return t->markup ? gb_marked_width(s) : gb_utf8_width(s);
+}
+static size_t term_width_of(const gb_table *t, const gb_cell *x) {
+    return text_width(t, cell_text(x)) + (x->note ? 3 + text_width(t, x->note) : 0);
+}
+static void term_text(const gb_table *t, const char *s, FILE *out) {
+    if (t->markup) gb_marked_term(s, out);
+    else fputs(s, out);
+}
+
 /* Pad by display width first, then wrap the text in colour codes, so that
- * escape bytes never count towards the column width. */
-static void term_cell(FILE *out, const char *text, gb_cell_class cls, size_t width, gb_align a,
-                      int color) {
-    size_t w = gb_utf8_width(text);
+ * escape bytes never count towards the column width. x NULL: the head. */
+static void term_cell(FILE *out, const gb_table *t, int c, const gb_cell *x, size_t width, int color) {
+    const char *text = x ? cell_text(x) : t->head[c];
+    gb_cell_class cls = x ? x->cls : GB_CELL_PLAIN;
+    gb_align a = t->align[c];
+    size_t w = x ? term_width_of(t, x) : text_width(t, text);
     size_t fill = width > w ? width - w : 0;
     if (a == GB_ALIGN_RIGHT) pad(out, fill);
-    if (color && cls != GB_CELL_PLAIN && *text)
-        fprintf(out, "%s%s\033[0m", ansi(cls), text);
-    else
-        fputs(text, out);
+    int paint = color && cls != GB_CELL_PLAIN && *text;
+    if (paint) fputs(ansi(cls), out);
+    term_text(t, text, out);
+    if (x && x->note) {
+        fputs(" (", out);
+        term_text(t, x->note, out);
+        fputc(')', out);
+    }
+    if (paint) fputs("\033[0m", out);
     if (a != GB_ALIGN_RIGHT) pad(out, fill);
 }
 
@@ -95,8 +177,8 @@ static size_t wrap_room(const gb_table *t, const size_t *width, int last, size_t
     *start = 0;
     int shown = 0;
     for (int c = 0; c < last; c++)
-        if (!t->hidden[c]) *start += width[c] + (shown++ ? 2 : 0);
-    if (shown) *start += 2;
+        if (!t->hidden[c]) *start += width[c] + (shown++ ? gap_of(t, c) : 0);
+    if (shown) *start += gap_of(t, last);
     if (!t->wrap || last < 0 || t->align[last] == GB_ALIGN_RIGHT || *start + 20 > t->wrap) return 0;
     return t->wrap - *start;
 }
@@ -105,9 +187,13 @@ static void term_widths(const gb_table *t, size_t *width) {
     int last = -1;
     for (int c = 0; c < t->ncols; c++) {
         if (!t->hidden[c]) last = c;
-        width[c] = gb_utf8_width(t->head[c]);
+        if (t->width[c] > 0) { /* fixed: a wider cell pushes its own row on */
+            width[c] = (size_t)t->width[c];
+            continue;
+        }
+        width[c] = text_width(t, t->head[c]);
         for (size_t r = 0; r < t->nrows; r++) {
-            size_t w = gb_utf8_width(cell_text(cell(t, r, c)));
+            size_t w = term_width_of(t, cell(t, r, c));
             if (w > width[c]) width[c] = w;
         }
     }
@@ -143,7 +229,7 @@ size_t gb_table_term_width(const gb_table *t) {
     int shown = 0;
     term_widths(t, width);
     for (int c = 0; c < t->ncols; c++)
-        if (!t->hidden[c]) total += width[c] + (shown++ ? 2 : 0);
+        if (!t->hidden[c]) total += width[c] + (shown++ ? gap_of(t, c) : 0);
     return total;
 }
 
@@ -168,25 +254,28 @@ void gb_table_print_term(const gb_table *t, int color, FILE *out) {
     int first = 1;
     for (int c = 0; c < t->ncols; c++) {
         if (t->hidden[c]) continue;
-        if (!first) fputs("  ", out);
+        if (!first) pad(out, gap_of(t, c));
         first = 0;
-        term_cell(out, t->head[c], GB_CELL_PLAIN, c == last && last_left ? 0 : width[c], t->align[c], 0);
+        term_cell(out, t, c, NULL, c == last && last_left ? 0 : width[c], 0);
     }
     fputc('\n', out);
-    for (size_t i = 0; i < gb_table_term_width(t); i++) fputs("─", out);
-    fputc('\n', out);
+    if (!t->no_rule) {
+        for (size_t i = 0; i < gb_table_term_width(t); i++) fputs("─", out);
+        fputc('\n', out);
+    }
     for (size_t r = 0; r < t->nrows; r++) {
         first = 1;
         for (int c = 0; c < t->ncols; c++) {
             if (t->hidden[c]) continue;
-            if (!first) fputs("  ", out);
+            if (!first) pad(out, gap_of(t, c));
             first = 0;
             const gb_cell *x = cell(t, r, c);
             size_t start, room = c == last ? wrap_room(t, width, last, &start) : 0;
-            if (room && gb_utf8_width(cell_text(x)) > room && !(color && x->cls != GB_CELL_PLAIN))
+            if (room && !t->markup && !x->note && gb_utf8_width(cell_text(x)) > room &&
+                !(color && x->cls != GB_CELL_PLAIN))
                 gb_wrap_text(out, cell_text(x), start + room, start, start);
             else
-                term_cell(out, cell_text(x), x->cls, c == last && last_left ? 0 : width[c], t->align[c], color);
+                term_cell(out, t, c, x, c == last && last_left ? 0 : width[c], color);
         }
         fputc('\n', out);
     }
@@ -200,15 +289,25 @@ void gb_md_text(const char *s, FILE *out) {
     }
 }
 
+/* Right-aligned in Markdown and HTML. */
+static int numeric(gb_align a) { return a == GB_ALIGN_RIGHT || a == GB_ALIGN_TAGGED; }
+
+static void md_cell_text(const gb_table *t, const char *s, FILE *out) {
+    if (t->markup) gb_marked_md(s, out);
+    else gb_md_text(s, out);
+}
+
 void gb_table_print_md(const gb_table *t, FILE *out) {
     fputc('|', out);
     for (int c = 0; c < t->ncols; c++) {
         fputc(' ', out);
-        gb_md_text(t->head[c], out);
+        md_cell_text(t, t->head[c], out);
         fputs(" |", out);
     }
     fputs("\n|", out);
-    for (int c = 0; c < t->ncols; c++) fputs(t->align[c] == GB_ALIGN_RIGHT ? " ---: |" : " --- |", out);
+    for (int c = 0; c < t->ncols; c++)
+        fputs(t->md_compact ? (numeric(t->align[c]) ? "---:|" : "---|") : numeric(t->align[c]) ? " ---: |" : " --- |",
+              out);
     fputc('\n', out);
     for (size_t r = 0; r < t->nrows; r++) {
         fputc('|', out);
@@ -217,8 +316,12 @@ void gb_table_print_md(const gb_table *t, FILE *out) {
             fputc(' ', out);
             /* Bold failures so they stand out on GitHub, where colour is not available. */
             if (x->cls == GB_CELL_BAD && *cell_text(x)) fputs("**", out);
-            gb_md_text(cell_text(x), out);
+            md_cell_text(t, cell_text(x), out);
             if (x->cls == GB_CELL_BAD && *cell_text(x)) fputs("**", out);
+            if (x->note) {
+                fputs("<br>", out);
+                md_cell_text(t, x->note, out);
+            }
             fputs(" |", out);
         }
         fputc('\n', out);
@@ -246,11 +349,16 @@ static const char *html_class(gb_cell_class cls) {
     }
 }
 
+static void html_cell_text(const gb_table *t, const char *s, FILE *out) {
+    if (t->markup) gb_marked_html(s, out);
+    else gb_html_text(s, out);
+}
+
 void gb_table_print_html(const gb_table *t, FILE *out) {
     fputs("<div class=\"scroll\"><table>\n<thead><tr>", out);
     for (int c = 0; c < t->ncols; c++) {
-        fputs(t->align[c] == GB_ALIGN_RIGHT ? "<th class=\"num\">" : "<th>", out);
-        gb_html_text(t->head[c], out);
+        fputs(numeric(t->align[c]) ? "<th class=\"num\">" : "<th>", out);
+        html_cell_text(t, t->head[c], out);
         fputs("</th>", out);
     }
     fputs("</tr></thead>\n<tbody>\n", out);
@@ -259,14 +367,18 @@ void gb_table_print_html(const gb_table *t, FILE *out) {
         for (int c = 0; c < t->ncols; c++) {
             const gb_cell *x = cell(t, r, c);
             const char *k = html_class(x->cls);
-            int num = t->align[c] == GB_ALIGN_RIGHT;
+            int num = numeric(t->align[c]);
             if (t->align[c] == GB_ALIGN_TEXT)
                 fputs("<td class=\"text\">", out);
             else if (k || num)
                 fprintf(out, "<td class=\"%s%s%s\">", num ? "num" : "", (k && num) ? " " : "", k ? k : "");
             else
                 fputs("<td>", out);
-            gb_html_text(cell_text(x), out);
+            html_cell_text(t, cell_text(x), out);
+            if (x->note) {
+                fputs("<br>", out);
+                html_cell_text(t, x->note, out);
+            }
             fputs("</td>", out);
         }
         fputs("</tr>\n", out);

@@ -10,8 +10,29 @@
 #include <stddef.h>
 
 typedef enum { GB_CELL_PLAIN = 0, GB_CELL_GOOD, GB_CELL_WARN, GB_CELL_BAD } gb_cell_class;
-/* GB_ALIGN_TEXT: left-aligned running text, which HTML lets wrap. */
-typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT, GB_ALIGN_TEXT } gb_align;
+/* GB_ALIGN_TEXT: left-aligned running text, which HTML lets wrap.
+ * GB_ALIGN_TAGGED: a number with a word after it ("1.52 SLOW", "0.71 fast"):
+ * left-aligned on a terminal, where the numbers line up and the words trail,
+ * right-aligned in Markdown and HTML (the fleet table's cells). */
+typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT, GB_ALIGN_TEXT, GB_ALIGN_TAGGED } gb_align;
+
+/* Marked text: spans a format shows in its own way, marked with bytes that
+ * no results text holds (json_strict.h refuses control characters). A span
+ * is opened and closed by the same marker.
+ * Markdown writes marked text as it is (it is Markdown source: compare's and
+ * the fleet report's names have always gone into their Markdown unescaped),
+ * with `code` and **strong**; HTML escapes it, with <code> and <strong>; the
+ * terminal drops the markers. GB_MK_DASH is a pause before a remark: " — "
+ * in Markdown and HTML, two blanks on a terminal. */
+#define GB_MK_CODE "\x01"
+#define GB_MK_STRONG "\x02"
+#define GB_MK_DASH "\x03"
+/* Marked text written for a terminal, as Markdown, as HTML. */
+void gb_marked_term(const char *s, FILE *out);
+void gb_marked_md(const char *s, FILE *out);
+void gb_marked_html(const char *s, FILE *out);
+/* The terminal width of marked text (markers take none, a dash two). */
+size_t gb_marked_width(const char *s);
 
 #define GB_CELL_LEN 96
 #define GB_TABLE_MAX_COLS 48 /* the report's CSV records: 45 columns */
@@ -21,6 +42,8 @@ typedef enum { GB_ALIGN_LEFT = 0, GB_ALIGN_RIGHT, GB_ALIGN_TEXT } gb_align;
 typedef struct {
     char *text;        /* NULL: empty */
     gb_cell_class cls;
+    char *note;        /* NULL: none; a remark after the text: "text (note)" on a
+                          terminal, on a line of its own in Markdown and HTML */
 } gb_cell;
 
 typedef struct {
@@ -31,6 +54,14 @@ typedef struct {
     size_t wrap;     /* terminal: when > 0, a left-aligned last column is broken at blanks onto
                         continuation lines so that no line is wider than this */
     const char *eol; /* CSV: what ends a line; NULL: CRLF (RFC 4180) */
+    /* Compare's and the fleet report's tables keep their own look: */
+    int markup;      /* heads and cells are marked text (see above), not plain */
+    int no_rule;     /* terminal: no rule line under the head */
+    int md_compact;  /* Markdown: the align row as "|---|---:|" (not "| --- | ---: |") */
+    /* terminal: blanks before column c (0: two); a fixed width (0: the widest
+     * cell's), to which each cell is padded, a wider one pushing its row on */
+    unsigned char gap[GB_TABLE_MAX_COLS];
+    int width[GB_TABLE_MAX_COLS];
     size_t nrows, cap;
     gb_cell *cells;  /* nrows × ncols */
 } gb_table;
@@ -43,6 +74,8 @@ int gb_table_col(gb_table *t, const char *head, gb_align align);
 long gb_table_row(gb_table *t);
 void gb_table_set(gb_table *t, long row, int col, gb_cell_class cls, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* A cell's note (gb_cell.note); "" leaves it without one. */
+void gb_table_note(gb_table *t, long row, int col, const char *note);
 
 /* Display width of UTF-8 text: code points (every character the report uses
  * — ±, ×, –, ✓, ✗, superscript digits — is one column wide). */

@@ -7,6 +7,11 @@
  * padding, colour, markup) is the writer's alone. Adding a format is one new
  * file with one gb_writer, and its line in gb_writers[] (writer.c).
  *
+ * Compare (compare_render.c) and the fleet report (fleet_render.c) write
+ * through the same writers: tables (with the look their tables have always
+ * had: gb_table's markup, no_rule, gap, width, md_compact) and lines of a
+ * role (gb_line_role).
+ *
  * A writer that sets `records` (CSV) writes data, not a document: it leaves
  * out headings, paragraphs and lists, and the report hands it one flat table
  * of every case instead of one table per op. */
@@ -17,6 +22,31 @@
 
 #include "report_svg.h"
 #include "report_table.h"
+
+/* A line-oriented document's lines (compare's and the fleet report's): what
+ * each line is, each format showing it its own way. The text is marked text
+ * (report_table.h: code, strong, a dash), which Markdown writes as it is.
+ * How each looks, Markdown | terminal (each line ends with a newline):
+ *   TITLE    the document's title       "## x" + blank line  | left out (the command line says it)
+ *   HEADING  a heading                  "### x" + blank line | "x"
+ *   LABEL    the title of a list below  "### x" + blank line | "x:"
+ *   CAPTION  a caption over a list      "**x", "**" + blank  | "x"
+ *   TEXT     a line as it is ("": a blank line)
+ *   FIELD    a fact of a header         "- x"                | "x"
+ *   ITEM     an item of a list          "- x"                | "  x"
+ *   WARNING  a warning, first of all    "> [!WARNING]" once, then "> - x" | "!! WARNING: x"
+ * (CAPTION's Markdown, the bold broken across a line, is the fleet report's
+ * as it has always been: kept byte for byte.) */
+typedef enum {
+    GB_LINE_TITLE,
+    GB_LINE_HEADING,
+    GB_LINE_LABEL,
+    GB_LINE_CAPTION,
+    GB_LINE_TEXT,
+    GB_LINE_FIELD,
+    GB_LINE_ITEM,
+    GB_LINE_WARNING,
+} gb_line_role;
 
 typedef struct gb_writer {
     const char *name;  /* as --format names it: "table", "md", "csv", "html" */
@@ -32,6 +62,8 @@ typedef struct gb_writer {
     /* Items, bulleted, or numbered with superscripts (footnotes). */
     void (*list)(FILE *out, const char *const *items, int n, int numbered);
     void (*table)(FILE *out, const gb_table *t, int color);
+    /* n lines of one role (gb_line_role), e.g. a list's items in one call. */
+    void (*lines)(FILE *out, gb_line_role role, const char *const *items, int n);
     /* A blank line where the format separates blocks with one (the terminal). */
     void (*gap)(FILE *out);
     /* A box around the next blocks, of class cls ("warnings"): HTML only. */

@@ -60,6 +60,33 @@ static void table(FILE *out, const gb_table *t, int color) {
     gb_table_print_html(t, out);
 }
 
+/* Headings, paragraphs and lists; a run of items (or fields, or warnings)
+ * given in one call is one list. */
+static void lines(FILE *out, gb_line_role role, const char *const *items, int n) {
+    static const char *const open[GB_LINE_WARNING + 1] = {
+        [GB_LINE_TITLE] = "<h1>", [GB_LINE_HEADING] = "<h2>", [GB_LINE_LABEL] = "<h3>",
+        [GB_LINE_CAPTION] = "<h3>", [GB_LINE_TEXT] = "<p>", [GB_LINE_FIELD] = "<li>",
+        [GB_LINE_ITEM] = "<li>", [GB_LINE_WARNING] = "<li>",
+    };
+    static const char *const close[GB_LINE_WARNING + 1] = {
+        [GB_LINE_TITLE] = "</h1>\n", [GB_LINE_HEADING] = "</h2>\n", [GB_LINE_LABEL] = "</h3>\n",
+        [GB_LINE_CAPTION] = "</h3>\n", [GB_LINE_TEXT] = "</p>\n", [GB_LINE_FIELD] = "</li>\n",
+        [GB_LINE_ITEM] = "</li>\n", [GB_LINE_WARNING] = "</li>\n",
+    };
+    int list = role == GB_LINE_FIELD || role == GB_LINE_ITEM || role == GB_LINE_WARNING;
+    if (n <= 0) return;
+    if (role == GB_LINE_WARNING) fputs("<div class=\"warnings\">\n", out);
+    if (list) fputs(role == GB_LINE_ITEM ? "<ul>\n" : "<ul class=\"notes\">\n", out);
+    for (int i = 0; i < n; i++) {
+        if (role == GB_LINE_TEXT && !*items[i]) continue; /* a blank line: the page spaces its blocks */
+        fputs(open[role], out);
+        gb_marked_html(items[i], out);
+        fputs(close[role], out);
+    }
+    if (list) fputs("</ul>\n", out);
+    if (role == GB_LINE_WARNING) fputs("</div>\n", out);
+}
+
 static void box_begin(FILE *out, const char *cls) { fprintf(out, "<div class=\"%s\">\n", cls); }
 static void div_end(FILE *out) { fputs("</div>\n", out); }
 static void charts_begin(FILE *out) { box_begin(out, "charts"); }
@@ -72,6 +99,6 @@ static void nothing(FILE *out) { (void)out; }
 
 const gb_writer gb_writer_html = {
     .name = "html", .begin = begin, .end = end, .heading = heading, .para = para, .list = list, .table = table,
-    .gap = nothing, .box_begin = box_begin, .box_end = div_end, .charts_begin = charts_begin,
+    .lines = lines, .gap = nothing, .box_begin = box_begin, .box_end = div_end, .charts_begin = charts_begin,
     .chart = chart, .charts_end = div_end,
 };

@@ -39,6 +39,23 @@ static void table(FILE *out, const gb_table *t, int color) {
     fputc('\n', out);
 }
 
+/* Marked text is Markdown already (writer.h): written as it is. */
+static void lines(FILE *out, gb_line_role role, const char *const *items, int n) {
+    static const char *const prefix[GB_LINE_WARNING + 1] = {
+        [GB_LINE_TITLE] = "## ", [GB_LINE_HEADING] = "### ", [GB_LINE_LABEL] = "### ", [GB_LINE_CAPTION] = "**",
+        [GB_LINE_FIELD] = "- ",  [GB_LINE_ITEM] = "- ",        [GB_LINE_WARNING] = "> - ",
+    };
+    static const char *const suffix[GB_LINE_WARNING + 1] = {
+        [GB_LINE_TITLE] = "\n\n", [GB_LINE_HEADING] = "\n\n", [GB_LINE_LABEL] = "\n\n", [GB_LINE_CAPTION] = "\n**\n\n",
+    };
+    if (role == GB_LINE_WARNING && n > 0) fputs("> [!WARNING]\n", out); /* a GitHub alert */
+    for (int i = 0; i < n; i++) {
+        fputs(prefix[role] ? prefix[role] : "", out);
+        gb_marked_md(items[i], out);
+        fputs(suffix[role] ? suffix[role] : "\n", out);
+    }
+}
+
 static void begin(FILE *out, const char *title) { (void)out, (void)title; }
 static void box_begin(FILE *out, const char *cls) { (void)out, (void)cls; }
 
@@ -46,5 +63,5 @@ static void nothing(FILE *out) { (void)out; }
 
 const gb_writer gb_writer_md = {
     .name = "md", .begin = begin, .end = nothing, .heading = heading, .para = para, .list = list,
-    .table = table, .gap = nothing, .box_begin = box_begin, .box_end = nothing,
+    .table = table, .lines = lines, .gap = nothing, .box_begin = box_begin, .box_end = nothing,
 };

@@ -31,6 +31,18 @@ static void table(FILE *out, const gb_table *t, int color) { gb_table_print_term
 
 static void gap(FILE *out) { fputc('\n', out); }
 
+static void lines(FILE *out, gb_line_role role, const char *const *items, int n) {
+    if (role == GB_LINE_TITLE) return; /* the command line that printed it says what it is */
+    static const char *const prefix[GB_LINE_WARNING + 1] = {
+        [GB_LINE_ITEM] = "  ", [GB_LINE_WARNING] = "!! WARNING: ",
+    };
+    for (int i = 0; i < n; i++) {
+        fputs(prefix[role] ? prefix[role] : "", out);
+        gb_marked_term(items[i], out);
+        fputs(role == GB_LINE_LABEL ? ":\n" : "\n", out);
+    }
+}
+
 static void begin(FILE *out, const char *title) { (void)out, (void)title; }
 static void box_begin(FILE *out, const char *cls) { (void)out, (void)cls; }
 
@@ -38,5 +50,5 @@ static void nothing(FILE *out) { (void)out; }
 
 const gb_writer gb_writer_term = {
     .name = "table", .terminal = 1, .begin = begin, .end = nothing, .heading = heading, .para = para,
-    .list = list, .table = table, .gap = gap, .box_begin = box_begin, .box_end = nothing,
+    .list = list, .table = table, .lines = lines, .gap = gap, .box_begin = box_begin, .box_end = nothing,
 };

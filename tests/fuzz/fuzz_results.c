@@ -15,6 +15,7 @@
 #include "json_strict.h"
 #include "report.h"
 #include "results_model.h"
+#include "writer.h"
 
 #define REAL_RUN "tests/data/results_small.json"
 
@@ -54,7 +55,8 @@ static void readers(const gb_results *doc, const gb_results *real) {
         if (!pairs[k][0] || !pairs[k][1]) continue;
         const char *na = "a.json", *nb = "b.json";
         gb_compare_result *cmp = gb_compare_judge_runs(&pairs[k][0], &na, 1, &pairs[k][1], &nb, 1, &co);
-        for (int f = GB_CMP_TABLE; cmp && f <= GB_CMP_JSON; f++) gb_compare_render(cmp, (gb_compare_format)f, out);
+        for (int f = 0; cmp && gb_writer_at(f); f++) gb_compare_render(cmp, gb_writer_at(f), out);
+        if (cmp) gb_compare_print_json(cmp, out);
         gb_compare_result_free(cmp);
     }
 
