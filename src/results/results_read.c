@@ -453,7 +453,13 @@ static int parse_doc(gb_rm_chk *k, const cJSON *doc, gb_results *r) {
     if (!cJSON_IsNumber(ver))
         return gb_errf(k->e, GB_FAIL, "%s: no numeric \"schema_version\", this gpubench reads %d", name,
                        GB_RESULTS_SCHEMA_VERSION), -1;
-    if (ver->valuedouble != GB_RESULTS_SCHEMA_VERSION)
+    /* The policy of docs/results-schema.md ("Versions"): every version up to
+     * this one is read (fields added since are optional on read); a newer one
+     * is refused, naming both, since its fields may mean something else. */
+    if (!(ver->valuedouble >= 1) || ver->valuedouble != floor(ver->valuedouble))
+        return gb_errf(k->e, GB_FAIL, "%s: schema_version %g is not a version (a whole number from 1), this gpubench "
+                       "reads 1 to %d", name, ver->valuedouble, GB_RESULTS_SCHEMA_VERSION), -1;
+    if (ver->valuedouble > GB_RESULTS_SCHEMA_VERSION)
         return gb_errf(k->e, GB_FAIL, "%s: schema_version %g, this gpubench reads %d", name, ver->valuedouble,
                        GB_RESULTS_SCHEMA_VERSION), -1;
     const cJSON *cases = gb_rm_item(doc, "cases");
