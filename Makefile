@@ -100,7 +100,7 @@ SRC_MAIN  := src/cli/main.c
 SRC_CORE  := $(filter-out $(SRC_MAIN),$(wildcard $(addsuffix /*.c,$(SRC_ROOMS)))) $(wildcard cpu_backends/*.c)
 OBJ_CORE  := $(SRC_CORE:%.c=$(BUILD)/%.o)
 OBJ_MAIN  := $(SRC_MAIN:%.c=$(BUILD)/%.o)
-SRC_TEST  := $(wildcard tests/test_*.c) tests/testlib.c
+SRC_TEST  := $(wildcard tests/test_*.c) tests/testlib.c tests/testlib_ops.c
 OBJ_TEST  := $(SRC_TEST:%.c=$(BUILD)/%.o)
 TOOLS     := $(patsubst tests/standalone/%.c,$(BUILD)/standalone/%,$(wildcard tests/standalone/*.c))
 
