@@ -241,7 +241,8 @@ dist:
 print-git-commit:
 	@echo $(GIT_COMMIT)
 
-# The scripts a user runs (scripts/README.md); scripts/dev/ is not installed.
+# The scripts a user runs (scripts/README.md), with the modules plot.py imports
+# from beside it (plot_*.py); scripts/dev/ is not installed.
 USER_SCRIPTS := $(wildcard scripts/*.py)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpubench $(DESTDIR)$(PREFIX)/share/gpubench/suites $(DESTDIR)$(PREFIX)/share/gpubench/scripts
