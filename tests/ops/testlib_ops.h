@@ -1,4 +1,4 @@
-/* testlib_ops.h — helpers of the op tests (tests/testlib_ops.c). */
+/* testlib_ops.h — helpers of the op tests (tests/ops/testlib_ops.c). */
 #ifndef GB_TESTLIB_OPS_H
 #define GB_TESTLIB_OPS_H
 #include <stddef.h>
