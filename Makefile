@@ -23,7 +23,7 @@
 #   make valgrind   a quick CPU run and every reading command under valgrind
 #   make mutation-sweep [MUTATION_EVERY=N] [MUTATION_JOBS=J]
 #                   12 reading commands on each of 31,245 mutants of real
-#                   results files, under ASan+UBSan (tests/test_mutation.c),
+#                   results files, under ASan+UBSan (tests/results/test_mutation.c),
 #                   in J processes (default 2): 14-22 CPU-minutes, so 7-11 min
 #                   on two idle cores; N=8 (CI) 2-3 CPU-min. Every Nth only.
 
@@ -100,8 +100,13 @@ SRC_MAIN  := src/cli/main.c
 SRC_CORE  := $(filter-out $(SRC_MAIN),$(wildcard $(addsuffix /*.c,$(SRC_ROOMS)))) $(wildcard cpu_backends/*.c)
 OBJ_CORE  := $(SRC_CORE:%.c=$(BUILD)/%.o)
 OBJ_MAIN  := $(SRC_MAIN:%.c=$(BUILD)/%.o)
-SRC_TEST  := $(wildcard tests/test_*.c) tests/testlib.c
+# Tests live by room (tests/README.md): every tests/ROOM/test_*.c (a new
+# room's folder needs no change here; a test not yet filed in one, directly in
+# tests/, still runs), the shared testlib and the ops' helpers.
+SRC_TEST  := $(wildcard tests/test_*.c tests/*/test_*.c) tests/testlib.c tests/ops/testlib_ops.c
 OBJ_TEST  := $(SRC_TEST:%.c=$(BUILD)/%.o)
+# testlib.h and testlib_ops.h from any room's folder
+$(OBJ_TEST): CFLAGS += -Itests -Itests/ops
 TOOLS     := $(patsubst tests/standalone/%.c,$(BUILD)/standalone/%,$(wildcard tests/standalone/*.c))
 
 # ---- CUDA plugin ------------------------------------------------------------
@@ -250,7 +255,8 @@ dist:
 print-git-commit:
 	@echo $(GIT_COMMIT)
 
-# The scripts a user runs (scripts/README.md); scripts/dev/ is not installed.
+# The scripts a user runs (scripts/README.md), with the modules plot.py imports
+# from beside it (plot_*.py); scripts/dev/ is not installed.
 USER_SCRIPTS := $(wildcard scripts/*.py)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpubench $(DESTDIR)$(PREFIX)/share/gpubench/suites $(DESTDIR)$(PREFIX)/share/gpubench/scripts

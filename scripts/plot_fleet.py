@@ -100,6 +100,7 @@ def draw(doc, out, fmt, plt):
     fig.text(0.01, 1 - 0.12 / height, title, fontsize=11, fontweight="bold", va="top")
     fig.text(0.01, 1 - 0.42 / height, sub, fontsize=8.5, va="top", color="#b00000" if slow else "#333333")
     path = os.path.join(out, "fleet.%s" % fmt)
-    fig.savefig(path, format=fmt, dpi=100)
+    # No date in an SVG (nor matplotlib's version in a PNG): the same document draws the same bytes, as plot.py's do.
+    fig.savefig(path, format=fmt, dpi=100, metadata={"Date": None} if fmt == "svg" else {"Software": None})
     plt.close(fig)
     return path

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the results files tests/test_compare.c reads (tests/data/compare/).
+"""Generate the results files tests/results/test_compare.c reads (tests/data/compare/).
 
 Deterministic (fixed seeds, Python's Mersenne Twister), so the committed files
 can be regenerated bit for bit:  python3 scripts/dev/make_compare_fixtures.py

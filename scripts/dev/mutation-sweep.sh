@@ -1,6 +1,6 @@
 #!/bin/sh
 # mutation-sweep.sh BIN_DIR EVERY JOBS — the mutation sweep of
-# tests/test_mutation.c (docs/reliability.md, "Reading results files"): the
+# tests/results/test_mutation.c (docs/reliability.md, "Reading results files"): the
 # mutants i with i % EVERY == 0 (EVERY=1: all 31,245), split over JOBS
 # processes of BIN_DIR/tests/run_tests (shard j takes i % (EVERY*JOBS) ==
 # j*EVERY), each reading command of BIN_DIR/gpubench. Deterministic: which

@@ -3,7 +3,7 @@
  * afforded is projected from the previous size. It knows neither cJSON nor
  * printing nor any backend: the runner hands it a repetition function and a
  * clock, so tests drive it with a fake backend on a deterministic clock
- * (tests/test_stopping.c).
+ * (tests/core/test_stopping.c).
  *
  * One visit (gb_measure_visit):
  *   1. warm-up, untimed, by the kind of visit (gb_visit):

@@ -4,7 +4,7 @@
  * Why our own: none of the build's libraries exports a hash (OpenSSL is not
  * a dependency; SQLite's sha3() lives in its shell, not in libsqlite3), and
  * the algorithm is ~80 lines of public-domain arithmetic, checked by the
- * FIPS test vectors in tests/test_history.c. */
+ * FIPS test vectors in tests/history/test_history.c. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -42,6 +42,9 @@
 struct cJSON;
 
 #define GB_RESULTS_SCHEMA "gpubench-results"
+/* The version this gpubench writes, and the newest it reads: files of every
+ * version from 1 up to it load; the policy (which changes bump it) is in
+ * docs/results-schema.md, "Versions". */
 #define GB_RESULTS_SCHEMA_VERSION 1
 
 /* Key order and unknown keys of an object as loaded (private to the model). */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # run-slurm-test.sh — `gpubench slurm` against a real SLURM, started here.
 #
-#   tests/slurm/run-slurm-test.sh [GPUBENCH]      (tests/test_slurm.c runs it in `make test`)
+#   tests/slurm/run-slurm-test.sh [GPUBENCH]      (tests/system/test_slurm.c runs it in `make test`)
 #
 # Starts a private one-node cluster from Debian's packages (munged, slurmctld,
 # slurmd: proctrack/linuxproc, task/none, select/cons_tres, unprivileged

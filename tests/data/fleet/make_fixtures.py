@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the fleet-report fixtures (tests/test_fleet.c reads them).
+"""Write the fleet-report fixtures (tests/results/test_fleet.c reads them).
 
     python3 tests/data/fleet/make_fixtures.py     (rewrites the .json next to it)
 

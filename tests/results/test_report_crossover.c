@@ -49,7 +49,7 @@ TEST(crossover_below_smallest_and_not_reached) {
     CHECK_NEAR(x.tested_max, 2048, 1e-9);
     gb_crossover_free(&x);
     /* A GPU that wins, loses, wins again: the first crossing is the status's,
-     * every change is counted (and listed: tests/test_crossover.c). */
+     * every change is counted (and listed: tests/results/test_crossover.c). */
     double s3[] = {1, 2, 3, 4}, p3[] = {0.5, 2, 0.5, 2};
     CHECK(gb_crossover_find(s3, p3, 4, &x) == GB_CROSS_INTERPOLATED);
     CHECK(x.sign_changes == 3);

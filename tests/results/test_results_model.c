@@ -13,33 +13,78 @@
 #include "results_model.h"
 #include "testlib.h"
 
-/* Every committed results file (the fixture of another schema_version and
- * the non-results files aside), into files[] (pointing into g). */
-static size_t committed_files(glob_t *g, const char **files, size_t cap) {
+/* The committed results files that are broken on purpose (each must be
+ * refused: a fixture that starts to load is a reader that stopped checking). */
+static const char *const refused_fixtures[] = {
+    "tests/data/compare/version7.json",                /* a newer schema_version */
+    "tests/data/hardening/median_negative.json",       "tests/data/hardening/median_zero.json",
+    "tests/data/hardening/op_ansi_escape.json",        "tests/data/hardening/peaks_cpu_array.json",
+    "tests/data/hardening/results_duplicate_key.json", "tests/data/hardening/round_sizes_huge.json",
+    "tests/data/hardening/round_sizes_past_samples.json", "tests/data/hardening/sample_zero.json",
+    "tests/data/hardening/threads_huge.json",          NULL};
+
+static int is_refused_fixture(const char *path) {
+    for (int i = 0; refused_fixtures[i]; i++)
+        if (!strcmp(path, refused_fixtures[i])) return 1;
+    return 0;
+}
+
+/* A results file: JSON (read leniently: a broken fixture is still one) whose
+ * "schema" is gpubench-results. */
+static int is_results_file(const char *path) {
+    size_t len = 0;
+    char *text = gb_test_slurp(path, &len);
+    if (!text) return 0;
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    free(text);
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    int yes = cJSON_IsString(schema) && !strcmp(schema->valuestring, GB_RESULTS_SCHEMA);
+    cJSON_Delete(doc);
+    return yes;
+}
+
+/* Every committed results file — results/reference/ and tests/data/ (three
+ * folders deep) — into files[] (pointing into g); the ones broken on purpose into
+ * broken[] (*nbroken of them) when broken is not NULL. */
+static size_t committed_files(glob_t *g, const char **files, size_t cap, const char **broken, size_t *nbroken) {
     memset(g, 0, sizeof *g);
     glob("results/reference/*.json", 0, NULL, g);
-    glob("tests/data/results_*.json", GLOB_APPEND, NULL, g);
-    glob("tests/data/compare/*.json", GLOB_APPEND, NULL, g);
-    size_t k = 0;
-    for (size_t i = 0; i < g->gl_pathc && k < cap; i++) {
+    glob("tests/data/*.json", GLOB_APPEND, NULL, g);
+    glob("tests/data/*/*.json", GLOB_APPEND, NULL, g);
+    glob("tests/data/*/*/*.json", GLOB_APPEND, NULL, g);
+    size_t k = 0, b = 0;
+    for (size_t i = 0; i < g->gl_pathc; i++) {
         const char *p = g->gl_pathv[i];
-        if (strstr(p, "policy.json") || strstr(p, "version7.json")) continue;
-        files[k++] = p;
+        if (!is_results_file(p)) continue;
+        if (is_refused_fixture(p)) {
+            if (broken && b < cap) broken[b++] = p;
+        } else if (k < cap) {
+            files[k++] = p;
+        }
     }
+    if (nbroken) *nbroken = b;
     return k;
 }
 
 TEST(model_loads_every_committed_results_file) {
     glob_t g;
-    const char *files[128];
-    size_t n = committed_files(&g, files, 128);
-    CHECK(n >= 25);
+    const char *files[256], *broken[256];
+    size_t nbroken = 0, n = committed_files(&g, files, 256, broken, &nbroken);
+    CHECK(n >= 40); /* 11 references, 29 fixtures when this was written */
     for (size_t i = 0; i < n; i++) {
         gb_results r;
         gb_err e = {{0}};
         int rc = gb_results_load(files[i], &r, &e);
         if (!CHECK(rc == GB_OK)) fprintf(stderr, "    %s\n", e.msg);
         if (rc == GB_OK) CHECK(r.ncases > 0 && r.nruns >= 1);
+        gb_results_free(&r);
+    }
+    CHECK(nbroken == sizeof refused_fixtures / sizeof *refused_fixtures - 1); /* each listed one exists */
+    for (size_t i = 0; i < nbroken; i++) {
+        gb_results r;
+        gb_err e = {{0}};
+        if (!CHECK(gb_results_load(broken[i], &r, &e) != GB_OK)) fprintf(stderr, "    %s loads\n", broken[i]);
+        CHECK(strstr(e.msg, broken[i]) == e.msg); /* the message names the file */
         gb_results_free(&r);
     }
     globfree(&g);
@@ -49,8 +94,8 @@ TEST(model_loads_every_committed_results_file) {
  * and keys the model does not interpret included. */
 TEST(model_round_trips_every_committed_results_file) {
     glob_t g;
-    const char *files[128];
-    size_t n = committed_files(&g, files, 128);
+    const char *files[256];
+    size_t n = committed_files(&g, files, 256, NULL, NULL);
     for (size_t i = 0; i < n; i++) {
         gb_results r;
         gb_err e = {{0}};
@@ -85,6 +130,34 @@ static int load_edited(void (*edit)(cJSON *doc), char *msg, size_t len, char *pa
     gb_results_free(&r);
     snprintf(msg, len, "%s", e.msg);
     return rc;
+}
+
+static double version_to_set;
+static void set_version(cJSON *doc) {
+    cJSON_ReplaceItemInObject(doc, "schema_version", cJSON_CreateNumber(version_to_set));
+}
+
+/* docs/results-schema.md, "Versions": every version up to this gpubench's
+ * loads; a newer one is refused naming the file and both versions; one that
+ * is not a whole number from 1 is refused. */
+TEST(model_reads_schema_versions_up_to_its_own_and_refuses_newer) {
+    char msg[GB_MSG_LEN], path[64], want[160];
+    for (int v = 1; v <= GB_RESULTS_SCHEMA_VERSION; v++) {
+        version_to_set = v;
+        if (!CHECK(load_edited(set_version, msg, sizeof msg, path, sizeof path) == GB_OK)) fprintf(stderr, "    %s\n", msg);
+    }
+    version_to_set = GB_RESULTS_SCHEMA_VERSION + 1;
+    CHECK(load_edited(set_version, msg, sizeof msg, path, sizeof path) == GB_FAIL);
+    snprintf(want, sizeof want, "%s: schema_version %d, this gpubench reads %d", path, GB_RESULTS_SCHEMA_VERSION + 1,
+             GB_RESULTS_SCHEMA_VERSION);
+    if (!CHECK(strcmp(msg, want) == 0)) fprintf(stderr, "    %s\n", msg);
+    const double not_versions[] = {0, -1, 1.5};
+    for (int i = 0; i < 3; i++) {
+        version_to_set = not_versions[i];
+        CHECK(load_edited(set_version, msg, sizeof msg, path, sizeof path) == GB_FAIL);
+        CHECK(strstr(msg, "is not a version (a whole number from 1)") != NULL);
+    }
+    unlink(path);
 }
 
 static cJSON *result_at(cJSON *doc, int c, int r) {

@@ -1,0 +1,296 @@
+"""plot_style.py — how scripts/plot.py draws: matplotlib (loaded on demand),
+the colours, markers and lines of each side, axes and their ticks, labels
+placed clear of the data, figures and how they are saved."""
+import io
+import math
+import os
+import sys
+
+
+
+
+plt = None  # matplotlib.pyplot, imported by load_matplotlib()
+Line2D = None
+HandlerTuple = None
+ticker = None
+
+# side: (legend label, shades dark to light, marker, line style)
+SIDES = {
+    "cpu": ("CPU", ["#1f5fa8", "#7fb2e0", "#0b2f5e", "#4a90d0"], "o", "-"),
+    "device": ("GPU device-resident", ["#1b7f3b", "#7cc98a", "#0b4a1f", "#3fa85a"], "s", "-"),
+    "end_to_end": ("GPU end-to-end", ["#d9620a", "#f5b272", "#8a3a00", "#f08a30"], "^", (0, (5, 2.5))),
+    # only the ops whose work splits into chunks have it (elementwise, reduction, slicing)
+    "end_to_end_overlapped": ("GPU end-to-end overlapped", ["#8e3fb0", "#c99ae0", "#4f1a66", "#a866cc"], "v",
+                              (0, (1.5, 1.5))),
+}
+HOLLOW = [False, True, True, False]  # marker fill by variant (with the shade)
+TIMINGS = ("device", "end_to_end", "end_to_end_overlapped")
+DPI = 100
+
+OP_X = {  # what n is, per op
+    "matmul": "n (m = k = n)",
+    "elementwise": "n (n×n elements)",
+    "reduction": "n (n×n elements)",
+    "fft": "n (n×n 2-D FFT)",
+    "solve": "n (n×n system)",
+    "spgemm": "n (n×n sparse matrices)",
+    "svd": "n (n×n matrix)",
+    "transfer": "bytes copied (each way for direction both)",
+    "batched_matmul": "n (each product m = k = n)",
+    "stencil": "n (n×n grid)",
+    "slicing": "n (n×n array)",
+}
+
+
+def load_matplotlib():
+    """Import matplotlib (Agg backend); None with a one-line message when it is missing."""
+    global plt, Line2D, HandlerTuple, ticker
+    try:
+        import matplotlib
+        matplotlib.use("Agg")  # no display needed; must precede pyplot
+        import matplotlib.pyplot as pyplot
+        from matplotlib import ticker as tk
+        from matplotlib.lines import Line2D as l2d
+        from matplotlib.legend_handler import HandlerTuple as ht
+    except ImportError as e:
+        py = sys.executable or "python3"
+        return ("plot.py: %s (Python %d.%d) cannot import matplotlib (%s): install it "
+                "(Debian/Ubuntu: apt-get install python3-matplotlib; elsewhere: %s -m pip install "
+                "matplotlib)" % (py, sys.version_info[0], sys.version_info[1],
+                                 str(e).splitlines()[0] if str(e) else type(e).__name__, py))
+    except Exception as e:  # a broken install: say so in one line
+        return "plot.py: matplotlib is installed but fails to load: %s: %s" % (
+            type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+    plt, Line2D, HandlerTuple, ticker = pyplot, l2d, ht, tk
+    plt.rcParams.update({
+        "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 9,
+        "ytick.labelsize": 9, "legend.fontsize": 9, "axes.spines.top": False,
+        "axes.spines.right": False, "svg.hashsalt": "gpubench",
+    })
+    return None
+
+# ---- axes helpers ---------------------------------------------------------------
+
+
+def fmt_num(v):
+    if v >= 1e6:
+        return "%.0e" % v
+    if v >= 1:
+        return "%d" % round(v) if abs(v - round(v)) < 1e-6 * v else "%g" % v
+    return "%g" % v
+
+
+def fmt_rate(value, unit):
+    """3 significant digits, in T units from 1000 G on: 51.2 TFLOP/s, 92.4 GB/s."""
+    if value >= 1000:
+        value, unit = value / 1000, unit.replace("G", "T", 1)
+    return "%s %s" % (("%.3g" % value) if value < 1000 else "%d" % round(value), unit)
+
+
+def log_ticks(lo, hi, max_ticks=7):
+    """1-2-5 (or sparser) ticks inside [lo, hi]."""
+    if not (lo > 0 and hi > lo):
+        return []
+    e0, e1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    for steps in ((1, 2, 5), (1, 3), (1,)):
+        t = [m * 10.0 ** e for e in range(e0, e1 + 1) for m in steps if lo <= m * 10.0 ** e <= hi * 1.0001]
+        if 2 <= len(t) <= max_ticks:
+            return t
+    decades = [10.0 ** e for e in range(e0, e1 + 1) if lo <= 10.0 ** e <= hi * 1.0001]
+    k = max(1, math.ceil(len(decades) / max_ticks))
+    return decades[::k]
+
+
+def set_y_ticks(ax, unit=""):
+    lo, hi = ax.get_ylim()
+    ticks = log_ticks(lo, hi)
+    if len(ticks) >= 2:
+        ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
+        ax.yaxis.set_major_formatter(ticker.FixedFormatter([fmt_num(t) + unit for t in ticks]))
+        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+
+
+def fmt_bytes(b):
+    """4096 → "4K", 1073741824 → "1G": the largest binary unit that divides it."""
+    b, unit = int(b), 0
+    while unit < 3 and b % 1024 == 0 and b:
+        b, unit = b // 1024, unit + 1
+    return "%d%s" % (b, ("", "K", "M", "G")[unit])
+
+
+OP_X_FMT = {"transfer": fmt_bytes}  # tick labels other than plain numbers
+
+
+def set_x_ticks(ax, sizes, width_in, fontsize=9, fmt=None):
+    """Tick the sizes that were run, dropping any whose label would touch its neighbour."""
+    fmt = fmt or fmt_num
+    sizes = sorted({s for s in sizes if s and s > 0})
+    if not sizes:
+        return
+    lo, hi = sizes[0], sizes[-1]
+    if hi / lo < 1.5:  # one size (or close ones): pad so the point is not on the frame
+        lo, hi = lo / 1.6, hi * 1.6
+    else:
+        pad = (hi / lo) ** 0.06
+        lo, hi = lo / pad, hi * pad
+    ax.set_xlim(lo, hi)
+    px = width_in * DPI
+    span = math.log(hi / lo)
+    char = fontsize * 0.62 * DPI / 72.0  # a digit's width in px
+    kept, right = [], -1e9
+    for s in sizes:
+        label = fmt(s)
+        x = math.log(s / lo) / span * px
+        half = len(label) * char / 2
+        if x - half > right + 0.8 * char:
+            kept.append(s)
+            right = x + half
+        elif s == sizes[-1] and kept:  # keep the largest size: replace the last one kept
+            kept[-1] = s
+            right = x + half
+    ax.xaxis.set_major_locator(ticker.FixedLocator(kept))
+    ax.xaxis.set_major_formatter(ticker.FixedFormatter([fmt(s) for s in kept]))
+    ax.xaxis.set_minor_locator(ticker.LogLocator(subs=tuple(range(2, 10))))
+    ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+
+
+def style_axes(ax):
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.grid(True, which="major", alpha=0.35)
+    ax.grid(True, which="minor", alpha=0.12)
+
+
+def empty(ax, text):
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#555",
+            wrap=True)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for s in ax.spines.values():
+        s.set_visible(False)
+
+
+def shade(side, variant_index):
+    shades = SIDES[side][1]
+    return shades[variant_index % len(shades)]
+
+
+def line_kw(side, vi, joined=True):
+    colour = shade(side, vi)
+    hollow = HOLLOW[vi % len(HOLLOW)]
+    return dict(color=colour, marker=SIDES[side][2], linestyle=SIDES[side][3] if joined else "none",
+                linewidth=1.9, markersize=6.5, markeredgecolor=colour, markeredgewidth=1.4,
+                markerfacecolor="white" if hollow else colour)
+
+
+class ShapeLabels:
+    """One label per non-square shape and panel, above its highest point (below
+    its lowest with below=True: the rate panel, whose ceilings are above)."""
+
+    def __init__(self):
+        self.at = {}
+
+    def note(self, ax, cls, xs, ys, text, below=False):
+        if not xs:
+            return
+        i = (min if below else max)(range(len(ys)), key=lambda k: ys[k])
+        key = (id(ax), cls)
+        old = self.at.get(key)
+        if old is None or (ys[i] < old[2] if below else ys[i] > old[2]):
+            self.at[key] = (ax, xs[i], ys[i], text, below)
+
+    def draw(self):
+        for ax, x, y, text, below in self.at.values():
+            ax.annotate(text, (x, y), xytext=(0, -8 if below else 7), textcoords="offset points", ha="center",
+                        va="top" if below else "bottom", fontsize=8, color="#333")
+
+
+def mark_crossings(ax, xs, side):
+    """A diamond on the 1x line at each crossing, in the timing's colour."""
+    for x in xs:
+        ax.plot([x], [1.0], marker="D", markersize=7.5, color=shade(side, 0), markeredgecolor="black",
+                markeredgewidth=0.9, linestyle="none", zorder=6)
+
+
+def data_points(ax):
+    """The data drawn on ax (markers, and points along the joined segments) in
+    axes fractions: what a label should not cover."""
+    to_axes = ax.transData + ax.transAxes.inverted()
+    pts = []
+    for ln in ax.lines:
+        xy = [to_axes.transform((x, y)) for x, y in zip(ln.get_xdata(), ln.get_ydata()) if x > 0 and y > 0]
+        pts += xy
+        if ln.get_linestyle() not in ("None", "none", ""):
+            pts += [(a[0] + (b[0] - a[0]) * t / 12, a[1] + (b[1] - a[1]) * t / 12)
+                    for a, b in zip(xy, xy[1:]) for t in range(1, 12)]
+    return pts
+
+
+def place_label(ax, pts, value, text, width_in, height_in, colour, lift=0, below_too=False):
+    """Label a horizontal line at y=value inside ax: above it (lifted by lift
+    points, for stacking) at the left or the right end, or below it when
+    below_too, wherever the fewest data points sit."""
+    y_line = (ax.transData + ax.transAxes.inverted()).transform((1.0, value))[1]
+    w = len(text) * 8 * 0.56 / 72.0 / width_in + 0.03
+    h = 12 / 72.0 / height_in
+    best = None
+    for up in ((True, False) if below_too else (True,)):
+        y0 = y_line + (2 + lift) / 72.0 / height_in if up else y_line - (2 + lift) / 72.0 / height_in - h
+        for right in (False, True):
+            xa, xb = (1 - w, 1) if right else (0, w)
+            n = sum(1 for px, py in pts if xa - 0.02 <= px <= xb + 0.02 and y0 - 0.015 <= py <= y0 + h + 0.015)
+            if best is None or n < best[0]:
+                best = (n, up, right)
+    _, up, right = best
+    ax.annotate(text, xy=(1.0 if right else 0.0, value), xycoords=("axes fraction", "data"),
+                xytext=(-4 if right else 4, (2 + lift) if up else -(2 + lift)), textcoords="offset points",
+                ha="right" if right else "left", va="bottom" if up else "top", fontsize=8, color=colour,
+                zorder=7, bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.75))
+
+
+def label_one_x(ax, width_in, height_in):
+    pts = data_points(ax)
+    ax.axhline(1.0, color="black", linewidth=1.1, zorder=1)
+    place_label(ax, pts, 1.0, "1× = same time", width_in, height_in, "black", below_too=True)
+
+
+def new_figure(width_in, height_in):
+    fig = plt.figure(figsize=(width_in, height_in), dpi=DPI)
+    return fig
+
+
+def rect(fig, left_in, bottom_in, w_in, h_in):
+    W, H = fig.get_size_inches()
+    return [left_in / W, bottom_in / H, w_in / W, h_in / H]
+
+
+def save(fig, out, stem, fmt):
+    """Write the figure; a PNG as a 256-colour palette image (a third of the
+    bytes, no visible change for line plots) when Pillow, which matplotlib
+    itself needs, can do it."""
+    path = os.path.join(out, "%s.%s" % (stem, fmt))
+    if fmt == "png":
+        buf = io.BytesIO()
+        fig.savefig(buf, dpi=DPI, format="png", metadata={"Software": None})
+        plt.close(fig)
+        try:
+            from PIL import Image
+            img = Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
+            q, d = getattr(Image, "Quantize", Image), getattr(Image, "Dither", Image)
+            img.quantize(colors=256, method=q.MEDIANCUT, dither=d.NONE).save(path, optimize=True)
+        except (ImportError, AttributeError, ValueError):
+            with open(path, "wb") as f:
+                f.write(buf.getvalue())
+        return path
+    fig.savefig(path, dpi=DPI, format=fmt, metadata={"Date": None})
+    plt.close(fig)
+    return path
+
+
+def gid(panel, side, op, variant, shape_index):
+    """The SVG id of a data series: data-<panel>-<side>-<op>-v<variant>-s<shape group>."""
+    return "data-%s-%s-%s-v%d-s%d" % (panel, side, safe(op), variant.index, shape_index)
+
+
+def safe(name):
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(name))

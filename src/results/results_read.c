@@ -1,0 +1,558 @@
+/* results_read.c — loading a results document, with every field checked
+ * (the document, runs, context, backends, peaks, summary; cases and
+ * crossover entries are results_read_case.c's).
+ *
+ * Loading walks the JSON once. Each parse_* function checks one object of the
+ * schema and fills its struct; the first problem stops the load with the file
+ * and the JSON path of the field. Each object also keeps a template of its
+ * keys as loaded (gb_keyorder, results_keyorder.c): known keys as
+ * placeholders, unknown keys with their values. The writer (results_write.c)
+ * starts from that template, so keys keep their order and unknown keys
+ * survive; an object the model made itself (no template) is written in the
+ * schema's order. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_strict.h"
+#include "results_io.h"
+#include "results_model_internal.h"
+
+/* ---- small helpers ----------------------------------------------------------- */
+
+/* The path of key inside path ("cases[2]" + "op" = "cases[2].op"). */
+void gb_rm_join(char *buf, size_t len, const char *path, const char *key) {
+    int n = path && *path ? snprintf(buf, len, "%s.%s", path, key) : snprintf(buf, len, "%s", key);
+    if (n < 0 || (size_t)n >= len) buf[len - 1] = '\0'; /* a path that long is cut, not lost */
+}
+
+/* The path of element i of the array at key ("cases[2]" + "results", 1). */
+void gb_rm_at(char *buf, size_t len, const char *path, const char *key, size_t i) {
+    int n = path && *path ? snprintf(buf, len, "%s.%s[%zu]", path, key, i) : snprintf(buf, len, "%s[%zu]", key, i);
+    if (n < 0 || (size_t)n >= len) buf[len - 1] = '\0';
+}
+
+const char *gb_rm_type_name(const cJSON *v) {
+    if (!v) return "nothing";
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsBool(v)) return cJSON_IsTrue(v) ? "true" : "false";
+    if (cJSON_IsNull(v)) return "null";
+    if (cJSON_IsArray(v)) return "an array";
+    if (cJSON_IsObject(v)) return "an object";
+    return "raw JSON";
+}
+
+int gb_rm_bad(gb_rm_chk *k, const char *path, const char *fmt, ...) {
+    char what[GB_MSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    gb_errf(k->e, GB_FAIL, "%s: %s: %s", k->file, path, what);
+    return -1;
+}
+
+int gb_rm_oom(gb_rm_chk *k) {
+    gb_errf(k->e, GB_FAIL, "%s: out of memory", k->file);
+    return -1;
+}
+
+const cJSON *gb_rm_item(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key); }
+
+/* A number at key: 1 present (NAN when null and N_NULL allows it), 0 absent
+ * (*out = NAN), -1 wrong. */
+int gb_rm_get_num(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int flags, double *out) {
+    char p[512];
+    const cJSON *v = gb_rm_item(o, key);
+    *out = NAN;
+    if (!v) {
+        if (!(flags & N_REQ)) return 0;
+        gb_rm_join(p, sizeof p, path, key);
+        return gb_rm_bad(k, p, "missing (expected a number)");
+    }
+    gb_rm_join(p, sizeof p, path, key);
+    if (cJSON_IsNull(v) && (flags & N_NULL)) return 1;
+    if (!cJSON_IsNumber(v))
+        return gb_rm_bad(k, p, "expected %sa number, got %s", (flags & N_NULL) ? "null or " : "", gb_rm_type_name(v));
+    double x = v->valuedouble;
+    if (!isfinite(x)) return gb_rm_bad(k, p, "expected a finite number, got %g", x);
+    if ((flags & N_POS) && !(x > 0)) return gb_rm_bad(k, p, "expected a positive number, got %g", x);
+    if ((flags & N_NONNEG) && x < 0) return gb_rm_bad(k, p, "expected a non-negative number, got %g", x);
+    if ((flags & N_WHOLE) && (x != floor(x) || fabs(x) > 9007199254740992.0))
+        return gb_rm_bad(k, p, "expected a whole number, got %g", x);
+    if ((flags & N_COUNT) && (x != floor(x) || x < 0 || x > GB_MAX_CPU_COUNT))
+        return gb_rm_bad(k, p, "expected a whole number from 0 to %g, got %g", GB_MAX_CPU_COUNT, x);
+    *out = x;
+    return 1;
+}
+
+/* The string getters REPLACE *out: the new string is made first, then the old
+ * one freed and *out set, in one step; on a failure *out is left as it was.
+ * So a field of a struct being loaded always owns what it points to (or is
+ * NULL), whatever step fails, and the struct's free function is the only
+ * thing that frees it. (parse_context once freed two fields ahead of their
+ * getters; the first getter failed, the second field still pointed at freed
+ * memory, and context_free freed it again: a SIGABRT on `context.date: 5`.)
+ * Every *out passed here starts NULL or owned (calloc, memset, or the
+ * *_empty functions). */
+static void replace_str(char **out, char *s) {
+    free(*out);
+    *out = s;
+}
+
+/* A string at key into *out (malloc'd; "" when absent): 1, 0 absent, -1. */
+int gb_rm_get_str(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int required, char **out) {
+    char p[512], *s;
+    const cJSON *v = gb_rm_item(o, key);
+    gb_rm_join(p, sizeof p, path, key);
+    if (!v) {
+        if (required) return gb_rm_bad(k, p, "missing (expected a string)");
+        if (!(s = xstrdup(""))) return gb_rm_oom(k);
+        replace_str(out, s);
+        return 0;
+    }
+    if (!cJSON_IsString(v)) return gb_rm_bad(k, p, "expected a string, got %s", gb_rm_type_name(v));
+    if (!(s = xstrdup(v->valuestring))) return gb_rm_oom(k);
+    replace_str(out, s);
+    return 1;
+}
+
+/* A string or null (*out NULL when null or absent). */
+int gb_rm_get_str_or_null(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, char **out) {
+    char p[512], *s;
+    const cJSON *v = gb_rm_item(o, key);
+    if (!v || cJSON_IsNull(v)) {
+        replace_str(out, NULL);
+        return v ? 1 : 0;
+    }
+    gb_rm_join(p, sizeof p, path, key);
+    if (!cJSON_IsString(v)) return gb_rm_bad(k, p, "expected a string or null, got %s", gb_rm_type_name(v));
+    if (!(s = xstrdup(v->valuestring))) return gb_rm_oom(k);
+    replace_str(out, s);
+    return 1;
+}
+
+/* true/false at key: *out 1/0, -1 when absent. */
+int gb_rm_get_bool(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int *out) {
+    char p[512];
+    const cJSON *v = gb_rm_item(o, key);
+    *out = -1;
+    if (!v) return 0;
+    gb_rm_join(p, sizeof p, path, key);
+    if (!cJSON_IsBool(v)) return gb_rm_bad(k, p, "expected true or false, got %s", gb_rm_type_name(v));
+    *out = cJSON_IsTrue(v) ? 1 : 0;
+    return 1;
+}
+
+/* An object or array (what: "an object", "an array"; is: its cJSON test)
+ * at key: *out NULL when absent. */
+static int get_container(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int required,
+                         const char *what, cJSON_bool (*is)(const cJSON *), const cJSON **out) {
+    char p[512];
+    const cJSON *v = gb_rm_item(o, key);
+    *out = NULL;
+    gb_rm_join(p, sizeof p, path, key);
+    if (!v) return required ? gb_rm_bad(k, p, "missing (expected %s)", what) : 0;
+    if (!is(v)) return gb_rm_bad(k, p, "expected %s, got %s", what, gb_rm_type_name(v));
+    *out = v;
+    return 1;
+}
+
+int gb_rm_get_obj(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int required, const cJSON **out) {
+    return get_container(k, o, path, key, required, "an object", cJSON_IsObject, out);
+}
+
+int gb_rm_get_arr(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int required, const cJSON **out) {
+    return get_container(k, o, path, key, required, "an array", cJSON_IsArray, out);
+}
+
+/* The text of an object (unformatted) at key, NULL when absent. */
+static int get_json_obj(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, char **out) {
+    const cJSON *v;
+    *out = NULL;
+    if (gb_rm_get_obj(k, o, path, key, 0, &v) < 0) return -1;
+    if (!v) return 0;
+    if (!(*out = cJSON_PrintUnformatted(v))) return gb_rm_oom(k);
+    return 1;
+}
+
+/* ---- values ------------------------------------------------------------------ */
+
+static int value_from(const cJSON *j, gb_value *v) {
+    memset(v, 0, sizeof *v);
+    if (!j) return 0;
+    if (cJSON_IsNull(j)) v->kind = GB_VAL_NULL;
+    else if (cJSON_IsBool(j)) v->kind = GB_VAL_BOOL, v->b = cJSON_IsTrue(j);
+    else if (cJSON_IsNumber(j)) v->kind = GB_VAL_NUMBER, v->num = j->valuedouble;
+    else if (cJSON_IsString(j)) {
+        v->kind = GB_VAL_STRING;
+        if (!(v->text = xstrdup(j->valuestring))) return -1;
+    } else {
+        v->kind = GB_VAL_JSON;
+        if (!(v->text = cJSON_PrintUnformatted(j))) return -1;
+    }
+    return 0;
+}
+
+/* An object of plain values (any JSON) at key. */
+int gb_rm_get_kvlist(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, gb_kvlist *l) {
+    const cJSON *obj;
+    memset(l, 0, sizeof *l);
+    if (gb_rm_get_obj(k, o, path, key, 0, &obj) < 0) return -1;
+    if (!obj) return 0;
+    l->present = 1;
+    size_t n = (size_t)cJSON_GetArraySize(obj);
+    if (n && !(l->item = calloc(n, sizeof *l->item))) return gb_rm_oom(k);
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        gb_kv *kv = &l->item[l->n++];
+        if (!(kv->key = xstrdup(c->string)) || value_from(c, &kv->v) != 0) return gb_rm_oom(k);
+    }
+    return 1;
+}
+
+static int get_strlist(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, gb_strlist *l) {
+    const cJSON *arr;
+    char p[512];
+    memset(l, 0, sizeof *l);
+    if (gb_rm_get_arr(k, o, path, key, 0, &arr) < 0) return -1;
+    if (!arr) return 0;
+    l->present = 1;
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    if (n && !(l->item = calloc(n, sizeof *l->item))) return gb_rm_oom(k);
+    for (const cJSON *c = arr->child; c; c = c->next) {
+        if (!cJSON_IsString(c)) {
+            gb_rm_at(p, sizeof p, path, key, l->n);
+            return gb_rm_bad(k, p, "expected a string, got %s", gb_rm_type_name(c));
+        }
+        if (!(l->item[l->n++] = xstrdup(c->valuestring))) return gb_rm_oom(k);
+    }
+    return 1;
+}
+
+/* ---- the built-in table of backends ------------------------------------------ */
+
+/* context.backends.<name>: {available, selected, reason, role, timings}. */
+static int parse_backend(gb_rm_chk *k, const cJSON *o, const char *path, gb_backend_desc *b) {
+    char p[512];
+    if (!cJSON_IsObject(o)) return gb_rm_bad(k, path, "expected an object, got %s", gb_rm_type_name(o));
+    if (!(b->name = xstrdup(o->string))) return gb_rm_oom(k);
+    if (gb_rm_get_bool(k, o, path, "available", &b->available) < 0 || gb_rm_get_bool(k, o, path, "selected", &b->selected) < 0 ||
+        gb_rm_get_str(k, o, path, "reason", 0, &b->reason) < 0)
+        return -1;
+    const gb_backend_desc *dflt = gb_rm_builtin_desc(b->name);
+    char *role = NULL;
+    int has_role = gb_rm_get_str(k, o, path, "role", 0, &role);
+    if (has_role < 0) return -1;
+    b->role = dflt->role;
+    if (has_role) {
+        if (!strcmp(role, "host")) b->role = GB_ROLE_HOST;
+        else if (!strcmp(role, "accelerator")) b->role = GB_ROLE_ACCELERATOR;
+        else {
+            gb_rm_join(p, sizeof p, path, "role");
+            gb_rm_bad(k, p, "expected \"host\" or \"accelerator\", got \"%s\"", role);
+            free(role);
+            return -1;
+        }
+        b->described = 1;
+    }
+    free(role);
+    const cJSON *ts;
+    if (gb_rm_get_arr(k, o, path, "timings", 0, &ts) < 0) return -1;
+    if (!ts) return gb_rm_timings_copy(b, dflt->timings, dflt->ntimings) == 0 ? 0 : gb_rm_oom(k);
+    b->described = 1;
+    size_t n = (size_t)cJSON_GetArraySize(ts);
+    if (n && !(b->timings = calloc(n, sizeof *b->timings))) return gb_rm_oom(k);
+    for (const cJSON *t = ts->child; t; t = t->next) {
+        gb_rm_at(p, sizeof p, path, "timings", b->ntimings);
+        if (!cJSON_IsObject(t)) return gb_rm_bad(k, p, "expected an object, got %s", gb_rm_type_name(t));
+        gb_timing_desc *d = &b->timings[b->ntimings++];
+        if (gb_rm_get_str(k, t, p, "name", 1, &d->name) < 0) return -1;
+        int has_label = gb_rm_get_str(k, t, p, "label", 0, &d->label);
+        if (has_label < 0) return -1;
+        if (!has_label) { /* the label is the name */
+            char *s = xstrdup(d->name);
+            if (!s) return gb_rm_oom(k);
+            replace_str(&d->label, s);
+        }
+    }
+    return 0;
+}
+
+/* ---- context, peaks, summary ------------------------------------------------- */
+
+/* The context at key of o (a run, or the top level of a single-run file). */
+static int parse_context(gb_rm_chk *k, const cJSON *o, const char *path, gb_context *c) {
+    char p[512], pp[512];
+    const cJSON *ctx;
+    if (gb_rm_context_empty(c) != 0) return gb_rm_oom(k);
+    if (gb_rm_get_obj(k, o, path, "context", 0, &ctx) < 0) return -1;
+    if (!ctx) return 0;
+    gb_rm_join(p, sizeof p, path, "context");
+    if (!(c->json = cJSON_PrintUnformatted(ctx))) return gb_rm_oom(k);
+    if (gb_rm_get_str(k, ctx, p, "date", 0, &c->date) < 0 || gb_rm_get_str(k, ctx, p, "hostname", 0, &c->hostname) < 0)
+        return -1;
+    char *cache = NULL;
+    int has_cache = gb_rm_get_str(k, ctx, p, "cache_mode", 0, &cache);
+    free(cache);
+    if (has_cache < 0 || gb_rm_get_num(k, ctx, p, "cpu_threads_used", N_COUNT, &c->cpu_threads_used) < 0) return -1;
+    const cJSON *cpu, *gpu = gb_rm_item(ctx, "gpu");
+    if (gb_rm_get_obj(k, ctx, p, "cpu", 0, &cpu) < 0) return -1;
+    gb_rm_join(pp, sizeof pp, p, "cpu");
+    if (cpu) {
+        if (gb_rm_get_str(k, cpu, pp, "model", 0, &c->cpu_model) < 0 ||
+            gb_rm_get_num(k, cpu, pp, "logical_cpus", N_COUNT, &c->cpu_logical_cpus) < 0)
+            return -1;
+    }
+    gb_rm_join(pp, sizeof pp, p, "gpu");
+    if (gpu && !cJSON_IsNull(gpu)) {
+        if (!cJSON_IsObject(gpu)) return gb_rm_bad(k, pp, "expected an object or null, got %s", gb_rm_type_name(gpu));
+        if (gb_rm_get_str(k, gpu, pp, "name", 0, &c->gpu_name) < 0) return -1;
+        const cJSON *drv = gb_rm_item(gpu, "driver_version");
+        if (drv && !cJSON_IsString(drv) && !cJSON_IsNumber(drv)) {
+            gb_rm_join(p, sizeof p, pp, "driver_version");
+            return gb_rm_bad(k, p, "expected a string or a number, got %s", gb_rm_type_name(drv));
+        }
+    } else {
+        gpu = NULL;
+    }
+    /* The facts compare names, as the file has them. */
+    if (value_from(cpu ? gb_rm_item(cpu, "model") : NULL, &c->f_cpu_model) != 0 ||
+        value_from(gpu ? gb_rm_item(gpu, "name") : NULL, &c->f_gpu_name) != 0 ||
+        value_from(gpu ? (gb_rm_item(gpu, "cuda_driver_api_version") ? gb_rm_item(gpu, "cuda_driver_api_version")
+                                                                : gb_rm_item(gpu, "driver_version")) : NULL,
+                   &c->f_gpu_driver) != 0 ||
+        value_from(gpu && cJSON_IsString(gb_rm_item(gpu, "nvidia_driver")) &&
+                   gb_is_driver_version(gb_rm_item(gpu, "nvidia_driver")->valuestring) ? gb_rm_item(gpu, "nvidia_driver") : NULL,
+                   &c->f_nvidia_driver) != 0 ||
+        value_from(gb_rm_item(ctx, "cpu_threads_used"), &c->f_threads) != 0 ||
+        value_from(gb_rm_item(ctx, "cache_mode"), &c->f_cache_mode) != 0)
+        return gb_rm_oom(k);
+    gb_rm_join(p, sizeof p, path, "context");
+    if (gb_rm_get_kvlist(k, ctx, p, "libraries", &c->libraries) < 0) return -1;
+    const cJSON *bs;
+    if (gb_rm_get_obj(k, ctx, p, "backends", 0, &bs) < 0) return -1;
+    if (bs) {
+        size_t n = (size_t)cJSON_GetArraySize(bs);
+        if (n && !(c->backends = calloc(n, sizeof *c->backends))) return gb_rm_oom(k);
+        for (const cJSON *b = bs->child; b; b = b->next) {
+            char pb[512];
+            gb_rm_join(pb, sizeof pb, p, "backends");
+            gb_rm_join(pp, sizeof pp, pb, b->string);
+            if (parse_backend(k, b, pp, &c->backends[c->nbackends++]) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+static int parse_peaks(gb_rm_chk *k, const cJSON *o, const char *path, gb_peaks *pk) {
+    char p[512];
+    const cJSON *obj;
+    memset(pk, 0, sizeof *pk);
+    if (gb_rm_get_obj(k, o, path, "peaks", 0, &obj) < 0) return -1;
+    if (!obj) return 0;
+    pk->present = 1;
+    gb_rm_join(p, sizeof p, path, "peaks");
+    size_t n = (size_t)cJSON_GetArraySize(obj);
+    if (n && !(pk->set = calloc(n, sizeof *pk->set))) return gb_rm_oom(k);
+    for (const cJSON *b = obj->child; b; b = b->next) {
+        gb_peak_set *s = &pk->set[pk->n++];
+        if (!(s->backend = xstrdup(b->string))) return gb_rm_oom(k);
+        if (gb_rm_get_kvlist(k, obj, p, b->string, &s->values) < 0) return -1;
+    }
+    return 0;
+}
+
+static int parse_summary(gb_rm_chk *k, const cJSON *o, const char *path, gb_summary *s) {
+    char p[512];
+    const cJSON *obj;
+    memset(s, 0, sizeof *s);
+    s->cases = s->results = s->ok = s->skipped = s->failed = s->errors = -1;
+    if (gb_rm_get_obj(k, o, path, "summary", 0, &obj) < 0) return -1;
+    if (!obj) return 0;
+    s->present = 1;
+    gb_rm_join(p, sizeof p, path, "summary");
+    long *field[] = {&s->cases, &s->results, &s->ok, &s->skipped, &s->failed, &s->errors};
+    for (int i = 0; gb_rm_keys_summary[i]; i++) {
+        double v;
+        int got = gb_rm_get_num(k, obj, p, gb_rm_keys_summary[i], N_NONNEG | N_WHOLE, &v);
+        if (got < 0) return -1;
+        *field[i] = got ? (long)v : -1;
+    }
+    return gb_rm_order_from(k, obj, gb_rm_keys_summary, &s->order);
+}
+
+/* ---- runs -------------------------------------------------------------------- */
+
+/* What a run has wherever it lives: context, peaks, warnings, suite, health. */
+static int parse_provenance(gb_rm_chk *k, const cJSON *o, const char *path, gb_run *run) {
+    char p[512];
+    if (parse_context(k, o, path, &run->context) < 0 || parse_peaks(k, o, path, &run->peaks) < 0 ||
+        get_strlist(k, o, path, "warnings", &run->warnings) < 0 ||
+        get_json_obj(k, o, path, "health", &run->health_json) < 0)
+        return -1;
+    const cJSON *suite;
+    if (gb_rm_get_obj(k, o, path, "suite", 0, &suite) < 0) return -1;
+    gb_rm_join(p, sizeof p, path, "suite");
+    if (gb_rm_get_str(k, suite, p, "name", 0, &run->suite_name) < 0) return -1;
+    if (suite && !(run->suite_json = cJSON_PrintUnformatted(suite))) return gb_rm_oom(k);
+    return 0;
+}
+
+int gb_run_set_provenance(gb_run *run, const cJSON *obj, const char *name, gb_err *e) {
+    gb_rm_chk k = {name, e};
+    gb_run tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (!cJSON_IsObject(obj)) {
+        gb_errf(e, GB_FAIL, "%s: expected an object, got %s", name, gb_rm_type_name(obj));
+        return GB_FAIL;
+    }
+    if (parse_provenance(&k, obj, "", &tmp) != 0) {
+        gb_run_free(&tmp);
+        return GB_FAIL;
+    }
+    gb_rm_context_free(&run->context);
+    gb_rm_peaks_free(&run->peaks);
+    gb_rm_strlist_free(&run->warnings);
+    free(run->suite_json);
+    free(run->suite_name);
+    free(run->health_json);
+    run->context = tmp.context;
+    run->peaks = tmp.peaks;
+    run->warnings = tmp.warnings;
+    run->suite_json = tmp.suite_json;
+    run->suite_name = tmp.suite_name;
+    run->health_json = tmp.health_json;
+    return GB_OK;
+}
+
+/* runs[i] of a merged file. */
+static int parse_run(gb_rm_chk *k, const cJSON *o, const char *path, gb_run *run) {
+    if (!cJSON_IsObject(o)) return gb_rm_bad(k, path, "expected an object, got %s", gb_rm_type_name(o));
+    if (gb_rm_get_str_or_null(k, o, path, "name", &run->name) < 0 || gb_rm_get_str_or_null(k, o, path, "source", &run->source) < 0 ||
+        parse_provenance(k, o, path, run) < 0 || gb_rm_get_bool(k, o, path, "complete", &run->complete) < 0 ||
+        gb_rm_get_bool(k, o, path, "interrupted", &run->interrupted) < 0 || parse_summary(k, o, path, &run->summary) < 0 ||
+        gb_rm_get_str_or_null(k, o, path, "gpubench_version", &run->gpubench_version) < 0)
+        return -1;
+    return gb_rm_order_from(k, o, gb_rm_keys_run, &run->order);
+}
+
+/* ---- the document ------------------------------------------------------------ */
+
+static int parse_doc(gb_rm_chk *k, const cJSON *doc, gb_results *r) {
+    const char *name = k->file;
+    const cJSON *schema = gb_rm_item(doc, "schema");
+    if (!cJSON_IsObject(doc) || !schema)
+        return gb_errf(k->e, GB_FAIL, "%s: not a gpubench results file (no \"schema\")", name), -1;
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, GB_RESULTS_SCHEMA) != 0)
+        return gb_errf(k->e, GB_FAIL, "%s: not a gpubench results file (schema \"%s\")", name,
+                       cJSON_IsString(schema) ? schema->valuestring : "?"), -1;
+    const cJSON *ver = gb_rm_item(doc, "schema_version");
+    if (!cJSON_IsNumber(ver))
+        return gb_errf(k->e, GB_FAIL, "%s: no numeric \"schema_version\", this gpubench reads %d", name,
+                       GB_RESULTS_SCHEMA_VERSION), -1;
+    /* The policy of docs/results-schema.md ("Versions"): every version up to
+     * this one is read (fields added since are optional on read); a newer one
+     * is refused, naming both, since its fields may mean something else. */
+    if (!(ver->valuedouble >= 1) || ver->valuedouble != floor(ver->valuedouble))
+        return gb_errf(k->e, GB_FAIL, "%s: schema_version %g is not a version (a whole number from 1), this gpubench "
+                       "reads 1 to %d", name, ver->valuedouble, GB_RESULTS_SCHEMA_VERSION), -1;
+    if (ver->valuedouble > GB_RESULTS_SCHEMA_VERSION)
+        return gb_errf(k->e, GB_FAIL, "%s: schema_version %g, this gpubench reads %d", name, ver->valuedouble,
+                       GB_RESULTS_SCHEMA_VERSION), -1;
+    const cJSON *cases = gb_rm_item(doc, "cases");
+    if (!cJSON_IsArray(cases))
+        return gb_errf(k->e, GB_FAIL, "%s: not a valid results file (no \"cases\" array)", name), -1;
+    const cJSON *runs = gb_rm_item(doc, "runs");
+    if (runs && (!cJSON_IsArray(runs) || cJSON_GetArraySize(runs) == 0))
+        return gb_errf(k->e, GB_FAIL, "%s: \"runs\" must be a non-empty array of run objects", name), -1;
+
+    char p[64];
+    if (gb_rm_get_str_or_null(k, doc, "", "gpubench_version", &r->gpubench_version) < 0 ||
+        gb_rm_get_bool(k, doc, "", "complete", &r->complete) < 0 || gb_rm_get_bool(k, doc, "", "interrupted", &r->interrupted) < 0 ||
+        gb_rm_get_str_or_null(k, doc, "", "interrupted_by", &r->interrupted_by) < 0 ||
+        parse_summary(k, doc, "", &r->summary) < 0 || get_json_obj(k, doc, "", "time_breakdown", &r->time_breakdown_json) < 0)
+        return -1;
+    r->merged = runs != NULL;
+    size_t nruns = runs ? (size_t)cJSON_GetArraySize(runs) : 1;
+    if (!(r->runs = calloc(nruns, sizeof *r->runs))) return gb_rm_oom(k);
+    if (runs) {
+        if (get_strlist(k, doc, "", "warnings", &r->warnings) < 0) return -1;
+        for (const cJSON *x = runs->child; x; x = x->next) {
+            snprintf(p, sizeof p, "runs[%zu]", r->nruns);
+            if (parse_run(k, x, p, &r->runs[r->nruns++]) < 0) return -1;
+        }
+    } else {
+        /* A single-run file is its own run 0. */
+        gb_run *run = &r->runs[r->nruns++];
+        if (parse_provenance(k, doc, "", run) < 0) return -1;
+        run->complete = r->complete;
+        run->interrupted = r->interrupted;
+        if (gb_rm_summary_copy(&run->summary, &r->summary) != 0 ||
+            (r->gpubench_version && !(run->gpubench_version = xstrdup(r->gpubench_version))))
+            return gb_rm_oom(k);
+    }
+    size_t n = (size_t)cJSON_GetArraySize(cases);
+    if (n && !(r->cases = calloc(n, sizeof *r->cases))) return gb_rm_oom(k);
+    for (const cJSON *c = cases->child; c; c = c->next) {
+        snprintf(p, sizeof p, "cases[%zu]", r->ncases);
+        if (gb_rm_parse_case(k, c, p, (int)r->nruns, &r->cases[r->ncases++]) < 0) return -1;
+    }
+    const cJSON *xs;
+    if (gb_rm_get_arr(k, doc, "", "crossover", 0, &xs) < 0) return -1;
+    if (xs) {
+        r->has_crossover = 1;
+        n = (size_t)cJSON_GetArraySize(xs);
+        if (n && !(r->crossover = calloc(n, sizeof *r->crossover))) return gb_rm_oom(k);
+        for (const cJSON *x = xs->child; x; x = x->next) {
+            snprintf(p, sizeof p, "crossover[%zu]", r->ncrossover);
+            if (gb_rm_parse_crossover_entry(k, x, p, r, &r->crossover[r->ncrossover++]) < 0) return -1;
+        }
+    }
+    return gb_rm_order_from(k, doc, gb_rm_keys_top, &r->order);
+}
+
+int gb_results_from_json(const cJSON *doc, const char *name, gb_results *out, gb_err *e) {
+    memset(out, 0, sizeof *out);
+    gb_rm_chk k = {name, e};
+    out->complete = out->interrupted = -1;
+    if (!(out->name = xstrdup(name)) || parse_doc(&k, doc, out) != 0) {
+        gb_results_free(out);
+        return GB_FAIL;
+    }
+    return GB_OK;
+}
+
+int gb_results_load(const char *path, gb_results *out, gb_err *e) {
+    memset(out, 0, sizeof *out);
+    cJSON *doc = NULL;
+    if (gb_json_read_file(path, &doc, e) != GB_OK) return GB_FAIL;
+    int rc = gb_results_from_json(doc, strcmp(path, "-") == 0 ? "<stdin>" : path, out, e);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* ---- building ---------------------------------------------------------------- */
+
+int gb_kvlist_from_cjson(gb_kvlist *l, const cJSON *obj, const char *name, gb_err *e) {
+    gb_rm_chk k = {name, e};
+    gb_kvlist tmp;
+    if (!cJSON_IsObject(obj)) return gb_errf(e, GB_FAIL, "%s: expected an object, got %s", name, gb_rm_type_name(obj));
+    /* get_kvlist reads an object at a key: hand it obj under one */
+    cJSON *holder = cJSON_CreateObject();
+    if (!holder || !cJSON_AddItemReferenceToObject(holder, "extra", (cJSON *)obj)) {
+        cJSON_Delete(holder);
+        return gb_errf(e, GB_FAIL, "%s: out of memory", name);
+    }
+    int got = gb_rm_get_kvlist(&k, holder, "", "extra", &tmp);
+    cJSON_Delete(holder); /* a reference: obj itself is not freed */
+    if (got < 0) {
+        gb_kvlist_free(&tmp);
+        return GB_FAIL;
+    }
+    gb_kvlist_free(l);
+    *l = tmp;
+    return GB_OK;
+}
