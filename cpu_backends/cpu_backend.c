@@ -14,6 +14,7 @@
 
 #include "cpu_backend.h"
 #include "openblas_core.h"
+#include "cpu_onednn.h"
 
 static int cpu_threads = 1;
 
@@ -40,6 +41,7 @@ static int cpu_init(const gb_backend_options *opt, gb_err *why) {
     cpu_threads = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
     omp_set_num_threads(cpu_threads);
     openblas_set_num_threads(cpu_threads);
+    gb_cpu_set_gemm(opt->cpu_gemm);
     return GB_OK;
 }
 
@@ -54,6 +56,10 @@ static void cpu_describe(cJSON *ctx) {
         cJSON_AddStringToObject(ob, "core_detected", gb_cpu_openblas_detected_core());
     cJSON_AddNumberToObject(ob, "threads", openblas_get_num_threads());
     cJSON_AddStringToObject(libs, "fftw", fftw_version);
+    cJSON *dn = cJSON_AddObjectToObject(libs, "onednn");
+    char dv[16];
+    cJSON_AddStringToObject(dn, "version", gb_onednn_version(dv, sizeof dv));
+    cJSON_AddStringToObject(dn, "isa", gb_onednn_isa_name());
     char gbv[64];
     snprintf(gbv, sizeof gbv, "%d.%d.%d", GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR,
              GxB_IMPLEMENTATION_SUB);

@@ -11,6 +11,11 @@ const gb_op_impl *gb_cpu_op_impl(int op_id);
  * their library's thread count from this (OpenBLAS, FFTW, GraphBLAS, OpenMP). */
 int gb_cpu_threads(void);
 
+/* --cpu-gemm (gb_cpu_gemm_lib, backend.h), and the library a GEMM in d
+ * runs on (cpu_matmul.c). */
+void gb_cpu_set_gemm(int lib);
+int gb_cpu_gemm_library(gb_dtype d);
+
 /* What OpenBLAS detected by itself when gpubench chose another core (NULL
  * when not known: OPENBLAS_CORETYPE was set before gpubench started). */
 const char *gb_cpu_openblas_detected_core(void);
