@@ -160,6 +160,9 @@ void gb_cuda_pinned_release_all(void);
 /* dst[i] = src[i] converted, float32 → float64 or float64 → float32, n
  * elements of device memory, enqueued on gb_cuda.stream (cuda_convert.cu). */
 int gb_cuda_convert(const void *src, gb_elem from, void *dst, gb_elem to, size_t n, gb_err *e);
+/* batch row-major rows×cols matrices of bytes (float8, int8) into their
+ * cols×rows transposes, on the backend's stream (cuda_convert.cu). */
+int gb_cuda_transpose_bytes(const void *src, void *dst, size_t rows, size_t cols, size_t batch, gb_err *e);
 
 /* Free device memory now, for the memory estimate in supports(). */
 int gb_cuda_fits(double bytes_needed, gb_err *why);
