@@ -244,3 +244,72 @@ TEST(precision_cpu_matmul_every_dtype_it_has) {
             gb_arrays_free(&out);
         }
 }
+
+/* One case through the CPU backend: prepare, one run, fetch. */
+static int cpu_run_case(const gb_case *c, const gb_arrays *in, gb_arrays *out) {
+    const gb_backend *bk = gb_cpu_backend();
+    gb_backend_options o = {.threads = 2};
+    gb_err e;
+    void *st = NULL;
+    double sec = 0;
+    if (bk->init(&o, &e) != GB_OK || bk->supports(c, &e) != GB_OK || bk->prepare(c, in, &st, &e) != GB_OK)
+        return GB_FAIL;
+    int s = bk->run(st, 0, &sec, &e);
+    if (s == GB_OK) s = bk->fetch(st, out, &e);
+    bk->release(st);
+    return s;
+}
+
+extern const gb_op gb_op_elementwise, gb_op_reduction;
+
+/* elementwise in bfloat16/float16: the CPU's answer passes; the same
+ * expression with sin and cos swapped, rounded the same way, fails. */
+TEST(precision_elementwise_right_passes_swapped_fails) {
+    gb_dtype ds[] = {GB_BFLOAT16, GB_FLOAT16};
+    for (int t = 0; t < 2; t++) {
+        gb_case c = make_case(&gb_op_elementwise, "[50,101]", ds[t], 1);
+        gb_arrays in = {0}, out = {0}, wrong = {0};
+        gb_err e;
+        CHECK(gb_op_elementwise.make_inputs(&c, &in, &e) == GB_OK);
+        CHECK(cpu_run_case(&c, &in, &out) == GB_OK);
+        gb_verdict v;
+        gb_op_elementwise.verify(&c, &in, &out, NULL, &v);
+        CHECK(v.status == GB_VERIFY_PASSED && v.error > 0);
+        const gb_array *a = gb_arrays_find(&in, "a"), *b = gb_arrays_find(&in, "b");
+        gb_array *w = gb_arrays_add(&wrong, "out", a->elem, a->count, &e);
+        for (size_t i = 0; i < a->count; i++) {
+            float x = (float)gb_elem_value(a->elem, a->data, i), y = (float)gb_elem_value(b->elem, b->data, i);
+            gb_elem_store(w->elem, w->data, i, x * y + cosf(x) + sinf(y));
+        }
+        gb_op_elementwise.verify(&c, &in, &wrong, NULL, &v);
+        CHECK(v.status == GB_VERIFY_FAILED);
+        gb_op_elementwise.verify(&c, &in, &wrong, &out, &v);
+        CHECK(v.status == GB_VERIFY_FAILED);
+        gb_arrays_free(&in);
+        gb_arrays_free(&out);
+        gb_arrays_free(&wrong);
+    }
+}
+
+/* reduction in bfloat16/float16: the CPU's answer passes; the sample std
+ * (n − 1) in place of the population std fails. */
+TEST(precision_reduction_right_passes_sample_std_fails) {
+    gb_dtype ds[] = {GB_BFLOAT16, GB_FLOAT16};
+    for (int t = 0; t < 2; t++) {
+        gb_case c = make_case(&gb_op_reduction, "[20,50]", ds[t], 1);
+        gb_arrays in = {0}, out = {0};
+        gb_err e;
+        CHECK(gb_op_reduction.make_inputs(&c, &in, &e) == GB_OK);
+        CHECK(cpu_run_case(&c, &in, &out) == GB_OK);
+        gb_verdict v;
+        gb_op_reduction.verify(&c, &in, &out, NULL, &v);
+        CHECK(v.status == GB_VERIFY_PASSED);
+        gb_array *st = gb_arrays_find(&out, "stats");
+        double *stats = st->data, n = 1000;
+        stats[2] *= sqrt(n / (n - 1));
+        gb_op_reduction.verify(&c, &in, &out, NULL, &v);
+        CHECK(v.status == GB_VERIFY_FAILED);
+        gb_arrays_free(&in);
+        gb_arrays_free(&out);
+    }
+}

@@ -18,17 +18,6 @@ static float float_of(uint32_t u) {
     return x;
 }
 
-uint16_t gb_f32_to_bf16(float x) {
-    uint32_t u = bits_of(x);
-    if (isnan(x)) return (uint16_t)((u >> 16) | 0x40); /* keep the sign, set the quiet bit */
-    /* round to nearest even: add 0x7FFF plus the lowest kept bit; a carry
-     * into the exponent is correct (it rounds up to the next binade or inf) */
-    u += 0x7FFFu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-float gb_bf16_to_f32(uint16_t h) { return float_of((uint32_t)h << 16); }
-
 uint16_t gb_f32_to_f16(float x) {
     uint32_t u = bits_of(x);
     uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);

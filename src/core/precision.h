@@ -11,12 +11,27 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "gb.h"
 
 /* bfloat16: float's top 16 bits, rounded to nearest even; NaN stays a
- * (quiet) NaN, overflow rounds to infinity. */
-uint16_t gb_f32_to_bf16(float x);
-float gb_bf16_to_f32(uint16_t h);
+ * (quiet) NaN, overflow rounds to infinity. Inline: the CPU's bfloat16
+ * loops call them per element and must vectorize. */
+static inline uint16_t gb_f32_to_bf16(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((u >> 16) | 0x40); /* NaN: quiet, sign kept */
+    /* round to nearest even: add 0x7FFF plus the lowest kept bit; a carry
+     * into the exponent is correct (it rounds up to the next binade or inf) */
+    u += 0x7FFFu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+static inline float gb_bf16_to_f32(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
 /* IEEE binary16: subnormals kept, overflow to infinity. */
 uint16_t gb_f32_to_f16(float x);
 float gb_f16_to_f32(uint16_t h);
