@@ -12,6 +12,7 @@
 #include "matmul_lowp.h"
 #include "op.h"
 #include "precision.h"
+#include "suite.h"
 #include "testlib.h"
 
 extern const gb_op gb_op_matmul, gb_op_batched_matmul, gb_op_fft;
@@ -312,4 +313,41 @@ TEST(precision_reduction_right_passes_sample_std_fails) {
         gb_arrays_free(&in);
         gb_arrays_free(&out);
     }
+}
+
+TEST(precision_suite_sweeps_every_new_dtype) {
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(gb_suite_load("suites/precision.json", NULL, &s, &e) == GB_OK);
+    unsigned seen = 0;
+    int skinny = 0;
+    for (size_t i = 0; i < s.count; i++) {
+        seen |= 1u << s.items[i].c.dtype;
+        if (s.items[i].c.op_id == GB_OP_MATMUL && s.items[i].c.shape[0] <= 64 && s.items[i].c.shape[1] == 4096)
+            skinny++;
+    }
+    for (int d = GB_BFLOAT16; d < GB_DTYPE_COUNT; d++) CHECK(seen & (1u << d));
+    CHECK(skinny == 5 * 5); /* m = 1, 8, 16, 32, 64 in five dtypes */
+    gb_suite_free(&s);
+}
+
+/* --dtype picks the dtypes of a suite that names none (the reduced
+ * precisions included); a suite naming its dtypes is only narrowed. */
+TEST(precision_dtype_flag_reaches_new_dtypes_only_where_the_suite_names_none) {
+    gb_suite_filter f = {.dtypes = "bfloat16,int8"};
+    gb_suite s;
+    gb_err e = {{0}};
+    CHECK(gb_suite_parse("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}", "t.json", &f, &s,
+                         &e) == GB_OK);
+    CHECK(s.count == 2 && s.items[0].c.dtype == GB_BFLOAT16 && s.items[1].c.dtype == GB_INT8);
+    gb_suite_free(&s);
+    CHECK(gb_suite_parse("{\"name\":\"t\",\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}", "t.json", NULL, &s,
+                         &e) == GB_OK);
+    CHECK(s.count == 2 && s.items[0].c.dtype == GB_FLOAT32 && s.items[1].c.dtype == GB_FLOAT64);
+    gb_suite_free(&s);
+    int r = gb_suite_parse("{\"name\":\"t\",\"defaults\":{\"dtypes\":[\"float32\"]},"
+                           "\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                           "t.json", &f, &s, &e);
+    CHECK(r != GB_OK || s.count == 0);
+    if (r == GB_OK) gb_suite_free(&s);
 }
