@@ -11,10 +11,14 @@ const gb_op_impl *gb_cpu_op_impl(int op_id);
  * their library's thread count from this (OpenBLAS, FFTW, GraphBLAS, OpenMP). */
 int gb_cpu_threads(void);
 
-/* --cpu-gemm (gb_cpu_gemm_lib, backend.h), and the library a GEMM in d
- * runs on (cpu_matmul.c). */
+/* --cpu-gemm (gb_cpu_gemm_lib, backend.h), the library a GEMM in d runs on
+ * (float32's measured once per machine and build and kept), how it was
+ * chosen (for the results), and the kept file's line parsed
+ * (cpu_gemm_choice.c). */
 void gb_cpu_set_gemm(int lib);
 int gb_cpu_gemm_library(gb_dtype d);
+const char *gb_cpu_gemm_choice_reason(gb_dtype d);
+int gb_cpu_gemm_parse_choice(const char *text, int *lib, double *openblas_gflops, double *onednn_gflops);
 
 /* What OpenBLAS detected by itself when gpubench chose another core (NULL
  * when not known: OPENBLAS_CORETYPE was set before gpubench started). */

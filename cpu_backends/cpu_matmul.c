@@ -2,7 +2,8 @@
  * batched_matmul, `batch` such products: float32 and float64 through
  * OpenBLAS cblas_sgemm/dgemm, the reduced precisions (bfloat16, float16,
  * int8) through oneDNN's matmul (cpu_onednn.c), which --cpu-gemm onednn
- * also takes for float32. Which library: gb_cpu_gemm_library() below.
+ * also takes for float32. Which library: gb_cpu_gemm_library()
+ * (cpu_gemm_choice.c; float32 measured once per machine and build).
  *
  * OpenBLAS matmul: one GEMM, threaded by OpenBLAS itself.
  * OpenBLAS batched_matmul: OpenMP threads over the batch, each product one
@@ -35,19 +36,6 @@ typedef struct {
     int threads;
     gb_onednn_mm *dnnl; /* non-NULL: oneDNN computes it */
 } mm_state;
-
-static int gemm_choice = GB_CPU_GEMM_AUTO;
-
-void gb_cpu_set_gemm(int lib) { gemm_choice = lib; }
-
-/* The library computing dtype d: the one forced by --cpu-gemm, else the
- * only one of this build that has d (oneDNN for bfloat16, float16, int8),
- * OpenBLAS for float32 and float64. Not yet chosen by measurement (issue
- * #27 asks for the fastest per dtype, measured once per machine). */
-int gb_cpu_gemm_library(gb_dtype d) {
-    if (gemm_choice != GB_CPU_GEMM_AUTO) return gemm_choice;
-    return d == GB_FLOAT32 || d == GB_FLOAT64 ? GB_CPU_GEMM_OPENBLAS : GB_CPU_GEMM_ONEDNN;
-}
 
 static int mm_supports(const gb_case *c, gb_err *why) {
     if (c->dtype == GB_FLOAT8_E4M3)
@@ -146,10 +134,12 @@ static void mm_annotate(void *state, cJSON *extra) {
     gb_gemm_types_annotate(extra, s->dtype);
     if (s->dnnl) {
         gb_onednn_matmul_annotate(s->dnnl, extra);
+        cJSON_AddStringToObject(extra, "library_choice", gb_cpu_gemm_choice_reason(s->dtype));
         cJSON_AddNumberToObject(extra, "threads", s->threads);
         return;
     }
     cJSON_AddStringToObject(extra, "library", "openblas");
+    cJSON_AddStringToObject(extra, "library_choice", gb_cpu_gemm_choice_reason(s->dtype));
     const char *routine = s->dtype == GB_FLOAT32 ? "cblas_sgemm" : "cblas_dgemm";
     if (s->batch) {
         char what[96];

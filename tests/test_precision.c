@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "backend.h"
+#include "cpu_backend.h"
 #include "matmul_lowp.h"
 #include "op.h"
 #include "precision.h"
@@ -350,4 +351,39 @@ TEST(precision_dtype_flag_reaches_new_dtypes_only_where_the_suite_names_none) {
                            "t.json", &f, &s, &e);
     CHECK(r != GB_OK || s.count == 0);
     if (r == GB_OK) gb_suite_free(&s);
+}
+
+/* float32's library under auto: read from the kept file when there is one
+ * (no measuring), OpenBLAS unmeasured when keeping is off; --cpu-gemm wins. */
+TEST(precision_cpu_gemm_choice_kept_off_and_forced) {
+    int lib = 0;
+    double ob = 0, dn = 0;
+    CHECK(gb_cpu_gemm_parse_choice("float32 onednn 134.1 147.5\n", &lib, &ob, &dn) && lib == GB_CPU_GEMM_ONEDNN &&
+          ob == 134.1 && dn == 147.5);
+    CHECK(gb_cpu_gemm_parse_choice("float32 openblas 2 1", &lib, &ob, &dn) && lib == GB_CPU_GEMM_OPENBLAS);
+    CHECK(!gb_cpu_gemm_parse_choice("float32 blis 2 1", &lib, &ob, &dn));
+    CHECK(!gb_cpu_gemm_parse_choice("", &lib, &ob, &dn) && !gb_cpu_gemm_parse_choice(NULL, &lib, &ob, &dn));
+    const char *path = "build/tests/cpu-gemm-choice-test";
+    FILE *f = fopen(path, "w");
+    if (!CHECK(f != NULL)) return;
+    fputs("float32 onednn 10 20\n", f);
+    fclose(f);
+    const char *old = getenv("GPUBENCH_CPU_GEMM_CHOICE");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("GPUBENCH_CPU_GEMM_CHOICE", path, 1);
+    gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
+    CHECK(gb_cpu_gemm_library(GB_FLOAT32) == GB_CPU_GEMM_ONEDNN);
+    CHECK(strstr(gb_cpu_gemm_choice_reason(GB_FLOAT32), "kept: onednn") != NULL);
+    CHECK(gb_cpu_gemm_library(GB_FLOAT64) == GB_CPU_GEMM_OPENBLAS && gb_cpu_gemm_library(GB_BFLOAT16) == GB_CPU_GEMM_ONEDNN);
+    setenv("GPUBENCH_CPU_GEMM_CHOICE", "", 1);
+    gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
+    CHECK(gb_cpu_gemm_library(GB_FLOAT32) == GB_CPU_GEMM_OPENBLAS);
+    CHECK(strstr(gb_cpu_gemm_choice_reason(GB_FLOAT32), "not measured") != NULL);
+    gb_cpu_set_gemm(GB_CPU_GEMM_OPENBLAS);
+    CHECK(gb_cpu_gemm_library(GB_BFLOAT16) == GB_CPU_GEMM_OPENBLAS && gb_cpu_gemm_library(GB_FLOAT32) == GB_CPU_GEMM_OPENBLAS);
+    gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
+    if (saved) setenv("GPUBENCH_CPU_GEMM_CHOICE", saved, 1);
+    else unsetenv("GPUBENCH_CPU_GEMM_CHOICE");
+    free(saved);
+    remove(path);
 }
