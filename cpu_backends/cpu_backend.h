@@ -27,6 +27,9 @@ const char *gb_cpu_openblas_detected_core(void);
 /* Honest-numbers hooks (cpu_peak.c, cpu_flush.c, cpu_health.c): measured
  * ceilings, cold-cache flush, read-only health; sum of all last-level caches. */
 int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e);
+/* The reduced-precision dtypes whose GEMM ceilings gb_cpu_measure_peaks
+ * adds (gb_backend_options.peak_dtypes). */
+void gb_cpu_set_peak_dtypes(unsigned mask);
 void gb_cpu_flush_caches(void);
 void gb_cpu_health(cJSON *health);
 size_t gb_cpu_llc_bytes(void);

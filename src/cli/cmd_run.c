@@ -470,6 +470,9 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         return GB_EXIT_USAGE;
     }
 
+    for (size_t i = 0; i < suite.count; i++) /* the ceilings the plan's GEMMs are held to */
+        if (suite.items[i].c.op_id == GB_OP_MATMUL || suite.items[i].c.op_id == GB_OP_BATCHED_MATMUL)
+            bopt.peak_dtypes |= 1u << suite.items[i].c.dtype;
     gb_backend_set set;
     if (gb_backends_init(&set, backends, &bopt, &e) != GB_OK) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);
