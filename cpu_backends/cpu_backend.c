@@ -1,10 +1,12 @@
 /* cpu_backend.c — the CPU backend's registration: thread count, library
  * descriptions, and dispatch of each case to its op file. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <omp.h>
 #include <cblas.h>
 #include <fftw3.h>
@@ -19,6 +21,18 @@
 static int cpu_threads = 1;
 
 int gb_cpu_threads(void) { return cpu_threads; }
+
+const char *gb_cpu_cache_dir(char *buf, size_t len) {
+    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (cache && *cache) snprintf(buf, len, "%s/gpubench", cache);
+    else if (home && *home) snprintf(buf, len, "%s/.cache/gpubench", home);
+    else return NULL;
+    char parent[2048];
+    snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(buf, '/') - buf), buf);
+    mkdir(parent, 0755);
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return NULL;
+    return buf;
+}
 
 /* Each op's implementation, by op id (the table of ops, column cpu). */
 static const gb_op_impl *const impls[GB_OP_COUNT] = {

@@ -11,6 +11,12 @@ const gb_op_impl *gb_cpu_op_impl(int op_id);
  * their library's thread count from this (OpenBLAS, FFTW, GraphBLAS, OpenMP). */
 int gb_cpu_threads(void);
 
+/* The folder where the CPU side keeps what it measured once (FFTW wisdom,
+ * the float32 GEMM library choice): $XDG_CACHE_HOME/gpubench, else
+ * ~/.cache/gpubench, created on first use; into buf, or NULL when there is
+ * neither variable or it cannot be made. */
+const char *gb_cpu_cache_dir(char *buf, size_t len);
+
 /* --cpu-gemm (gb_cpu_gemm_lib, backend.h), the library a GEMM in d runs on
  * (float32's measured once per machine and build and kept), how it was
  * chosen (for the results), and the kept file's line parsed

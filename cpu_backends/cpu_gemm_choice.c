@@ -17,12 +17,10 @@
  * ONEDNN_GFLOPS"; every float32 result says in extra.library_choice how its
  * library was chosen. Not done: a choice per shape class (skinny against
  * square), BLIS. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <cblas.h>
 
 #include "cpu_backend.h"
@@ -47,14 +45,7 @@ static const char *choice_path(char *buf, size_t len) {
     const char *w = getenv("GPUBENCH_CPU_GEMM_CHOICE");
     if (w) return *w ? (snprintf(buf, len, "%s", w), buf) : NULL;
     char dir[2048], host[256] = "host";
-    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (cache && *cache) snprintf(dir, sizeof dir, "%s/gpubench", cache);
-    else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache/gpubench", home);
-    else return NULL;
-    char parent[2048];
-    snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(dir, '/') - dir), dir);
-    mkdir(parent, 0755);
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) return NULL;
+    if (!gb_cpu_cache_dir(dir, sizeof dir)) return NULL;
     gethostname(host, sizeof host - 1);
     char safe[96];
     gb_safe_file_name(host, safe, sizeof safe);
