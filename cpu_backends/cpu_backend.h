@@ -24,6 +24,10 @@ const char *gb_cpu_cache_dir(char *buf, size_t len);
 void gb_cpu_set_gemm(int lib);
 int gb_cpu_gemm_library(gb_dtype d);
 const char *gb_cpu_gemm_choice_reason(gb_dtype d);
+/* The same for one case: a float32 product under 512 in a dimension stays
+ * on OpenBLAS under auto. */
+int gb_cpu_gemm_library_for(const gb_case *c);
+const char *gb_cpu_gemm_choice_reason_for(const gb_case *c);
 int gb_cpu_gemm_parse_choice(const char *text, int *lib, double *openblas_gflops, double *onednn_gflops);
 
 /* What OpenBLAS detected by itself when gpubench chose another core (NULL

@@ -15,8 +15,10 @@
  * the thread count, the OpenBLAS core and the build's commit, since it holds
  * only for those. The file is one line, "float32 LIB OPENBLAS_GFLOPS
  * ONEDNN_GFLOPS"; every float32 result says in extra.library_choice how its
- * library was chosen. Not done: a choice per shape class (skinny against
- * square), BLIS. */
+ * library was chosen. The measured choice applies to products of at least
+ * 512 in every dimension; smaller ones stay on OpenBLAS (CHOICE_MIN_DIM).
+ * Not done: a measured choice per shape class (skinny against square),
+ * BLIS. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +139,26 @@ static void decide_float32(void) {
     (void)gb_file_write(p, line, (size_t)len, &e); /* a cache: failing to keep it costs a re-measurement */
     snprintf(f32_why, sizeof f32_why, "measured: %s (OpenBLAS %.0f, oneDNN %.0f GFLOP/s at %d^3)",
              f32_lib == GB_CPU_GEMM_ONEDNN ? "onednn" : "openblas", ob, dn, CHOICE_N);
+}
+
+/* Below this in any dimension a float32 product stays on OpenBLAS: the
+ * 1024³ measurement says nothing about small products, and oneDNN's time
+ * of a 64³ one varied by 3x between fresh processes on the development
+ * machine (the --confirm tests caught it), OpenBLAS's did not. */
+#define CHOICE_MIN_DIM 512
+
+int gb_cpu_gemm_library_for(const gb_case *c) {
+    if (gemm_choice == GB_CPU_GEMM_AUTO && c->dtype == GB_FLOAT32 &&
+        (c->shape[0] < CHOICE_MIN_DIM || c->shape[1] < CHOICE_MIN_DIM || c->shape[2] < CHOICE_MIN_DIM))
+        return GB_CPU_GEMM_OPENBLAS;
+    return gb_cpu_gemm_library(c->dtype);
+}
+
+const char *gb_cpu_gemm_choice_reason_for(const gb_case *c) {
+    if (gb_cpu_gemm_library_for(c) == GB_CPU_GEMM_OPENBLAS && gemm_choice == GB_CPU_GEMM_AUTO &&
+        c->dtype == GB_FLOAT32 && gb_cpu_gemm_library(GB_FLOAT32) != GB_CPU_GEMM_OPENBLAS)
+        return "OpenBLAS below 512 in a dimension (the measured choice is for large products)";
+    return gb_cpu_gemm_choice_reason(c->dtype);
 }
 
 int gb_cpu_gemm_library(gb_dtype d) {

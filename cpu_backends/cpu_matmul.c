@@ -35,13 +35,14 @@ typedef struct {
     gb_arrays out; /* "C", owned here */
     int threads;
     gb_onednn_mm *dnnl; /* non-NULL: oneDNN computes it */
+    const char *choice; /* how its library was chosen (extra.library_choice) */
 } mm_state;
 
 static int mm_supports(const gb_case *c, gb_err *why) {
     if (c->dtype == GB_FLOAT8_E4M3)
         return gb_errf(why, GB_SKIP, "no CPU library of this build has a float8 GEMM (OpenBLAS 0.3.21: none; "
                                      "oneDNN %s: none)", gb_onednn_version((char[16]){0}, 16));
-    if (gb_cpu_gemm_library(c->dtype) == GB_CPU_GEMM_ONEDNN) return gb_onednn_matmul_supports(c, why);
+    if (gb_cpu_gemm_library_for(c) == GB_CPU_GEMM_ONEDNN) return gb_onednn_matmul_supports(c, why);
     if (c->dtype != GB_FLOAT32 && c->dtype != GB_FLOAT64)
         return gb_errf(why, GB_SKIP, "OpenBLAS (--cpu-gemm openblas) has no %s GEMM", gb_dtype_name(c->dtype));
     /* OpenBLAS's CBLAS takes int dimensions (this build is LP64). */
@@ -78,7 +79,8 @@ static int mm_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
         return GB_SKIP;
     }
     gb_array_poison(C); /* an element the library fails to write fails verification */
-    if (gb_cpu_gemm_library(c->dtype) == GB_CPU_GEMM_ONEDNN) {
+    s->choice = gb_cpu_gemm_choice_reason_for(c);
+    if (gb_cpu_gemm_library_for(c) == GB_CPU_GEMM_ONEDNN) {
         int st = gb_onednn_matmul_prepare(c, batch, A->data, B->data, C->data, &s->dnnl, e);
         if (st != GB_OK) {
             gb_arrays_free(&s->out);
@@ -134,12 +136,12 @@ static void mm_annotate(void *state, cJSON *extra) {
     gb_gemm_types_annotate(extra, s->dtype);
     if (s->dnnl) {
         gb_onednn_matmul_annotate(s->dnnl, extra);
-        cJSON_AddStringToObject(extra, "library_choice", gb_cpu_gemm_choice_reason(s->dtype));
+        cJSON_AddStringToObject(extra, "library_choice", s->choice);
         cJSON_AddNumberToObject(extra, "threads", s->threads);
         return;
     }
     cJSON_AddStringToObject(extra, "library", "openblas");
-    cJSON_AddStringToObject(extra, "library_choice", gb_cpu_gemm_choice_reason(s->dtype));
+    cJSON_AddStringToObject(extra, "library_choice", s->choice);
     const char *routine = s->dtype == GB_FLOAT32 ? "cblas_sgemm" : "cblas_dgemm";
     if (s->batch) {
         char what[96];

@@ -375,6 +375,13 @@ TEST(precision_cpu_gemm_choice_kept_off_and_forced) {
     CHECK(gb_cpu_gemm_library(GB_FLOAT32) == GB_CPU_GEMM_ONEDNN);
     CHECK(strstr(gb_cpu_gemm_choice_reason(GB_FLOAT32), "kept: onednn") != NULL);
     CHECK(gb_cpu_gemm_library(GB_FLOAT64) == GB_CPU_GEMM_OPENBLAS && gb_cpu_gemm_library(GB_BFLOAT16) == GB_CPU_GEMM_ONEDNN);
+    /* the measured choice is for large products: a small one stays on OpenBLAS, a small bfloat16 one on oneDNN */
+    gb_case small = make_case(&gb_op_matmul, "[64,1024,1024]", GB_FLOAT32, 1), large = small;
+    large.shape[0] = 1024;
+    CHECK(gb_cpu_gemm_library_for(&small) == GB_CPU_GEMM_OPENBLAS && gb_cpu_gemm_library_for(&large) == GB_CPU_GEMM_ONEDNN);
+    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&small), "below 512") != NULL);
+    small.dtype = GB_BFLOAT16;
+    CHECK(gb_cpu_gemm_library_for(&small) == GB_CPU_GEMM_ONEDNN);
     setenv("GPUBENCH_CPU_GEMM_CHOICE", "", 1);
     gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
     CHECK(gb_cpu_gemm_library(GB_FLOAT32) == GB_CPU_GEMM_OPENBLAS);
