@@ -172,6 +172,9 @@ cudaDataType gb_cuda_data_type(gb_dtype d);
 
 /* Ceilings, health and cold-cache support (cuda_peak.c, cuda_health.c). */
 int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e);  /* d2d copy, GEMMs, H2D/D2H */
+/* The reduced-precision dtypes whose tensor-core GEMM ceilings
+ * gb_cuda_measure_peaks adds (gb_backend_options.peak_dtypes; cuda_peak.c). */
+extern unsigned gb_cuda_peak_dtypes;
 void gb_cuda_health(cJSON *health);                  /* clocks, throttle, ECC: read only */
 void gb_cuda_flush_l2(void);                         /* write a buffer larger than L2 */
 
