@@ -64,7 +64,10 @@ ifeq ($(strip $(PKG_LIBS)),)
   PKG_CFLAGS := -I/usr/include/x86_64-linux-gnu/openblas-pthread -I/usr/include/cjson
   PKG_LIBS   := -lopenblas -llapacke -lfftw3 -lfftw3f -lcjson -lsqlite3
 endif
-CPU_LIBS  := $(PKG_LIBS) -lfftw3_threads -lfftw3f_threads -lgraphblas -lm -ldl -lpthread
+# oneDNN (libdnnl-dev): the CPU's reduced-precision GEMM; Debian ships no .pc
+# for it, so it is named here (the pkg-config branch is used when one exists).
+DNNL_LIBS := $(shell $(PKG_CONFIG) --libs dnnl 2>/dev/null || echo -ldnnl)
+CPU_LIBS  := $(PKG_LIBS) $(DNNL_LIBS) -lfftw3_threads -lfftw3f_threads -lgraphblas -lm -ldl -lpthread
 
 WARN      := -Wall -Wextra -Wshadow -Wno-unused-parameter
 ifeq ($(WERROR),1)
@@ -124,7 +127,7 @@ ifneq ($(strip $(NVCC)),)
   # -fopenmp: gb.c's large copies and fills (set-up, fetch) are threaded
   GPU_CFLAGS := -std=c11 $(OPT) $(WARN) -fopenmp -fPIC -fvisibility=hidden $(INC_SRC) -Igpu_backends \
                -isystem $(CUDA_HOME)/include $(PKG_CFLAGS) $(DEFS)
-  GPU_SRC_C := $(wildcard gpu_backends/*.c) src/core/gb.c src/core/dtype.c
+  GPU_SRC_C := $(wildcard gpu_backends/*.c) src/core/gb.c src/core/dtype.c src/core/precision.c src/core/rng.c
   GPU_SRC_CU := $(wildcard gpu_backends/*.cu)
   GPU_OBJ   := $(GPU_SRC_C:%.c=$(BUILD)/plugin/%.o) $(GPU_SRC_CU:%.cu=$(BUILD)/plugin/%.o)
   # nvcc drives the link: linker options go through -Xlinker (it rejects -Wl,).

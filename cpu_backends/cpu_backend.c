@@ -1,10 +1,12 @@
 /* cpu_backend.c — the CPU backend's registration: thread count, library
  * descriptions, and dispatch of each case to its op file. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <omp.h>
 #include <cblas.h>
 #include <fftw3.h>
@@ -14,10 +16,23 @@
 
 #include "cpu_backend.h"
 #include "openblas_core.h"
+#include "cpu_onednn.h"
 
 static int cpu_threads = 1;
 
 int gb_cpu_threads(void) { return cpu_threads; }
+
+const char *gb_cpu_cache_dir(char *buf, size_t len) {
+    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (cache && *cache) snprintf(buf, len, "%s/gpubench", cache);
+    else if (home && *home) snprintf(buf, len, "%s/.cache/gpubench", home);
+    else return NULL;
+    char parent[2048];
+    snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(buf, '/') - buf), buf);
+    mkdir(parent, 0755);
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return NULL;
+    return buf;
+}
 
 /* Each op's implementation, by op id (the table of ops, column cpu). */
 static const gb_op_impl *const impls[GB_OP_COUNT] = {
@@ -40,6 +55,8 @@ static int cpu_init(const gb_backend_options *opt, gb_err *why) {
     cpu_threads = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
     omp_set_num_threads(cpu_threads);
     openblas_set_num_threads(cpu_threads);
+    gb_cpu_set_gemm(opt->cpu_gemm);
+    gb_cpu_set_peak_dtypes(opt->peak_dtypes);
     return GB_OK;
 }
 
@@ -54,6 +71,10 @@ static void cpu_describe(cJSON *ctx) {
         cJSON_AddStringToObject(ob, "core_detected", gb_cpu_openblas_detected_core());
     cJSON_AddNumberToObject(ob, "threads", openblas_get_num_threads());
     cJSON_AddStringToObject(libs, "fftw", fftw_version);
+    cJSON *dn = cJSON_AddObjectToObject(libs, "onednn");
+    char dv[16];
+    cJSON_AddStringToObject(dn, "version", gb_onednn_version(dv, sizeof dv));
+    cJSON_AddStringToObject(dn, "isa", gb_onednn_isa_name());
     char gbv[64];
     snprintf(gbv, sizeof gbv, "%d.%d.%d", GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR,
              GxB_IMPLEMENTATION_SUB);

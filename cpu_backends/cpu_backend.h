@@ -11,6 +11,25 @@ const gb_op_impl *gb_cpu_op_impl(int op_id);
  * their library's thread count from this (OpenBLAS, FFTW, GraphBLAS, OpenMP). */
 int gb_cpu_threads(void);
 
+/* The folder where the CPU side keeps what it measured once (FFTW wisdom,
+ * the float32 GEMM library choice): $XDG_CACHE_HOME/gpubench, else
+ * ~/.cache/gpubench, created on first use; into buf, or NULL when there is
+ * neither variable or it cannot be made. */
+const char *gb_cpu_cache_dir(char *buf, size_t len);
+
+/* --cpu-gemm (gb_cpu_gemm_lib, backend.h), the library a GEMM in d runs on
+ * (float32's measured once per machine and build and kept), how it was
+ * chosen (for the results), and the kept file's line parsed
+ * (cpu_gemm_choice.c). */
+void gb_cpu_set_gemm(int lib);
+int gb_cpu_gemm_library(gb_dtype d);
+const char *gb_cpu_gemm_choice_reason(gb_dtype d);
+/* The same for one case: a float32 product under 512 in a dimension stays
+ * on OpenBLAS under auto. */
+int gb_cpu_gemm_library_for(const gb_case *c);
+const char *gb_cpu_gemm_choice_reason_for(const gb_case *c);
+int gb_cpu_gemm_parse_choice(const char *text, int *lib, double *openblas_gflops, double *onednn_gflops);
+
 /* What OpenBLAS detected by itself when gpubench chose another core (NULL
  * when not known: OPENBLAS_CORETYPE was set before gpubench started). */
 const char *gb_cpu_openblas_detected_core(void);
@@ -18,6 +37,9 @@ const char *gb_cpu_openblas_detected_core(void);
 /* Honest-numbers hooks (cpu_peak.c, cpu_flush.c, cpu_health.c): measured
  * ceilings, cold-cache flush, read-only health; sum of all last-level caches. */
 int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e);
+/* The reduced-precision dtypes whose GEMM ceilings gb_cpu_measure_peaks
+ * adds (gb_backend_options.peak_dtypes). */
+void gb_cpu_set_peak_dtypes(unsigned mask);
 void gb_cpu_flush_caches(void);
 void gb_cpu_health(cJSON *health);
 size_t gb_cpu_llc_bytes(void);

@@ -28,9 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <fftw3.h>
 #include "cpu_backend.h"
 #include "file_read.h"
@@ -74,14 +72,7 @@ static const char *wisdom_path(gb_dtype d, char *buf, size_t len) {
         return buf;
     }
     char dir[2048], host[256] = "host";
-    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (cache && *cache) snprintf(dir, sizeof dir, "%s/gpubench", cache);
-    else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache/gpubench", home);
-    else return NULL;
-    char parent[2048];
-    snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(dir, '/') - dir), dir);
-    mkdir(parent, 0755);
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) return NULL;
+    if (!gb_cpu_cache_dir(dir, sizeof dir)) return NULL;
     gethostname(host, sizeof host - 1);
     snprintf(buf, len, "%s/fftw-wisdom-%s-%dthreads%s", dir, host, gb_cpu_threads(), f32);
     return buf;

@@ -1,8 +1,12 @@
-/* cpu_matmul.c — C = A·B on the CPU through OpenBLAS cblas_sgemm/dgemm
- * (row-major, no transposes), and batched_matmul, `batch` such products.
+/* cpu_matmul.c — C = A·B on the CPU (row-major, no transposes), and
+ * batched_matmul, `batch` such products: float32 and float64 through
+ * OpenBLAS cblas_sgemm/dgemm, the reduced precisions (bfloat16, float16,
+ * int8) through oneDNN's matmul (cpu_onednn.c), which --cpu-gemm onednn
+ * also takes for float32. Which library: gb_cpu_gemm_library()
+ * (cpu_gemm_choice.c; float32 measured once per machine and build).
  *
- * matmul: one GEMM, threaded by OpenBLAS itself.
- * batched_matmul: OpenMP threads over the batch, each product one
+ * OpenBLAS matmul: one GEMM, threaded by OpenBLAS itself.
+ * OpenBLAS batched_matmul: OpenMP threads over the batch, each product one
  * single-threaded GEMM. Why not OpenBLAS's batch API: cblas_?gemm_batch
  * appeared in OpenBLAS 0.3.27; Debian 12 packages 0.3.21, whose cblas.h has
  * none. Why one thread inside each GEMM: a small product has too little work
@@ -18,6 +22,8 @@
 #include <cjson/cJSON.h>
 
 #include "cpu_backend.h"
+#include "cpu_onednn.h"
+#include "precision.h"
 #include "timer.h"
 
 typedef struct {
@@ -28,9 +34,17 @@ typedef struct {
     const void *A, *B;
     gb_arrays out; /* "C", owned here */
     int threads;
+    gb_onednn_mm *dnnl; /* non-NULL: oneDNN computes it */
+    const char *choice; /* how its library was chosen (extra.library_choice) */
 } mm_state;
 
 static int mm_supports(const gb_case *c, gb_err *why) {
+    if (c->dtype == GB_FLOAT8_E4M3)
+        return gb_errf(why, GB_SKIP, "no CPU library of this build has a float8 GEMM (OpenBLAS 0.3.21: none; "
+                                     "oneDNN %s: none)", gb_onednn_version((char[16]){0}, 16));
+    if (gb_cpu_gemm_library_for(c) == GB_CPU_GEMM_ONEDNN) return gb_onednn_matmul_supports(c, why);
+    if (c->dtype != GB_FLOAT32 && c->dtype != GB_FLOAT64)
+        return gb_errf(why, GB_SKIP, "OpenBLAS (--cpu-gemm openblas) has no %s GEMM", gb_dtype_name(c->dtype));
     /* OpenBLAS's CBLAS takes int dimensions (this build is LP64). */
     for (int i = 0; i < 3; i++)
         if (c->shape[i] > INT_MAX)
@@ -59,12 +73,21 @@ static int mm_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
     s->math = c->params.math;
     s->A = A->data;
     s->B = B->data;
-    gb_array *C = gb_arrays_add(&s->out, "C", el, b * m * n, e);
+    gb_array *C = gb_arrays_add(&s->out, "C", gb_gemm_out_elem(c->dtype), b * m * n, e);
     if (!C) {
         free(s);
         return GB_SKIP;
     }
     gb_array_poison(C); /* an element the library fails to write fails verification */
+    s->choice = gb_cpu_gemm_choice_reason_for(c);
+    if (gb_cpu_gemm_library_for(c) == GB_CPU_GEMM_ONEDNN) {
+        int st = gb_onednn_matmul_prepare(c, batch, A->data, B->data, C->data, &s->dnnl, e);
+        if (st != GB_OK) {
+            gb_arrays_free(&s->out);
+            free(s);
+            return st;
+        }
+    }
     s->threads = gb_cpu_threads();
     openblas_set_num_threads(s->threads);
     *state = s;
@@ -85,6 +108,7 @@ static void gemm_one(const mm_state *s, size_t i) {
 
 static int mm_run(void *state, int timing, double *seconds, gb_err *e) {
     mm_state *s = state;
+    if (s->dnnl) return gb_onednn_matmul_run(s->dnnl, seconds, e);
     if (!s->batch) {
         double t0 = gb_now();
         gemm_one(s, 0);
@@ -109,6 +133,15 @@ static int mm_fetch(void *state, gb_arrays *out, gb_err *e) {
 
 static void mm_annotate(void *state, cJSON *extra) {
     mm_state *s = state;
+    gb_gemm_types_annotate(extra, s->dtype);
+    if (s->dnnl) {
+        gb_onednn_matmul_annotate(s->dnnl, extra);
+        cJSON_AddStringToObject(extra, "library_choice", s->choice);
+        cJSON_AddNumberToObject(extra, "threads", s->threads);
+        return;
+    }
+    cJSON_AddStringToObject(extra, "library", "openblas");
+    cJSON_AddStringToObject(extra, "library_choice", s->choice);
     const char *routine = s->dtype == GB_FLOAT32 ? "cblas_sgemm" : "cblas_dgemm";
     if (s->batch) {
         char what[96];
@@ -127,6 +160,7 @@ static void mm_annotate(void *state, cJSON *extra) {
 static void mm_release(void *state) {
     mm_state *s = state;
     if (!s) return;
+    gb_onednn_matmul_release(s->dnnl);
     gb_arrays_free(&s->out);
     free(s);
 }

@@ -15,6 +15,8 @@
 #include <cjson/cJSON.h>
 
 #include "cpu_backend.h"
+#include "cpu_onednn.h"
+#include "precision.h"
 #include "rng.h"
 #include "timer.h"
 
@@ -159,6 +161,54 @@ static int measure_gemm(cJSON *peaks, gb_dtype dt, int start, int *n_out, gb_err
     return GB_OK;
 }
 
+static unsigned peak_dtypes;
+void gb_cpu_set_peak_dtypes(unsigned mask) { peak_dtypes = mask; }
+
+/* A reduced-precision GEMM ceiling: oneDNN's matmul (the library those
+ * dtypes run on), n grown by 1.5x from 1024 until a product takes 0.3 s,
+ * best of three there; the ceiling is the best rate of all sizes tried,
+ * since oneDNN's rate falls with n (issue #27: bfloat16 4.6 TFLOP/s at
+ * 1024, 4.0 at 8192 on the H100 host's Xeon), and a ceiling below what
+ * mid sizes reach would read as more than 100%. Under the dtype's key
+ * (gemm_bfloat16_gflops, ...; int8 counts 2mnk integer operations, as its
+ * results do). A dtype with no kernel here is left out. */
+static void measure_lowp_gemm(cJSON *peaks, gb_dtype dt) {
+    size_t avail = mem_available(), in = gb_dtype_size(dt), out = gb_elem_size(gb_gemm_out_elem(dt));
+    gb_case c = {.op_id = GB_OP_MATMUL, .dtype = dt, .rank = 3};
+    gb_err e = {{0}};
+    double top = 0;
+    for (int n = 1024;; n = (n * 3 / 2 + 63) / 64 * 64) {
+        size_t nn = (size_t)n * (size_t)n;
+        void *A = alloc64(nn * in), *B = alloc64(nn * in), *C = alloc64(nn * out);
+        gb_onednn_mm *mm = NULL;
+        c.shape[0] = c.shape[1] = c.shape[2] = n;
+        int ok = A && B && C && gb_onednn_matmul_supports(&c, &e) == GB_OK &&
+                 gb_onednn_matmul_prepare(&c, 0, A, B, C, &mm, &e) == GB_OK;
+        double best = 1e30, t = 0;
+        if (ok) {
+            gb_fill_rounded(gb_real_elem(dt), A, nn, 1, 1, -1, 1, gb_int8_range(n));
+            gb_fill_rounded(gb_real_elem(dt), B, nn, 1, 2, -1, 1, gb_int8_range(n));
+            ok = gb_onednn_matmul_run(mm, &t, &e) == GB_OK; /* the first call sets up */
+            if (ok) ok = gb_onednn_matmul_run(mm, &best, &e) == GB_OK;
+        }
+        int next = (n * 3 / 2 + 63) / 64 * 64, last = best >= 0.3 || n >= 16384 ||
+                                                     (avail && 3 * (size_t)next * next * out > avail / 4);
+        for (int rep = 0; ok && last && rep < 2; rep++) { /* the size: best of three */
+            ok = gb_onednn_matmul_run(mm, &t, &e) == GB_OK;
+            if (t < best) best = t;
+        }
+        gb_onednn_matmul_release(mm);
+        free(A), free(B), free(C);
+        if (!ok) return;
+        double rate = 2.0 * (double)n * nn / best * 1e-9;
+        if (rate > top) top = rate;
+        if (last) {
+            cJSON_AddNumberToObject(peaks, gb_dtype_gemm_peak(dt), top);
+            return;
+        }
+    }
+}
+
 int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e) {
     int threads = gb_cpu_threads();
     double start = gb_now();
@@ -170,6 +220,8 @@ int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e) {
     if (status != GB_OK) return status;
     status = measure_gemm(peaks, GB_FLOAT64, (n32 * 4 / 5 + 63) / 64 * 64, &n64, e);
     if (status != GB_OK) return status;
+    for (int d = 0; d < GB_DTYPE_COUNT; d++)
+        if ((peak_dtypes & (1u << d)) && d != GB_FLOAT32 && d != GB_FLOAT64) measure_lowp_gemm(peaks, (gb_dtype)d);
     cJSON_AddNumberToObject(peaks, "gemm_n", n32);
     cJSON_AddNumberToObject(peaks, "gemm_float64_n", n64);
     cJSON_AddNumberToObject(peaks, "threads", threads);

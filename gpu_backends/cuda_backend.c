@@ -109,6 +109,7 @@ static int cuda_init(const gb_backend_options *opt, gb_err *why) {
     int rt = 0, drv = 0, n = 0;
     memset(gb_cuda_devs, 0, sizeof gb_cuda_devs);
     gb_cuda_ndevs = 0;
+    gb_cuda_peak_dtypes = opt->peak_dtypes;
     gb_cuda_cur = &gb_cuda_devs[0];
     (void)cudaRuntimeGetVersion(&rt);
     (void)cudaDriverGetVersion(&drv);

@@ -581,6 +581,8 @@ int gb_cuda_fits(double bytes_needed, gb_err *why) {
 }
 
 cudaDataType gb_cuda_data_type(gb_dtype d) {
-    static const cudaDataType types[GB_DTYPE_COUNT] = {[GB_FLOAT32] = CUDA_R_32F, [GB_FLOAT64] = CUDA_R_64F};
+    static const cudaDataType types[GB_DTYPE_COUNT] = {
+        [GB_FLOAT32] = CUDA_R_32F, [GB_FLOAT64] = CUDA_R_64F, [GB_BFLOAT16] = CUDA_R_16BF,
+        [GB_FLOAT16] = CUDA_R_16F, [GB_FLOAT8_E4M3] = CUDA_R_8F_E4M3, [GB_INT8] = CUDA_R_8I};
     return (int)d >= 0 && (int)d < GB_DTYPE_COUNT ? types[d] : CUDA_R_64F;
 }

@@ -160,6 +160,9 @@ void gb_cuda_pinned_release_all(void);
 /* dst[i] = src[i] converted, float32 → float64 or float64 → float32, n
  * elements of device memory, enqueued on gb_cuda.stream (cuda_convert.cu). */
 int gb_cuda_convert(const void *src, gb_elem from, void *dst, gb_elem to, size_t n, gb_err *e);
+/* batch row-major rows×cols matrices of bytes (float8, int8) into their
+ * cols×rows transposes, on the backend's stream (cuda_convert.cu). */
+int gb_cuda_transpose_bytes(const void *src, void *dst, size_t rows, size_t cols, size_t batch, gb_err *e);
 
 /* Free device memory now, for the memory estimate in supports(). */
 int gb_cuda_fits(double bytes_needed, gb_err *why);
@@ -169,6 +172,9 @@ cudaDataType gb_cuda_data_type(gb_dtype d);
 
 /* Ceilings, health and cold-cache support (cuda_peak.c, cuda_health.c). */
 int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e);  /* d2d copy, GEMMs, H2D/D2H */
+/* The reduced-precision dtypes whose tensor-core GEMM ceilings
+ * gb_cuda_measure_peaks adds (gb_backend_options.peak_dtypes; cuda_peak.c). */
+extern unsigned gb_cuda_peak_dtypes;
 void gb_cuda_health(cJSON *health);                  /* clocks, throttle, ECC: read only */
 int gb_cuda_nvml_driver_version(char *buf, size_t len); /* nvmlSystemGetDriverVersion: 1, or 0 without NVML */
 void gb_cuda_flush_l2(void);                         /* write a buffer larger than L2 */

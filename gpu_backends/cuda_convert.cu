@@ -12,7 +12,32 @@ __global__ void __launch_bounds__(256) convert_kernel(const From *__restrict__ s
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) dst[i] = (To)src[i];
 }
 
+// Row-major rows×cols bytes → cols×rows, per matrix of a batch; 32×32
+// tiles through shared memory so both reads and writes are coalesced.
+__global__ void transpose_bytes_kernel(const unsigned char *__restrict__ src, unsigned char *__restrict__ dst,
+                                       size_t rows, size_t cols) {
+    __shared__ unsigned char tile[32][33];
+    const size_t off = (size_t)blockIdx.z * rows * cols;
+    size_t c = (size_t)blockIdx.x * 32 + threadIdx.x, r0 = (size_t)blockIdx.y * 32;
+    for (unsigned j = threadIdx.y; j < 32; j += blockDim.y)
+        if (r0 + j < rows && c < cols) tile[j][threadIdx.x] = src[off + (r0 + j) * cols + c];
+    __syncthreads();
+    size_t r = r0 + threadIdx.x, c0 = (size_t)blockIdx.x * 32;
+    for (unsigned j = threadIdx.y; j < 32; j += blockDim.y)
+        if (c0 + j < cols && r < rows) dst[off + (c0 + j) * rows + r] = tile[threadIdx.x][j];
+}
+
 } // namespace
+
+extern "C" int gb_cuda_transpose_bytes(const void *src, void *dst, size_t rows, size_t cols, size_t batch, gb_err *e) {
+    if (rows == 0 || cols == 0 || batch == 0) return GB_OK;
+    if (batch > 65535 || (rows + 31) / 32 > 65535)
+        return gb_errf(e, GB_SKIP, "transpose: %zu matrices of %zu rows exceed the grid", batch, rows);
+    dim3 grid((unsigned)((cols + 31) / 32), (unsigned)((rows + 31) / 32), (unsigned)batch), block(32, 8);
+    transpose_bytes_kernel<<<grid, block, 0, gb_cuda.stream>>>((const unsigned char *)src, (unsigned char *)dst, rows,
+                                                                cols);
+    return gb_cuda_check_launch("transpose_bytes_kernel", e);
+}
 
 extern "C" int gb_cuda_convert(const void *src, gb_elem from, void *dst, gb_elem to, size_t n, gb_err *e) {
     if (n == 0) return GB_OK;

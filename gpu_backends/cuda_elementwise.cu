@@ -8,7 +8,13 @@
 // Precise sinf/cosf (sin/cos for double) unless params.fast_math asks for
 // the __sinf/__cosf intrinsics; the file is built without --use_fast_math so
 // that "precise" means precise.
+// bfloat16 and float16: 8 elements per 16-byte access, each widened to
+// float, the expression in float32 with the precise sinf/cosf, rounded once
+// to the type (__float2bfloat16_rn / __float2half_rn), as PyTorch's CUDA
+// kernels compute a bfloat16 expression.
 #include <stdlib.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include "cuda_common.h"
 
@@ -22,6 +28,33 @@ template <bool FAST> __device__ __forceinline__ float f(float a, float b) {
 // No fast double intrinsics exist; supports() refuses fast_math for float64.
 template <bool FAST> __device__ __forceinline__ double f(double a, double b) {
     return a * b + sin(a) + cos(b);
+}
+
+__device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float widen(__half x) { return __half2float(x); }
+__device__ __forceinline__ void narrow(float x, __nv_bfloat16 *o) { *o = __float2bfloat16_rn(x); }
+__device__ __forceinline__ void narrow(float x, __half *o) { *o = __float2half_rn(x); }
+
+template <bool FAST> __device__ __forceinline__ __nv_bfloat16 f(__nv_bfloat16 a, __nv_bfloat16 b) {
+    __nv_bfloat16 o;
+    narrow(f<false>(widen(a), widen(b)), &o);
+    return o;
+}
+template <bool FAST> __device__ __forceinline__ __half f(__half a, __half b) {
+    __half o;
+    narrow(f<false>(widen(a), widen(b)), &o);
+    return o;
+}
+
+// Eight 2-byte elements: one 16-byte load or store.
+template <typename T> struct alignas(16) vec8 {
+    T v[8];
+};
+template <bool FAST, typename T> __device__ __forceinline__ vec8<T> fv(vec8<T> a, vec8<T> b) {
+    vec8<T> o;
+#pragma unroll
+    for (int j = 0; j < 8; j++) o.v[j] = f<FAST>(a.v[j], b.v[j]);
+    return o;
 }
 
 template <bool FAST> __device__ __forceinline__ float4 fv(float4 a, float4 b) {
@@ -72,6 +105,12 @@ void launch(const ew_state *s, size_t lo, size_t n, int blocks, cudaStream_t st)
             elementwise_kernel<float, float4, 4, true><<<grid, block, 0, st>>>(a, b, o, n);
         else
             elementwise_kernel<float, float4, 4, false><<<grid, block, 0, st>>>(a, b, o, n);
+    } else if (s->dtype == GB_BFLOAT16) {
+        elementwise_kernel<__nv_bfloat16, vec8<__nv_bfloat16>, 8, false><<<grid, block, 0, st>>>(
+            (const __nv_bfloat16 *)s->a + lo, (const __nv_bfloat16 *)s->b + lo, (__nv_bfloat16 *)s->out + lo, n);
+    } else if (s->dtype == GB_FLOAT16) {
+        elementwise_kernel<__half, vec8<__half>, 8, false><<<grid, block, 0, st>>>(
+            (const __half *)s->a + lo, (const __half *)s->b + lo, (__half *)s->out + lo, n);
     } else {
         elementwise_kernel<double, double2, 2, false><<<grid, block, 0, st>>>(
             (const double *)s->a + lo, (const double *)s->b + lo, (double *)s->out + lo, n);
@@ -82,8 +121,13 @@ const void *kernel_ptr(gb_dtype d, int fast) {
     if (d == GB_FLOAT32)
         return fast ? (const void *)elementwise_kernel<float, float4, 4, true>
                     : (const void *)elementwise_kernel<float, float4, 4, false>;
+    if (d == GB_BFLOAT16) return (const void *)elementwise_kernel<__nv_bfloat16, vec8<__nv_bfloat16>, 8, false>;
+    if (d == GB_FLOAT16) return (const void *)elementwise_kernel<__half, vec8<__half>, 8, false>;
     return (const void *)elementwise_kernel<double, double2, 2, false>;
 }
+
+// Elements per 16-byte vector access.
+size_t per_vector(gb_dtype d) { return 16 / gb_dtype_size(d); }
 
 int ew_supports(const gb_case *c, gb_err *why) {
     if (c->params.fast_math && c->dtype != GB_FLOAT32)
@@ -107,9 +151,11 @@ int ew_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
     s->dtype = c->dtype;
     s->fast = c->params.fast_math != 0;
     s->n = a->count;
-    s->kernel_name = s->dtype == GB_FLOAT32 ? (s->fast ? "elementwise_kernel<float4, __sinf/__cosf>"
-                                                       : "elementwise_kernel<float4, sinf/cosf>")
-                                            : "elementwise_kernel<double2, sin/cos>";
+    s->kernel_name = s->dtype == GB_FLOAT32    ? (s->fast ? "elementwise_kernel<float4, __sinf/__cosf>"
+                                                          : "elementwise_kernel<float4, sinf/cosf>")
+                     : s->dtype == GB_BFLOAT16 ? "elementwise_kernel<8 x bfloat16, float32 sinf/cosf>"
+                     : s->dtype == GB_FLOAT16  ? "elementwise_kernel<8 x half, float32 sinf/cosf>"
+                                               : "elementwise_kernel<double2, sin/cos>";
     status = gb_cuda_io_input(&s->io, a, &da, e);
     if (status != GB_OK) goto fail;
     status = gb_cuda_io_input(&s->io, b, &db, e);
@@ -123,7 +169,7 @@ int ew_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
     // Fewer when the array is small, so no block starts with nothing to do.
     CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_ptr(s->dtype, s->fast), kThreads, 0));
     if (per_sm < 1) per_sm = 1;
-    vectors = s->n / (s->dtype == GB_FLOAT32 ? 4 : 2) + 1;
+    vectors = s->n / per_vector(s->dtype) + 1;
     want = (vectors + kThreads - 1) / kThreads;
     s->blocks = gb_cuda.prop.multiProcessorCount * per_sm;
     if ((size_t)s->blocks > want) s->blocks = (int)want;

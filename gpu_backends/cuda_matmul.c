@@ -10,6 +10,8 @@
 #include <stdlib.h>
 
 #include "cuda_common.h"
+#include "cuda_matmul_lowp.h"
+#include "precision.h"
 
 typedef struct {
     gb_cuda_io io;
@@ -19,7 +21,10 @@ typedef struct {
     int tf32;
     const void *A, *B;
     void *C;
+    gb_cuda_lowp *lowp; /* bfloat16, float16, float8_e4m3, int8: cuBLASLt */
 } matmul_state;
+
+static int is_lowp(gb_dtype d) { return d != GB_FLOAT32 && d != GB_FLOAT64; }
 
 static int matmul_supports(const gb_case *c, gb_err *why) {
     if (c->params.math == GB_MATH_TF32 && c->dtype != GB_FLOAT32)
@@ -27,6 +32,7 @@ static int matmul_supports(const gb_case *c, gb_err *why) {
     for (int i = 0; i < 3; i++)
         if (c->shape[i] > INT_MAX)
             return gb_errf(why, GB_SKIP, "dimension %lld exceeds cuBLAS's 32-bit int", (long long)c->shape[i]);
+    if (is_lowp(c->dtype)) return gb_cuda_lowp_supports(c, why);
     double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2];
     double elem = gb_dtype_size(c->dtype), b = c->op_id == GB_OP_BATCHED_MATMUL ? c->params.batch : 1;
     /* A, B, C; cuBLAS's own workspace is inside gb_cuda_fits's headroom. */
@@ -53,12 +59,16 @@ static int matmul_prepare(const gb_case *c, const gb_arrays *in, void **state, g
     if (status != GB_OK) goto fail;
     status = gb_cuda_io_input(&s->io, B, &dB, e);
     if (status != GB_OK) goto fail;
-    status = gb_cuda_io_output(&s->io, "C", gb_real_elem(c->dtype),
+    status = gb_cuda_io_output(&s->io, "C", gb_gemm_out_elem(c->dtype),
                                (size_t)s->m * (size_t)s->n * (size_t)(s->batch ? s->batch : 1), &dC, e);
     if (status != GB_OK) goto fail;
     s->A = dA;
     s->B = dB;
     s->C = dC;
+    if (is_lowp(c->dtype)) {
+        status = gb_cuda_lowp_prepare(c, s->batch, dA, dB, dC, &s->lowp, e);
+        if (status != GB_OK) goto fail;
+    }
     *state = s;
     return GB_OK;
 fail:
@@ -70,6 +80,7 @@ fail:
 static int matmul_issue(void *state, gb_err *e) {
     matmul_state *s = state;
     int status = GB_OK;
+    if (s->lowp) return gb_cuda_lowp_issue(s->lowp, e);
     if (s->batch) {
         /* Product i: C_iᵀ = B_iᵀ·A_iᵀ, the same trick per product. */
         long long sa = (long long)s->m * s->k, sb = (long long)s->k * s->n, sc = (long long)s->m * s->n;
@@ -114,6 +125,12 @@ static int matmul_fetch(void *state, gb_arrays *out, gb_err *e) {
 
 static void matmul_annotate(void *state, cJSON *extra) {
     matmul_state *s = state;
+    gb_gemm_types_annotate(extra, s->dtype);
+    if (s->lowp) {
+        gb_cuda_lowp_annotate(s->lowp, extra);
+        cJSON_AddStringToObject(extra, "layout", "row-major as C^T = B^T A^T column-major");
+        return;
+    }
     if (s->batch)
         cJSON_AddStringToObject(extra, "routine",
                                 s->dtype == GB_FLOAT32 ? "cublasSgemmStridedBatched" : "cublasDgemmStridedBatched");
@@ -126,6 +143,7 @@ static void matmul_annotate(void *state, cJSON *extra) {
 static void matmul_release(void *state) {
     matmul_state *s = state;
     if (!s) return;
+    gb_cuda_lowp_release(s->lowp);
     gb_cuda_io_free(&s->io);
     free(s);
 }

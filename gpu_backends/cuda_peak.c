@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cuda_common.h"
+#include "cuda_matmul_lowp.h"
 #include "timer.h"
 
 enum { MAX_REPS = 10 };
@@ -361,6 +362,40 @@ fail:
     return status;
 }
 
+unsigned gb_cuda_peak_dtypes;
+
+static int issue_lowp(void *arg, gb_err *e) { return gb_cuda_lowp_issue(arg, e); }
+
+/* The tensor-core GEMM ceiling of a reduced-precision dtype the run uses:
+ * the matmul op's own cuBLASLt path (cuda_matmul_lowp.c) on n×n operands,
+ * n as the float32 ceiling's (8192 where it fits). Inputs are the byte 0x3C
+ * everywhere: finite and non-zero in every one of these types (bfloat16
+ * 0.0115, float16 1.06, E4M3 1.5, int8 60, whose k·60² fits int32 to
+ * k = 596,523). Best effort: a dtype with no kernel here (float8 before
+ * sm_89) or any failure leaves its key out, the run goes on. */
+static void peak_lowp_gemm(cJSON *peaks, gb_dtype dt, int n) {
+    gb_err e = {{0}};
+    size_t nn = (size_t)n * (size_t)n, in = gb_dtype_size(dt), out = gb_elem_size(gb_gemm_out_elem(dt));
+    void *a = NULL, *b = NULL, *c = NULL;
+    gb_cuda_lowp *s = NULL;
+    gb_case cs = {.op_id = GB_OP_MATMUL, .dtype = dt, .shape = {n, n, n}, .rank = 3};
+    double t = 0;
+    if (gb_cuda_lowp_supports(&cs, &e) == GB_OK && cudaMalloc(&a, nn * in) == cudaSuccess &&
+        cudaMalloc(&b, nn * in) == cudaSuccess && cudaMalloc(&c, nn * out) == cudaSuccess &&
+        cudaMemsetAsync(a, 0x3C, nn * in, gb_cuda.stream) == cudaSuccess &&
+        cudaMemsetAsync(b, 0x3C, nn * in, gb_cuda.stream) == cudaSuccess &&
+        gb_cuda_lowp_prepare(&cs, 0, a, b, c, &s, &e) == GB_OK) {
+        measurable m = {issue_lowp, s, 0};
+        if (measure(&m, &t, &e) == GB_OK && t > 0)
+            cJSON_AddNumberToObject(peaks, gb_dtype_gemm_peak(dt), 2.0 * (double)nn * n / t * 1e-9);
+    }
+    gb_cuda_lowp_release(s);
+    if (a) (void)cudaFree(a);
+    if (b) (void)cudaFree(b);
+    if (c) (void)cudaFree(c);
+    (void)cudaGetLastError(); /* a refused allocation is not the next call's error */
+}
+
 int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e) {
     resources r = {0};
     double start = gb_now();
@@ -369,6 +404,10 @@ int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e) {
     fill_tile(r.tile, TILE_BYTES, 0);
     if ((status = peak_d2d(peaks, &r, e)) != GB_OK) goto fail;
     if ((status = peak_gemm(peaks, &r, e)) != GB_OK) goto fail;
+    const cJSON *gn = cJSON_GetObjectItemCaseSensitive(peaks, "gemm_n");
+    for (int d = 0; d < GB_DTYPE_COUNT && cJSON_IsNumber(gn); d++)
+        if ((gb_cuda_peak_dtypes & (1u << d)) && d != GB_FLOAT32 && d != GB_FLOAT64)
+            peak_lowp_gemm(peaks, (gb_dtype)d, (int)gn->valuedouble);
     fill_tile(r.tile, TILE_BYTES, 0);
     if ((status = peak_transfers(peaks, &r, e)) != GB_OK) goto fail;
     cJSON_AddNumberToObject(peaks, "measure_s", gb_now() - start);

@@ -26,6 +26,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "cuda_common.h"
 
 namespace {
@@ -93,6 +96,16 @@ __device__ __forceinline__ void add_vec(double &s1, double &s2, double2 v, doubl
     add(s1, s2, v.y, k);
 }
 
+// bfloat16 and float16: eight per 16-byte load, each widened exactly to
+// double and accumulated as float64 data is.
+template <typename T> struct alignas(16) vec8 {
+    T v[8];
+};
+template <typename T> __device__ __forceinline__ void add_vec(double &s1, double &s2, vec8<T> v, double k) {
+#pragma unroll
+    for (int j = 0; j < 8; j++) add(s1, s2, (double)(float)v.v[j], k);
+}
+
 // Pass 1: each block writes the (count, mean, M2) of the elements it visits.
 template <typename T, typename V, int W>
 __global__ void __launch_bounds__(256) moments_kernel(const T *__restrict__ x, size_t n,
@@ -103,14 +116,14 @@ __global__ void __launch_bounds__(256) moments_kernel(const T *__restrict__ x, s
     const V *xv = reinterpret_cast<const V *>(x);
     // The first element this thread visits (vector part first, then tail).
     size_t first = tid < nv ? tid * W : nv * W + tid;
-    double k = first < n ? (double)x[first] : 0.0;
+    double k = first < n ? (double)(float)x[first] : 0.0;
     double s1 = 0, s2 = 0, cnt = 0;
     for (size_t i = tid; i < nv; i += stride) {
         add_vec(s1, s2, xv[i], k);
         cnt += W;
     }
     for (size_t i = nv * W + tid; i < n; i += stride) {
-        add(s1, s2, (double)x[i], k);
+        add(s1, s2, (double)(float)x[i], k);
         cnt += 1;
     }
     moments v = {0, 0, 0};
@@ -155,6 +168,8 @@ struct red_state {
 };
 
 const void *kernel_ptr(gb_dtype d) {
+    if (d == GB_BFLOAT16) return (const void *)moments_kernel<__nv_bfloat16, vec8<__nv_bfloat16>, 8>;
+    if (d == GB_FLOAT16) return (const void *)moments_kernel<__half, vec8<__half>, 8>;
     return d == GB_FLOAT32 ? (const void *)moments_kernel<float, float4, 4>
                            : (const void *)moments_kernel<double, double2, 2>;
 }
@@ -186,7 +201,7 @@ int red_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) 
     s->stats = (double *)dstats;
     CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_ptr(s->dtype), kThreads, 0));
     if (per_sm < 1) per_sm = 1;
-    want = (s->n / (s->dtype == GB_FLOAT32 ? 4 : 2) + 1 + kThreads - 1) / kThreads;
+    want = (s->n / (16 / gb_dtype_size(s->dtype)) + 1 + kThreads - 1) / kThreads;
     s->blocks = gb_cuda.prop.multiProcessorCount * per_sm;
     if ((size_t)s->blocks > want) s->blocks = (int)want;
     if (s->blocks < 1) s->blocks = 1;
@@ -211,6 +226,11 @@ fail:
 void launch_moments(const red_state *s, size_t lo, size_t n, int blocks, moments *partial, cudaStream_t st) {
     if (s->dtype == GB_FLOAT32)
         moments_kernel<float, float4, 4><<<blocks, kThreads, 0, st>>>((const float *)s->x + lo, n, partial);
+    else if (s->dtype == GB_BFLOAT16)
+        moments_kernel<__nv_bfloat16, vec8<__nv_bfloat16>, 8>
+            <<<blocks, kThreads, 0, st>>>((const __nv_bfloat16 *)s->x + lo, n, partial);
+    else if (s->dtype == GB_FLOAT16)
+        moments_kernel<__half, vec8<__half>, 8><<<blocks, kThreads, 0, st>>>((const __half *)s->x + lo, n, partial);
     else
         moments_kernel<double, double2, 2><<<blocks, kThreads, 0, st>>>((const double *)s->x + lo, n, partial);
 }
@@ -269,8 +289,12 @@ int red_fetch(void *state, gb_arrays *out, gb_err *e) {
 
 void red_annotate(void *state, cJSON *extra) {
     red_state *s = (red_state *)state;
-    cJSON_AddStringToObject(extra, "kernel", s->dtype == GB_FLOAT32 ? "moments_kernel<float4> + finish_kernel"
-                                                                    : "moments_kernel<double2> + finish_kernel");
+    cJSON_AddStringToObject(extra, "kernel", s->dtype == GB_FLOAT32    ? "moments_kernel<float4> + finish_kernel"
+                                             : s->dtype == GB_FLOAT64  ? "moments_kernel<double2> + finish_kernel"
+                                             : s->dtype == GB_BFLOAT16 ? "moments_kernel<8 x bfloat16> + finish_kernel"
+                                                                       : "moments_kernel<8 x half> + finish_kernel");
+    if (s->dtype == GB_BFLOAT16 || s->dtype == GB_FLOAT16)
+        cJSON_AddStringToObject(extra, "accumulate", "float64 (inputs widened exactly)");
     cJSON_AddStringToObject(extra, "accumulator", "float64 shifted sums, Chan merge");
     cJSON_AddNumberToObject(extra, "grid_blocks", s->blocks);
     cJSON_AddNumberToObject(extra, "block_threads", kThreads);

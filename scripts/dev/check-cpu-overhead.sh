@@ -86,7 +86,7 @@ for c in "${cases[@]}"; do
 JSON
     res=$tmp/$op-$dtype-results.json
     # shellcheck disable=SC2086
-    if ! "$gpubench" run "$suite" --out "$res" --backend cpu --no-peak --quiet ${GPUBENCH_RUN_FLAGS:-} >"$tmp/log" 2>&1; then
+    if ! "$gpubench" run "$suite" --out "$res" --backend cpu --no-peak --quiet --cpu-gemm openblas ${GPUBENCH_RUN_FLAGS:-} >"$tmp/log" 2>&1; then
         echo "check-cpu-overhead: gpubench run failed for $op $dtype $size:" >&2
         tail -n 20 "$tmp/log" >&2
         status=1

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install the Debian/Ubuntu packages gpubench needs, by what they are for:
 #   scripts/dev/install-deps.sh --run    building and running gpubench (make run):
-#                                        compiler, CPU libraries, cJSON, Python + matplotlib (plots)
+#                                        compiler, CPU libraries (oneDNN: the CPU's bfloat16/int8
+#                                        GEMM), cJSON, Python + matplotlib (plots)
 #   scripts/dev/install-deps.sh --test   that and what the tests need (make test): python3-scipy
 #                                        for scripts/cpu-peer-check.py's test, slurm-wlm and munge
 #                                        for the test that starts a one-node SLURM
@@ -18,7 +19,7 @@
 set -eu
 
 RUN_PACKAGES="build-essential pkg-config libopenblas-dev liblapacke-dev libfftw3-dev \
-libsuitesparse-dev libgraphblas-dev libcjson-dev libsqlite3-dev python3 python3-matplotlib"
+libsuitesparse-dev libgraphblas-dev libdnnl-dev libcjson-dev libsqlite3-dev python3 python3-matplotlib"
 TEST_PACKAGES="python3-scipy slurm-wlm munge"
 DEV_PACKAGES="clang libclang-rt-14-dev valgrind xz-utils patchelf"
 

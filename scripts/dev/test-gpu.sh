@@ -94,6 +94,11 @@ for c in doc.get("cases", []):
             ran += 1
         elif st == "skipped" and ("needs at least 2 GPUs" in reason or "but this run has" in reason):
             print("test-gpu [%s]: not run here, too few devices: %s [cuda %s]: %s" % (label, name, r.get("timing"), reason))
+        elif st == "skipped" and c.get("dtype") in ("float8_e4m3", "int8") and (
+                "cuBLASLt has no" in reason or "float8 GEMM needs compute capability" in reason):
+            # the reduced precisions: a shape cuBLASLt's float8/int8 kernels
+            # refuse (tiny or misaligned), or float8 before sm_89 — listed, not a failure
+            print("test-gpu [%s]: no kernel for it here: %s [cuda %s]: %s" % (label, name, r.get("timing"), reason))
         else:
             v = r.get("verification") or {}
             bad.append("%s [cuda %s]: %s%s%s" % (

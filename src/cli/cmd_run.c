@@ -37,7 +37,8 @@ static void run_usage(FILE *out) {
         "--sizes make a one-off suite (validated as a file would be).\n\n"
         "What runs:\n"
         "  --op LIST           only these ops (e.g. matmul,fft)\n"
-        "  --dtype LIST        only these dtypes: float32,float64\n"
+        "  --dtype LIST        only these dtypes: float32,float64,bfloat16,float16,float8_e4m3,int8\n"
+        "                      (a suite naming no dtypes runs float32 and float64)\n"
         "  --sizes LIST        replace every benchmark's sizes: n or shapes, e.g. 1024,4096,10000x1000\n"
         "  --filter REGEX      only cases whose name matches (POSIX extended regex, anywhere in the\n"
         "                      name op/dtype/shape/params, e.g. matmul/float32/4096x4096x4096/math=tf32)\n"
@@ -59,6 +60,8 @@ static void run_usage(FILE *out) {
         "  --format FMT        stdout table format: table (default), md, csv\n"
         "  --wide              table: every column (by default the summary keeps to 100 columns)\n"
         "  --threads N         CPU threads (default: all %d logical CPUs)\n"
+        "  --cpu-gemm LIB      CPU GEMM library: auto (OpenBLAS for float32/float64, oneDNN for\n"
+        "                      bfloat16/float16/int8), openblas or onednn (every dtype it has)\n"
         "  --device N          CUDA device ordinal (default 0)\n"
         "  --devices LIST      measure the GPU side on each of these devices in turn: all, or\n"
         "                      ordinals such as 0,2,3 (default: --device); multi-GPU ops use them\n"
@@ -264,6 +267,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         {"sizes", required_argument, 0, 'S'},   {"max-time", required_argument, 0, 'M'},
         {"min-time", required_argument, 0, 'm'}, {"warmup", required_argument, 0, 'W'},
         {"filter", required_argument, 0, 'F'}, {"list", no_argument, 0, 'L'},
+        {"cpu-gemm", required_argument, 0, 'G'},
         {"case", required_argument, 0, 'N'},
         {"force", no_argument, 0, 'Y'},
         {"history", optional_argument, 0, 'H'},
@@ -340,6 +344,15 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
                 return GB_EXIT_USAGE;
             }
             bopt.cache_cold = strcmp(optarg, "cold") == 0;
+            break;
+        case 'G':
+            if (!strcmp(optarg, "auto")) bopt.cpu_gemm = GB_CPU_GEMM_AUTO;
+            else if (!strcmp(optarg, "openblas")) bopt.cpu_gemm = GB_CPU_GEMM_OPENBLAS;
+            else if (!strcmp(optarg, "onednn")) bopt.cpu_gemm = GB_CPU_GEMM_ONEDNN;
+            else {
+                fprintf(stderr, "gpubench run: --cpu-gemm: expected auto, openblas or onednn, got \"%s\"\n", optarg);
+                return GB_EXIT_USAGE;
+            }
             break;
         case 'S': filter.sizes = optarg; break;
         case 'M':
@@ -435,6 +448,9 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         return GB_EXIT_USAGE;
     }
 
+    for (size_t i = 0; i < suite.count; i++) /* the ceilings the plan's GEMMs are held to */
+        if (suite.items[i].c.op_id == GB_OP_MATMUL || suite.items[i].c.op_id == GB_OP_BATCHED_MATMUL)
+            bopt.peak_dtypes |= 1u << suite.items[i].c.dtype;
     gb_backend_set set;
     if (gb_backends_init(&set, backends, &bopt, &e) != GB_OK) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);

@@ -16,12 +16,21 @@
 #include <stddef.h>
 
 /* The dtypes, in the order of gb_dtypes[] (and of results' "dtype" names). */
-typedef enum { GB_FLOAT32 = 0, GB_FLOAT64 = 1, GB_DTYPE_COUNT } gb_dtype;
+typedef enum {
+    GB_FLOAT32 = 0, GB_FLOAT64 = 1,
+    /* the reduced precisions of issue #27: GEMM (and bfloat16/float16
+     * elementwise and reduction) only; not run by a suite naming no dtypes */
+    GB_BFLOAT16 = 2, GB_FLOAT16 = 3, GB_FLOAT8_E4M3 = 4, GB_INT8 = 5,
+    GB_DTYPE_COUNT
+} gb_dtype;
 
 /* Element types of arrays handed between driver and backends. Complex types
  * are interleaved (re, im) pairs, the layout of fftw_complex and cuComplex. */
 typedef enum {
-    GB_E_F32, GB_E_F64, GB_E_C64, GB_E_C128, GB_E_I32, GB_E_I64
+    GB_E_F32, GB_E_F64, GB_E_C64, GB_E_C128, GB_E_I32, GB_E_I64,
+    /* stored as their bits (precision.h converts): uint16_t, uint16_t,
+     * uint8_t; int8 as int8_t */
+    GB_E_BF16, GB_E_F16, GB_E_F8E4M3, GB_E_I8
 } gb_elem;
 
 typedef struct {
@@ -32,9 +41,18 @@ typedef struct {
      * included); every op's tolerance is a multiple of it. 0 for integers,
      * which are checked exactly. */
     double unit_roundoff;
-    /* The dtype sums and products are carried in by the libraries (float32
-     * for float32; float32 for bfloat16, int32 for int8). */
-    gb_dtype accumulate;
+    /* The type sums and products are carried in by the libraries, as
+     * results name it ("float32" for float32 and bfloat16, "int32" for int8),
+     * and its unit roundoff (0: exact). float8's is 2^-14, not float32's:
+     * Hopper's FP8 tensor cores keep about 14 bits in their partial sums
+     * (DeepSeek-V3 report, §3.3.2) before cuBLASLt promotes them to FP32. */
+    const char *accumulate;
+    double accumulate_roundoff;
+    /* A GEMM of this dtype: its output's element type (the input's for
+     * bfloat16 and float16, as PyTorch; float32 for float8; int32 for int8)
+     * and that type's name. */
+    gb_elem gemm_out;
+    const char *gemm_out_name;
     gb_elem elem;           /* host array element type of a real array of it */
     gb_elem complex_elem;   /* its complex twin (FFT outputs); elem where there is none */
     const char *c_type;     /* the C type arrays of it are stored as: "float", "double" */
@@ -64,6 +82,12 @@ gb_elem gb_real_elem(gb_dtype d);
 gb_elem gb_complex_elem(gb_dtype d);
 /* Its GEMM ceiling's key in peaks (NULL: none, or d is not a dtype). */
 const char *gb_dtype_gemm_peak(gb_dtype d);
+/* Element type and unit roundoff of a GEMM's output in d (0: exact). */
+gb_elem gb_gemm_out_elem(gb_dtype d);
+double gb_gemm_out_roundoff(gb_dtype d);
+/* Bits of the dtypes every op computes (float32, float64): an op's
+ * gb_op.dtypes is this unless it has reduced-precision paths. */
+#define GB_DTYPES_CLASSIC (1u << GB_FLOAT32 | 1u << GB_FLOAT64)
 /* Bit d set for every dtype a suite runs when it names none. */
 unsigned gb_dtype_default_mask(void);
 /* The names, ", "-separated in table order ("float32, float64"), into buf,

@@ -36,6 +36,8 @@ size_t gb_elem_size(gb_elem e) {
     case GB_E_C128: return 16;
     case GB_E_I32: return 4;
     case GB_E_I64: return 8;
+    case GB_E_BF16: case GB_E_F16: return 2;
+    case GB_E_F8E4M3: case GB_E_I8: return 1;
     }
     return 0;
 }
@@ -128,6 +130,15 @@ void gb_array_poison(gb_array *a) {
     }
     case GB_E_I32: memset(a->data, 0xff, n * 4); break;
     case GB_E_I64: memset(a->data, 0xff, n * 8); break;
+    /* NaN bit patterns (precision.h): 0x7FC0 is bfloat16's quiet NaN,
+     * 0x7E00 binary16's, 0x7F E4M3's */
+    case GB_E_BF16: case GB_E_F16: {
+        uint16_t *h = a->data, nan = a->elem == GB_E_BF16 ? 0x7FC0u : 0x7E00u;
+        for (size_t i = 0; i < n; i++) h[i] = nan;
+        break;
+    }
+    case GB_E_F8E4M3: memset(a->data, 0x7f, n); break;
+    case GB_E_I8: memset(a->data, 0xff, n); break;
     }
 }
 

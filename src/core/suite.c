@@ -325,6 +325,12 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
     if (dv) {
         snprintf(w, sizeof w, "%s.dtypes", where);
         if (read_dtypes(s, dv, w, &dtypes, e)) return GB_FAIL;
+    } else if (!s->dtypes_named && f && f->dtypes) {
+        /* Neither the benchmark nor the defaults name dtypes: --dtype says
+         * which to run, so `--dtype bfloat16` reaches the dtypes no suite
+         * runs unasked (the reduced precisions). A suite that names its
+         * dtypes is only narrowed by --dtype. */
+        dtypes = (1u << GB_DTYPE_COUNT) - 1;
     }
 
     gb_params params;
@@ -602,6 +608,7 @@ static int suite_from_doc(cJSON *doc, const char *path, const gb_suite_filter *f
         if (read_budget_keys(s, defs, "defaults", &s->defaults, e)) goto out;
         const cJSON *dv = cJSON_GetObjectItemCaseSensitive(defs, "dtypes");
         if (dv && read_dtypes(s, dv, "defaults.dtypes", &s->dtypes, e)) goto out;
+        s->dtypes_named = dv != NULL;
         const cJSON *sv = cJSON_GetObjectItemCaseSensitive(defs, "seed");
         double d;
         if (sv) {

@@ -48,6 +48,7 @@ typedef struct {
     uint64_t seed;
     int rounds;         /* passes over the whole plan (runner.h); "defaults.rounds" */
     unsigned dtypes;    /* default dtype mask: bit d for each gb_dtype d */
+    int dtypes_named;   /* 1: "defaults.dtypes" was given (else dtypes is the table's default) */
     cJSON *doc;         /* the parsed file, kept for the results' "suite" */
     gb_plan_item *items;
     size_t count;

@@ -96,6 +96,10 @@ typedef struct gb_op {
      * same inputs, already verified against the op's own check. */
     void (*verify)(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
                    const gb_arrays *ref, gb_verdict *v);
+    /* Bits (1 << gb_dtype) of the dtypes it computes; 0 means
+     * GB_DTYPES_CLASSIC (float32, float64). A case in another dtype is
+     * recorded as skipped on every backend, with the reason, not run. */
+    unsigned dtypes;
     /* 1: one repetition spreads over several devices of a backend (the
      * multi-GPU library routines, param "gpus"): the runner visits it once
      * per backend, not once per device of --devices. */
@@ -117,6 +121,9 @@ const gb_op *gb_op_find(const char *name);
 char *gb_op_list(char *buf, size_t len);
 
 /* Shared helpers for ops (src/ops/op_common.c). */
+/* GB_OK when op computes dtype d; GB_SKIP with the reason ("fft has no
+ * bfloat16 path: ...") otherwise. */
+int gb_op_computes(const gb_op *op, gb_dtype d, gb_err *why);
 /* The defaults of every param, in one place: math default, fast_math off,
  * fft r2c planned with FFTW_MEASURE, nrhs 1, density 0.01, svd auto, transfer
  * h2d from pinned memory, batch 1000, stencil 100 sweeps with a norm each,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "op.h"
+#include "precision.h"
 
 /* A JSON number that is a positive integer that fits comfortably in memory
  * sizes; otherwise the reason. */
@@ -63,6 +64,7 @@ static void element(const gb_array *a, size_t i, double *re, double *im) {
     case GB_E_C128: *re = ((const double *)a->data)[2 * i]; *im = ((const double *)a->data)[2 * i + 1]; break;
     case GB_E_I32: *re = ((const int32_t *)a->data)[i]; *im = 0; break;
     case GB_E_I64: *re = (double)((const int64_t *)a->data)[i]; *im = 0; break;
+    case GB_E_BF16: case GB_E_F16: case GB_E_F8E4M3: case GB_E_I8: *re = gb_elem_value(a->elem, a->data, i); break;
     }
 }
 
@@ -108,6 +110,16 @@ double gb_max_rel_err(const gb_array *out, const gb_array *ref, size_t *worst_in
     return worst / scale;
 }
 
+
+int gb_op_computes(const gb_op *op, gb_dtype d, gb_err *why) {
+    unsigned mask = op->dtypes ? op->dtypes : GB_DTYPES_CLASSIC;
+    if (mask & (1u << d)) return GB_OK;
+    char have[128] = "";
+    size_t at = 0;
+    for (int t = 0; t < GB_DTYPE_COUNT && at < sizeof have; t++)
+        if (mask & (1u << t)) at += (size_t)snprintf(have + at, sizeof have - at, "%s%s", at ? ", " : "", gb_dtype_name((gb_dtype)t));
+    return gb_errf(why, GB_SKIP, "%s has no %s path (its libraries compute %s)", op->name, gb_dtype_name(d), have);
+}
 
 void gb_params_default(gb_params *p) {
     p->math = GB_MATH_DEFAULT;

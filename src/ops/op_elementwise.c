@@ -17,6 +17,7 @@
 #include <string.h>
 #include "op.h"
 #include "rng.h"
+#include "precision.h"
 
 enum { STREAM_A = 1, STREAM_B = 2 };
 
@@ -52,8 +53,13 @@ static int make_inputs(const gb_case *c, gb_arrays *in, gb_err *e) {
     gb_array *b = gb_arrays_add(in, "b", gb_real_elem(c->dtype), N, e);
     if (!b) return GB_SKIP;
     /* [-4, 4): more than a period of sin/cos, both signs, so range reduction
-     * and every quadrant are exercised; a·b stays O(10). */
-    if (c->dtype == GB_FLOAT32) {
+     * and every quadrant are exercised; a·b stays O(10). bfloat16 and
+     * float16: the float64 draws rounded to the type, the same bits for
+     * every backend. */
+    if (c->dtype != GB_FLOAT32 && c->dtype != GB_FLOAT64) {
+        gb_fill_rounded(a->elem, a->data, N, c->seed, STREAM_A, -4.0, 4.0, 0);
+        gb_fill_rounded(b->elem, b->data, N, c->seed, STREAM_B, -4.0, 4.0, 0);
+    } else if (c->dtype == GB_FLOAT32) {
         gb_rng_fill_f32(a->data, N, c->seed, STREAM_A, -4.0, 4.0);
         gb_rng_fill_f32(b->data, N, c->seed, STREAM_B, -4.0, 4.0);
     } else {
@@ -73,6 +79,10 @@ static int make_inputs(const gb_case *c, gb_arrays *in, gb_err *e) {
  * 2^-21.41 on [-π, π] and grow slowly beyond; on [-4, 4) two of them stay
  * well under 2^-19, and 2^-16 ≈ 1.5e-5 leaves 8x. */
 static double own_tolerance(const gb_case *c) {
+    /* bfloat16 and float16 are computed in float32 from their (exactly
+     * converted) inputs and the result rounded once to the type: the float32
+     * bound above plus u_out·|out| <= u_out·S, doubled for margin. */
+    if (c->dtype != GB_FLOAT32 && c->dtype != GB_FLOAT64) return 2.0 * gb_eps(c->dtype) + 32.0 * gb_eps(GB_FLOAT32);
     double tol = 32.0 * gb_eps(c->dtype);
     if (c->dtype == GB_FLOAT32 && c->params.fast_math) tol += 0x1.0p-16;
     return tol;
@@ -88,21 +98,27 @@ typedef struct {
 static worst_at scaled_err(const gb_case *c, const gb_array *a, const gb_array *b,
                            const gb_array *out, const gb_array *ref) {
     size_t N = out->count;
-    int f32 = c->dtype == GB_FLOAT32;
+    int f32 = c->dtype == GB_FLOAT32, wide = f32 || c->dtype == GB_FLOAT64;
     worst_at w = {0, 0};
 #pragma omp parallel
     {
         worst_at mine = {0, 0};
 #pragma omp for schedule(static)
         for (size_t i = 0; i < N; i++) {
-            double ai = f32 ? ((const float *)a->data)[i] : ((const double *)a->data)[i];
-            double bi = f32 ? ((const float *)b->data)[i] : ((const double *)b->data)[i];
-            double oi = f32 ? ((const float *)out->data)[i] : ((const double *)out->data)[i];
+            double ai, bi, oi, x = 0;
+            if (wide) { /* the float32/float64 loads as they were, for speed */
+                ai = f32 ? ((const float *)a->data)[i] : ((const double *)a->data)[i];
+                bi = f32 ? ((const float *)b->data)[i] : ((const double *)b->data)[i];
+                oi = f32 ? ((const float *)out->data)[i] : ((const double *)out->data)[i];
+                if (ref) x = f32 ? ((const float *)ref->data)[i] : ((const double *)ref->data)[i];
+            } else {
+                ai = gb_elem_value(a->elem, a->data, i);
+                bi = gb_elem_value(b->elem, b->data, i);
+                oi = gb_elem_value(out->elem, out->data, i);
+                if (ref) x = gb_elem_value(ref->elem, ref->data, i);
+            }
             double sa = sin(ai), cb = cos(bi);
-            double x;
-            if (ref)
-                x = f32 ? ((const float *)ref->data)[i] : ((const double *)ref->data)[i];
-            else
+            if (!ref)
                 x = ai * bi + sa + cb;
             double s = fabs(ai * bi) + fabs(sa) + fabs(cb);
             double r = fabs(oi - x) / (s > 1 ? s : 1);
@@ -158,6 +174,7 @@ static void verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
 const gb_op gb_op_elementwise = {
     .id = GB_OP_ELEMENTWISE,
     .name = "elementwise",
+    .dtypes = GB_DTYPES_CLASSIC | 1u << GB_BFLOAT16 | 1u << GB_FLOAT16,
     .summary = "out = a*b + sin(a) + cos(b), one fused pass (size n = n×n elements or [rows,cols]); judged in GB/s",
     .rate_kind = "bytes",
     .params = params,

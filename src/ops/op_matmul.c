@@ -24,6 +24,7 @@
 #include <string.h>
 #include "op.h"
 #include "rng.h"
+#include "matmul_lowp.h"
 
 /* Input streams: one per array so A and B are independent; Freivalds
  * vectors use streams of their own. */
@@ -54,17 +55,19 @@ static int parse_size(const cJSON *size, gb_case *c, gb_err *e) {
 static void count(gb_case *c) {
     double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2], b = (double)batch_of(c);
     c->flops = 2.0 * m * n * k * b;
-    c->bytes = gb_dtype_bytes(c->dtype) * b * (m * k + k * n + m * n); /* read A and B once, write C once */
+    /* read A and B once, write C once (int8's C is int32, float8's float32) */
+    c->bytes = b * (gb_dtype_bytes(c->dtype) * (m * k + k * n) + (double)gb_elem_size(gb_gemm_out_elem(c->dtype)) * m * n);
 }
 
 static double host_bytes(const gb_case *c) {
     double m = (double)c->shape[0], k = (double)c->shape[1], n = (double)c->shape[2], b = (double)batch_of(c);
     /* A, B; C inside a backend plus one fetched copy per backend (cpu, cuda). */
-    return gb_dtype_bytes(c->dtype) * b * (m * k + k * n + 3.0 * m * n);
+    return b * (gb_dtype_bytes(c->dtype) * (m * k + k * n) + (double)gb_elem_size(gb_gemm_out_elem(c->dtype)) * 3.0 * m * n);
 }
 
 static int make_inputs(const gb_case *c, gb_arrays *in, gb_err *e) {
     size_t m = (size_t)c->shape[0], k = (size_t)c->shape[1], n = (size_t)c->shape[2], b = batch_of(c);
+    if (gb_matmul_is_lowp(c->dtype)) return gb_matmul_lowp_inputs(c, b, in, e);
     gb_array *A = gb_arrays_add(in, "A", gb_real_elem(c->dtype), b * m * k, e);
     if (!A) return GB_SKIP;
     gb_array *B = gb_arrays_add(in, "B", gb_real_elem(c->dtype), b * k * n, e);
@@ -263,7 +266,7 @@ static void verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
     size_t m = (size_t)c->shape[0], n = (size_t)c->shape[2], b = batch_of(c);
     memset(v, 0, sizeof *v);
     const gb_array *C = gb_arrays_find(out, "C");
-    if (!C || C->count != b * m * n || C->elem != gb_real_elem(c->dtype)) {
+    if (!C || C->count != b * m * n || C->elem != gb_gemm_out_elem(c->dtype)) {
         v->status = GB_VERIFY_FAILED;
         v->error = INFINITY;
         /* Against another backend, `against` stays empty: the runner names it. */
@@ -273,13 +276,15 @@ static void verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
                  gb_dtype_name(c->dtype));
         return;
     }
+    int lowp = gb_matmul_is_lowp(c->dtype);
     if (!ref) {
-        verify_own(c, in, C, v);
+        if (lowp) gb_matmul_lowp_verify(c, b, in, C, v);
+        else verify_own(c, in, C, v);
         return;
     }
     const gb_array *R = gb_arrays_find(ref, "C");
     snprintf(v->metric, sizeof v->metric, "max_rel_err");
-    v->tolerance = ref_tolerance(c);
+    v->tolerance = lowp ? gb_matmul_lowp_tolerance(c, 1) : ref_tolerance(c);
     if (!R) {
         v->status = GB_VERIFY_NOT_CHECKED;
         v->error = NAN;
@@ -298,6 +303,7 @@ static void verify(const gb_case *c, const gb_arrays *in, const gb_arrays *out,
 const gb_op gb_op_matmul = {
     .id = GB_OP_MATMUL,
     .name = "matmul",
+    .dtypes = (1u << GB_DTYPE_COUNT) - 1, /* all, the reduced precisions included */
     .summary = "C = A·B, dense, m×k times k×n (size n or [m,k,n]); 2mnk flops",
     .rate_kind = "flops",
     .params = params,
@@ -318,6 +324,7 @@ static const gb_param_spec batched_params[] = {
 const gb_op gb_op_batched_matmul = {
     .id = GB_OP_BATCHED_MATMUL,
     .name = "batched_matmul",
+    .dtypes = (1u << GB_DTYPE_COUNT) - 1,
     .summary = "batch independent products C_i = A_i·B_i, m×k times k×n (size n or [m,k,n], param batch); "
                "2mnk·batch flops",
     .rate_kind = "flops",

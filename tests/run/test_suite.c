@@ -101,8 +101,8 @@ TEST(suite_unknown_or_bad_param_is_an_error) {
 }
 
 TEST(suite_bad_dtype_and_budget_are_errors) {
-    expect_error("{\"name\":\"t\",\"defaults\":{\"dtypes\":[\"float16\"]},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
-                 "defaults.dtypes[0]: unknown dtype \"float16\"", NULL);
+    expect_error("{\"name\":\"t\",\"defaults\":{\"dtypes\":[\"float128\"]},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
+                 "defaults.dtypes[0]: unknown dtype \"float128\"", NULL);
     expect_error("{\"name\":\"t\",\"defaults\":{\"min_reps\":0},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
                  "defaults.min_reps", "got 0");
     expect_error("{\"name\":\"t\",\"defaults\":{\"min_time_s\":5,\"max_time_s\":1},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[8]}]}",
