@@ -96,6 +96,16 @@ __device__ __forceinline__ void add_vec(double &s1, double &s2, double2 v, doubl
     add(s1, s2, v.y, k);
 }
 
+// An element as a double, exactly: float and double convert directly;
+// bfloat16 and float16 through float (no direct conversion to double),
+// which holds every value of theirs. (A cast through float for every T
+// also narrowed float64 elements: the float64 tail lost its digits.)
+template <typename T> __device__ __forceinline__ double widen(T v) { return (double)v; }
+template <> __device__ __forceinline__ double widen<__nv_bfloat16>(__nv_bfloat16 v) {
+    return (double)__bfloat162float(v);
+}
+template <> __device__ __forceinline__ double widen<__half>(__half v) { return (double)__half2float(v); }
+
 // bfloat16 and float16: eight per 16-byte load, each widened exactly to
 // double and accumulated as float64 data is.
 template <typename T> struct alignas(16) vec8 {
@@ -103,7 +113,7 @@ template <typename T> struct alignas(16) vec8 {
 };
 template <typename T> __device__ __forceinline__ void add_vec(double &s1, double &s2, vec8<T> v, double k) {
 #pragma unroll
-    for (int j = 0; j < 8; j++) add(s1, s2, (double)(float)v.v[j], k);
+    for (int j = 0; j < 8; j++) add(s1, s2, widen(v.v[j]), k);
 }
 
 // Pass 1: each block writes the (count, mean, M2) of the elements it visits.
@@ -116,14 +126,14 @@ __global__ void __launch_bounds__(256) moments_kernel(const T *__restrict__ x, s
     const V *xv = reinterpret_cast<const V *>(x);
     // The first element this thread visits (vector part first, then tail).
     size_t first = tid < nv ? tid * W : nv * W + tid;
-    double k = first < n ? (double)(float)x[first] : 0.0;
+    double k = first < n ? widen(x[first]) : 0.0;
     double s1 = 0, s2 = 0, cnt = 0;
     for (size_t i = tid; i < nv; i += stride) {
         add_vec(s1, s2, xv[i], k);
         cnt += W;
     }
     for (size_t i = nv * W + tid; i < n; i += stride) {
-        add(s1, s2, (double)(float)x[i], k);
+        add(s1, s2, widen(x[i]), k);
         cnt += 1;
     }
     moments v = {0, 0, 0};
