@@ -7,8 +7,8 @@
  *   bfloat16, float16: C in the input type, CUBLAS_COMPUTE_32F (float32
  *     accumulate), scale type float32;
  *   float8_e4m3: E4M3 × E4M3 → float32 C, CUBLAS_COMPUTE_32F, per-tensor
- *     scales A_SCALE and B_SCALE (device floats; 1.0: the inputs are uniform
- *     [-1, 1) and fit E4M3 unscaled) recorded in the result; compute
+ *     scales of 1.0 (the inputs are uniform [-1, 1) and fit E4M3 unscaled)
+ *     recorded in the result, not passed to cuBLASLt (see prepare); compute
  *     capability 8.9 or later, skipped before;
  *   int8: s8 × s8 → int32 C, CUBLAS_COMPUTE_32I (IMMA).
  * Layout: as cuda_matmul.c, row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ.
@@ -35,7 +35,6 @@ struct gb_cuda_lowp {
     const void *A, *B; /* device inputs as uploaded (row-major) */
     void *Bt;          /* TN: B transposed (n×k row-major), made in prepare */
     void *C, *work;
-    float *scales;     /* float8: device {A scale, B scale} */
 };
 
 static int is_tn(gb_dtype d) { return d == GB_FLOAT8_E4M3 || d == GB_INT8; }
@@ -104,14 +103,12 @@ int gb_cuda_lowp_prepare(const gb_case *c, int batch, const void *dA, const void
     cublasOperation_t opa = s->tn ? CUBLAS_OP_T : CUBLAS_OP_N, opb = CUBLAS_OP_N;
     CUBLAS_TRY(cublasLtMatmulDescSetAttribute(s->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa));
     CUBLAS_TRY(cublasLtMatmulDescSetAttribute(s->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb));
-    if (c->dtype == GB_FLOAT8_E4M3) {
-        const float ones[2] = {1.0f, 1.0f};
-        CUDA_TRY(cudaMalloc((void **)&s->scales, sizeof ones));
-        CUDA_TRY(cudaMemcpy(s->scales, ones, sizeof ones, cudaMemcpyHostToDevice));
-        const float *sa = s->scales, *sb = s->scales + 1;
-        CUBLAS_TRY(cublasLtMatmulDescSetAttribute(s->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
-        CUBLAS_TRY(cublasLtMatmulDescSetAttribute(s->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
-    }
+    /* float8's scales are 1.0 and are not handed to cuBLASLt: with
+     * A_SCALE_POINTER and B_SCALE_POINTER set (device floats of 1.0),
+     * cuBLASLt 13.0 on an H200 offered an algorithm and then refused every
+     * cublasLtMatmul with NOT_SUPPORTED (E4M3 × E4M3 → float32 or bfloat16,
+     * 64³ to 1024³); without them the same product runs. Scales of 1 are the
+     * identity, so the product is the same either way. */
     /* Cᵀ (n×m) = opA(first) · Bᵀ-as-col-major: first = our B (n×k col-major,
      * ld n) or, TN, its transpose stored k×n col-major (ld k) and read
      * transposed; second = our A, k×m col-major (ld k). */
@@ -174,6 +171,8 @@ void gb_cuda_lowp_annotate(const gb_cuda_lowp *s, cJSON *extra) {
     if (s->dtype == GB_FLOAT8_E4M3) {
         cJSON_AddNumberToObject(extra, "a_scale", 1.0);
         cJSON_AddNumberToObject(extra, "b_scale", 1.0);
+        cJSON_AddStringToObject(extra, "scales_passed", "no: scales of 1 are the identity, and cuBLASLt 13.0 refused "
+                                                        "the matmul with scale pointers set");
     }
 }
 
@@ -186,6 +185,5 @@ void gb_cuda_lowp_release(gb_cuda_lowp *s) {
     if (s->lt) cublasLtDestroy(s->lt);
     cudaFree(s->work);
     cudaFree(s->Bt);
-    cudaFree(s->scales);
     free(s);
 }
