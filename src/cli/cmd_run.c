@@ -20,6 +20,7 @@
 #include "plot.h"
 #include "report.h"
 #include "results_io.h"
+#include "run_lines.h"
 #include "run_signals.h"
 #include "runner.h"
 #include "sanity.h"
@@ -495,10 +496,11 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
      * FIFO) gets the one final document, not one per checkpoint. */
     gb_out_target target;
     int replaceable = gb_output_resolve(path, &target, &e) == GB_OK && target.kind == GB_OUT_FILE;
-    gb_run_config cfg = {.backends = &set, .quiet = quiet, .progress = !quiet && isatty(2),
+    gb_run_lines shown = {.progress = !quiet && isatty(2), .quiet = quiet, .lines = lines};
+    gb_run_config cfg = {.backends = &set, .report = gb_run_lines_callbacks(&shown),
                          .cache_cold = bopt.cache_cold, .results = &results,
                          .out_path = replaceable ? path : NULL,
-                         .lines = lines, .breakdown = &times, .started = t_start, .concurrent = concurrent};
+                         .breakdown = &times, .started = t_start, .concurrent = concurrent};
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);
