@@ -15,10 +15,6 @@
 #include "cpu_backend.h"
 #include "openblas_core.h"
 
-static int cpu_threads = 1;
-
-int gb_cpu_threads(void) { return cpu_threads; }
-
 /* Each op's implementation, by op id (the table of ops, column cpu). */
 static const gb_op_impl *const impls[GB_OP_COUNT] = {
 #define GB_OP(ID, name, cpu, cuda) [GB_OP_##ID] = &cpu,
@@ -37,7 +33,8 @@ typedef struct {
 
 static int cpu_init(const gb_backend_options *opt, gb_err *why) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    cpu_threads = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
+    int cpu_threads = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
+    gb_cpu_set_threads(cpu_threads);
     omp_set_num_threads(cpu_threads);
     openblas_set_num_threads(cpu_threads);
     return GB_OK;
@@ -66,7 +63,7 @@ static void cpu_describe(cJSON *ctx) {
     char lv[64];
     snprintf(lv, sizeof lv, "%d.%d.%d", (int)lma, (int)lmi, (int)lpa);
     cJSON_AddStringToObject(libs, "lapacke", lv);
-    cJSON_AddNumberToObject(ctx, "cpu_threads_used", cpu_threads);
+    cJSON_AddNumberToObject(ctx, "cpu_threads_used", gb_cpu_threads());
 }
 
 /* Memory-bound ops against STREAM triad, the rest against OpenBLAS GEMM of

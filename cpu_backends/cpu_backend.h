@@ -10,6 +10,9 @@ const gb_op_impl *gb_cpu_op_impl(int op_id);
 /* Threads the CPU backend uses (from --threads; default all cores). Ops set
  * their library's thread count from this (OpenBLAS, FFTW, GraphBLAS, OpenMP). */
 int gb_cpu_threads(void);
+/* Set by the backend's init (cpu_threads.c: apart from cpu_backend.c, which
+ * calls every op file, so that an op file reading it depends on no caller). */
+void gb_cpu_set_threads(int n);
 
 /* What OpenBLAS detected by itself when gpubench chose another core (NULL
  * when not known: OPENBLAS_CORETYPE was set before gpubench started). */
