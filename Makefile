@@ -191,7 +191,7 @@ REPLAYS    := $(FUZZERS:%=$(BUILD)/fuzz/replay_%)
 # What the harnesses reach: the suite parser and ops, the results model and
 # its readers, merge; not the runner or the backends.
 FUZZ_SRC   := $(filter-out src/core/stopping.c,$(wildcard src/core/*.c)) src/run/suite.c $(wildcard src/ops/*.c) \
-              $(wildcard src/results/*.c) src/cli/cmd_merge.c
+              $(wildcard src/results/*.c)
 FUZZ_OBJ   := $(FUZZ_SRC:%.c=$(BUILD)/%.o)
 
 $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(OBJ_CORE)
