@@ -250,7 +250,7 @@ static int claim_outputs(const char *suite, const char *path, int path_given, co
 /* The command; *case_names (--case's list) is the caller's to free, so no
  * return path below can leak it. */
 static int run_command(int argc, char **argv, const char ***case_names_out) {
-    static const struct option opts[] = {
+    struct option opts[48] = {
         {"backend", required_argument, 0, 'b'}, {"op", required_argument, 0, 'x'},
         {"dtype", required_argument, 0, 'd'},   {"out", required_argument, 0, 'O'},
         {"wide", no_argument, 0, 'w'},
@@ -259,7 +259,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         {"devices", required_argument, 0, 'V'}, {"devices-concurrent", no_argument, 0, 'K'},
         {"rounds", required_argument, 0, 'R'},
         {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'},
-        {"openblas-core", required_argument, 0, 'C'}, {"plot", required_argument, 0, 'p'},
+        {"plot", required_argument, 0, 'p'},
         {"export-gbench", required_argument, 0, 'g'}, {"quiet", no_argument, 0, 'q'},
         {"sizes", required_argument, 0, 'S'},   {"max-time", required_argument, 0, 'M'},
         {"min-time", required_argument, 0, 'm'}, {"warmup", required_argument, 0, 'W'},
@@ -267,8 +267,12 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         {"case", required_argument, 0, 'N'},
         {"force", no_argument, 0, 'Y'},
         {"history", optional_argument, 0, 'H'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
-    const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL, *core = NULL;
+        {"help", no_argument, 0, 'h'}};
+    /* then the backends' own options (--openblas-core: backend.h, gb_backend_process) */
+    int nopts = 0;
+    while (opts[nopts].name) nopts++;
+    gb_backend_options_getopt(opts, nopts, 48);
+    const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL;
     const char *history = NULL; /* --history: the database ("" for the default) */
     gb_suite_filter filter = {0};
     const char **case_names = NULL;
@@ -278,6 +282,9 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     gb_err e = {{0}};
     optind = 1;
     while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        int bo = gb_cli_backend_option("run", ch, optarg); /* a backend's own option */
+        if (bo > 0) return bo;
+        if (bo == 0) continue;
         switch (ch) {
         case 'b': backends = optarg; break;
         case 'x': filter.ops = optarg; break;
@@ -377,7 +384,6 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         }
         case 'L': list_only = 1; break;
         case 'P': peaks = 0; break;
-        case 'C': core = optarg; break;
         case 'p': plot_dir = optarg; break;
         case 'g': gbench = optarg; break;
         case 'q': quiet = 1; break;
@@ -395,7 +401,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         run_usage(stderr);
         return GB_EXIT_USAGE;
     }
-    int setup = list_only ? GB_EXIT_OK : gb_cli_setup_cpu("run", core); /* --list measures nothing */
+    int setup = list_only ? GB_EXIT_OK : gb_cli_setup_process("run"); /* --list measures nothing */
     if (setup != GB_EXIT_OK) return setup;
     if (history && !list_only && gb_cli_history_ready(history) != GB_EXIT_OK) return GB_EXIT_USAGE; /* before hours of work */
     char why[GB_MSG_LEN];
