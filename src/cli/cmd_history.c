@@ -215,14 +215,8 @@ int gb_cmd_history(int argc, char **argv) {
         o.cmp.policy = pol;
         o.cmp.policy_path = policy_path;
         o.cmp.require_present = gb_policy_require_present(pol, GB_DEFAULT_REQUIRE_PRESENT);
-        cJSON *doc = gb_history_check(h, pos[0], &o, &e);
-        if (!doc) rc = GB_EXIT_USAGE;
-        else {
-            gb_compare_render(doc, cf, stdout);
-            const cJSON *ec = cJSON_GetObjectItemCaseSensitive(doc, "exit_code");
-            rc = cJSON_IsNumber(ec) ? ec->valueint : GB_EXIT_USAGE;
-            cJSON_Delete(doc);
-        }
+        int st = gb_history_check(h, pos[0], &o, cf, stdout, &e);
+        rc = st < 0 ? GB_EXIT_USAGE : st;
         gb_policy_free(pol);
     }
     if (rc == GB_EXIT_USAGE && e.msg[0] && !is_add) fprintf(stderr, "gpubench history %s: %s\n", sub, e.msg);

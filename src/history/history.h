@@ -175,9 +175,11 @@ typedef struct {
  * (the file itself excluded, by its hash, if it was added already). The
  * baseline is handed to compare as baseline_runs documents (the current
  * file's cases with the stored samples and rounds), so the verdicts are
- * compare's own. Returns compare's document (compare.h; exit_code 0, 1 or
- * 2), or NULL with the reason (bad file, no history for this machine). */
-cJSON *gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o, gb_err *e);
+ * compare's own, rendered to out in format f as compare renders them.
+ * Returns compare's exit code (0, 1 or 2), or -1 with the reason in e (bad
+ * file, no history for this machine), nothing rendered. */
+int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o, gb_compare_format f,
+                     FILE *out, gb_err *e);
 
 /* ---- the dashboard (history_publish.c) ---------------------------------- */
 

@@ -66,17 +66,18 @@ static void leave_out(gb_result *r) {
     gb_set_string(&r->reason, "no usable run of it on this machine in the history");
 }
 
-cJSON *gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o, gb_err *e) {
+int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o, gb_compare_format f,
+                     FILE *out, gb_err *e) {
     size_t nb = o->baseline_runs ? o->baseline_runs : 8;
     if (nb > GB_HISTORY_MAX_BASELINE) nb = GB_HISTORY_MAX_BASELINE;
     char sha[65];
-    if (gb_sha256_file(cur_path, sha, e) != GB_OK) return NULL;
+    if (gb_sha256_file(cur_path, sha, e) != GB_OK) return -1;
     gb_results cur;
-    if (gb_results_load(cur_path, &cur, e) != GB_OK) return NULL;
+    if (gb_results_load(cur_path, &cur, e) != GB_OK) return -1;
     if (cur.nruns != 1) {
         gb_results_free(&cur);
         gb_errf(e, GB_FAIL, "%s: a merged file (%zu runs): check one run's file at a time", cur_path, cur.nruns);
-        return NULL;
+        return -1;
     }
     char key[17];
     gb_history_machine_key(&cur, 0, key);
@@ -86,7 +87,7 @@ cJSON *gb_history_check(gb_history *h, const char *cur_path, const gb_history_ch
     char (*namebuf)[64] = calloc(nb, sizeof *namebuf);
     sqlite3 *db = gb_history_db(h);
     sqlite3_stmt *q = NULL, *rs = NULL;
-    cJSON *doc = NULL;
+    int rc = -1;
     size_t loaded = 0, found = 0, deepest = 0;
     if (!base || !bp || !names || !namebuf) {
         gb_errf(e, GB_FAIL, "out of memory");
@@ -141,8 +142,15 @@ cJSON *gb_history_check(gb_history *h, const char *cur_path, const gb_history_ch
         const gb_results *cp = &cur;
         const char *cn = cur_path;
         /* as many baseline processes as the deepest history holds */
-        doc = gb_compare_runs(bp, names, deepest, &cp, &cn, 1, &o->cmp);
-        if (!doc) gb_errf(e, GB_FAIL, "out of memory");
+        /* rendered here: the result borrows the documents' strings */
+        gb_compare_result *r = gb_compare_judge_runs(bp, names, deepest, &cp, &cn, 1, &o->cmp);
+        if (!r) {
+            gb_errf(e, GB_FAIL, "out of memory");
+        } else {
+            gb_compare_render(r, f, out);
+            rc = r->exit_code;
+            gb_compare_result_free(r);
+        }
     }
 out:
     sqlite3_finalize(q);
@@ -153,5 +161,5 @@ out:
     free(names);
     free(namebuf);
     gb_results_free(&cur);
-    return doc;
+    return rc;
 }
