@@ -20,7 +20,7 @@
  *      already ran at speed (within GB_WARMUP_STABLE of that visit's
  *      median), else as GB_VISIT_FIRST;
  *      GB_VISIT_KEPT, a later round on the state kept from the last one (no
- *      new prepare, runner.c): the buffers are warm but the caches hold the
+ *      new prepare, run/run_kept.c): the buffers are warm but the caches hold the
  *      other cases visited since, where a prepare's upload would have left
  *      this case's data. So one repetition when the first one was shorter
  *      than GB_KEPT_CACHE_S (data that can sit in a cache), none when it was

@@ -43,7 +43,7 @@ typedef struct {
     double wall_s, ceilings_s, write_s;
     double all[GB_T_PARTS];
     double by_op[GB_OP_COUNT][GB_T_PARTS];
-    /* backend states kept between rounds (runner.c, kept_states): how many
+    /* backend states kept between rounds (run_kept.c, kept_states): how many
      * later visits ran on a kept state, how many prepared again, the most
      * host memory the kept states held at once */
     long kept_visits, prepared_again;
