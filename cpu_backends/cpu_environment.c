@@ -156,8 +156,12 @@ static int setup_with_flags(char **argv, gb_err *e) {
 }
 
 const gb_backend_process *gb_cpu_process(void) {
-    /* auto (the best for this CPU), detected (what OpenBLAS picks), or a core name */
-    static const gb_backend_flag flags[] = {{"openblas-core", set_core}, {NULL, NULL}};
+    static const gb_backend_flag flags[] = {
+        {"openblas-core", set_core, "[--openblas-core auto|detected|NAME]",
+         "  --openblas-core C   OpenBLAS kernels: auto (the best for this CPU, the default unless\n"
+         "                      OPENBLAS_CORETYPE is set), detected (what OpenBLAS picks itself)\n"
+         "                      or a core name such as Haswell\n"},
+        {NULL, NULL, NULL, NULL}};
     static const gb_backend_process p = {flags, setup_with_flags};
     return &p;
 }

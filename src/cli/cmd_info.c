@@ -70,7 +70,9 @@ int gb_cmd_info(int argc, char **argv) {
         }
         case 'h':
             printf("usage: gpubench info [--format text|json] [--threads N] [--device N]\n"
-                   "                     [--openblas-core auto|detected|NAME]\n\n"
+                   "                    ");
+            gb_backend_options_synopsis(stdout); /* the backends' own options */
+            printf("\n\n"
                    "The system as a run records it: CPU model, sockets, cores, ISA extensions,\n"
                    "memory, OS, GPU, library versions (OpenBLAS with the core it runs, who chose it\n"
                    "— gpubench picks the best for this CPU unless OPENBLAS_CORETYPE or\n"

@@ -33,7 +33,9 @@ static const struct {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: gpubench peak [--backend cpu,cuda] [--threads N] [--device N]\n"
-               "                     [--format table|json] [--openblas-core auto|detected|NAME]\n\n"
+               "                     [--format table|json]");
+    gb_backend_options_synopsis(f); /* the backends' own options */
+    fprintf(f, "\n\n"
                "Measures the ceilings results are judged against (pct_of_peak):\n"
                "  cpu:  STREAM copy and triad bandwidth (arrays >> last-level cache, all threads),\n"
                "        OpenBLAS sgemm/dgemm rate at the largest size taking ~0.3-1 s.\n"

@@ -69,9 +69,9 @@ static void run_usage(FILE *out) {
         "  --seed N            input seed (default: the suite's, else 42)\n"
         "  --cache MODE        hot (default) or cold: flush CPU LLC / GPU L2 between repetitions\n"
         "  --no-peak           do not measure the ceilings (no %% of peak in the results)\n"
-        "  --openblas-core C   OpenBLAS kernels: auto (the best for this CPU, the default unless\n"
-        "                      OPENBLAS_CORETYPE is set), detected (what OpenBLAS picks itself)\n"
-        "                      or a core name such as Haswell\n"
+        , gb_sysinfo_logical_cpus());
+    gb_backend_options_help(out); /* the backends' own options (--openblas-core) */
+    fprintf(out,
         "  --plot DIR          render plots with scripts/plot.py (needs Python 3 + matplotlib)\n"
         "  --export-gbench F   also write Google Benchmark JSON to F\n"
         "  --history[=DB]      add the run to a history when it ends (docs/history.md; default\n"
@@ -83,8 +83,7 @@ static void run_usage(FILE *out) {
         "is locked by another run, a results file, export or plot not written); 128+N stopped\n"
         "by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 141 SIGPIPE: standard output's\n"
         "reader went away): the run stops after the current repetition and still writes the\n"
-        "results measured so far, marked interrupted.\n",
-        gb_sysinfo_logical_cpus());
+        "results measured so far, marked interrupted.\n");
 }
 
 static void fmt_seconds(char *buf, size_t len, double s) {

@@ -126,6 +126,8 @@ const gb_backend *gb_cpu_backend(void);
 typedef struct {
     const char *name;                          /* without the dashes: "openblas-core" */
     int (*set)(const char *value, gb_err *e);  /* remember it for setup_process; GB_OK or GB_FAIL */
+    const char *synopsis;                      /* for a usage line: "[--openblas-core auto|detected|NAME]" */
+    const char *help;                          /* the lines of `run --help`, each "  --NAME ARG   what...\n" */
 } gb_backend_flag;
 /* A linked-in backend's process-wide settings: its options, and the set-up
  * that applies them before anything is measured or described. setup_process

@@ -187,6 +187,16 @@ int gb_backend_option_set(int val, const char *value, gb_err *e) {
     return f->set(value, e);
 }
 
+void gb_backend_options_synopsis(FILE *out) {
+    for (int i = 0; nth_flag(i); i++)
+        if (nth_flag(i)->synopsis) fprintf(out, " %s", nth_flag(i)->synopsis);
+}
+
+void gb_backend_options_help(FILE *out) {
+    for (int i = 0; nth_flag(i); i++)
+        if (nth_flag(i)->help) fputs(nth_flag(i)->help, out);
+}
+
 int gb_backends_setup_process(char **argv, gb_err *e) {
     for (int b = 0; linked_in(b); b++)
         if (linked_in(b)->setup_process && linked_in(b)->setup_process(argv, e) != GB_OK) return GB_FAIL;

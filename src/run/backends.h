@@ -4,6 +4,7 @@
 #ifndef GB_BACKENDS_H
 #define GB_BACKENDS_H
 #include <getopt.h>
+#include <stdio.h>
 #include <cjson/cJSON.h>
 #include "backend.h"
 
@@ -63,6 +64,10 @@ int gb_backend_options_getopt(struct option *opts, int n, int cap);
 /* Hand option `val` (GB_BACKEND_OPTION + i) and its value to its backend.
  * GB_OK, or GB_FAIL with the reason. */
 int gb_backend_option_set(int val, const char *value, gb_err *e);
+/* The backends' options for a usage text: each one's synopsis, after a
+ * space ("[--openblas-core auto|detected|NAME]"), or each one's help lines. */
+void gb_backend_options_synopsis(FILE *out);
+void gb_backend_options_help(FILE *out);
 /* Every linked-in backend's process set-up, with the options given (before
  * anything is measured or described; may re-execute the process, argv).
  * GB_OK, or GB_FAIL with the reason. */
