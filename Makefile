@@ -87,7 +87,7 @@ DEFS      := -D_GNU_SOURCE -DGB_GIT_COMMIT='"$(GIT_COMMIT)"' \
              -DGB_BUILD_FLAGS='"$(OPT) $(WARN)"' -DGB_COMPILER='"$(shell $(CC) --version | head -n1)"'
 # src/ is in rooms (cli, core, ops, results, history, system); every room is on the
 # include path so a header is named by its file name alone.
-SRC_ROOMS := src/cli src/core src/ops src/results src/history src/system
+SRC_ROOMS := src/cli src/run src/core src/ops src/results src/history src/system
 INC_SRC   := $(addprefix -I,$(SRC_ROOMS))
 OMP       := $(if $(filter 1,$(FUZZ)),-Wno-unknown-pragmas -Wno-source-uses-openmp,-fopenmp)
 CFLAGS    += -std=c11 $(OPT) $(WARN) $(OMP) $(SAN_FLAGS) $(INC_SRC) -Icpu_backends $(PKG_CFLAGS) $(DEFS)
@@ -207,8 +207,8 @@ FUZZ_BUILD := build-fuzz
 REPLAYS    := $(FUZZERS:%=$(BUILD)/fuzz/replay_%)
 # What the harnesses reach: the suite parser and ops, the results model and
 # its readers, merge; not the runner or the backends.
-FUZZ_SRC   := $(filter-out src/core/runner.c src/core/stopping.c src/core/concurrent.c,$(wildcard src/core/*.c)) $(wildcard src/ops/*.c) \
-              $(wildcard src/results/*.c) src/cli/cmd_merge.c
+FUZZ_SRC   := $(filter-out src/core/stopping.c,$(wildcard src/core/*.c)) src/run/suite.c $(wildcard src/ops/*.c) \
+              $(wildcard src/results/*.c)
 FUZZ_OBJ   := $(FUZZ_SRC:%.c=$(BUILD)/%.o)
 
 $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(OBJ_CORE)

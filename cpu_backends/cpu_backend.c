@@ -1,12 +1,10 @@
 /* cpu_backend.c — the CPU backend's registration: thread count, library
  * descriptions, and dispatch of each case to its op file. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <omp.h>
 #include <cblas.h>
 #include <fftw3.h>
@@ -17,22 +15,6 @@
 #include "cpu_backend.h"
 #include "openblas_core.h"
 #include "cpu_onednn.h"
-
-static int cpu_threads = 1;
-
-int gb_cpu_threads(void) { return cpu_threads; }
-
-const char *gb_cpu_cache_dir(char *buf, size_t len) {
-    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (cache && *cache) snprintf(buf, len, "%s/gpubench", cache);
-    else if (home && *home) snprintf(buf, len, "%s/.cache/gpubench", home);
-    else return NULL;
-    char parent[2048];
-    snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(buf, '/') - buf), buf);
-    mkdir(parent, 0755);
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return NULL;
-    return buf;
-}
 
 /* Each op's implementation, by op id (the table of ops, column cpu). */
 static const gb_op_impl *const impls[GB_OP_COUNT] = {
@@ -52,7 +34,8 @@ typedef struct {
 
 static int cpu_init(const gb_backend_options *opt, gb_err *why) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    cpu_threads = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
+    int cpu_threads = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
+    gb_cpu_set_threads(cpu_threads);
     omp_set_num_threads(cpu_threads);
     openblas_set_num_threads(cpu_threads);
     gb_cpu_set_gemm(opt->cpu_gemm);
@@ -87,7 +70,7 @@ static void cpu_describe(cJSON *ctx) {
     char lv[64];
     snprintf(lv, sizeof lv, "%d.%d.%d", (int)lma, (int)lmi, (int)lpa);
     cJSON_AddStringToObject(libs, "lapacke", lv);
-    cJSON_AddNumberToObject(ctx, "cpu_threads_used", cpu_threads);
+    cJSON_AddNumberToObject(ctx, "cpu_threads_used", gb_cpu_threads());
 }
 
 /* Memory-bound ops against STREAM triad, the rest against OpenBLAS GEMM of

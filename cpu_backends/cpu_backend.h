@@ -10,11 +10,15 @@ const gb_op_impl *gb_cpu_op_impl(int op_id);
 /* Threads the CPU backend uses (from --threads; default all cores). Ops set
  * their library's thread count from this (OpenBLAS, FFTW, GraphBLAS, OpenMP). */
 int gb_cpu_threads(void);
+/* Set by the backend's init (cpu_threads.c: apart from cpu_backend.c, which
+ * calls every op file, so that an op file reading it depends on no caller). */
+void gb_cpu_set_threads(int n);
 
 /* The folder where the CPU side keeps what it measured once (FFTW wisdom,
  * the float32 GEMM library choice): $XDG_CACHE_HOME/gpubench, else
  * ~/.cache/gpubench, created on first use; into buf, or NULL when there is
- * neither variable or it cannot be made. */
+ * neither variable or it cannot be made. (cpu_cache_dir.c: apart from
+ * cpu_backend.c for the reason gb_cpu_set_threads is.) */
 const char *gb_cpu_cache_dir(char *buf, size_t len);
 
 /* --cpu-gemm (gb_cpu_gemm_lib, backend.h), the library a GEMM in d runs on

@@ -59,7 +59,7 @@ static int after_reexec(gb_err *e) {
     return status;
 }
 
-int gb_cpu_setup_process(const char *core_flag, char **argv, gb_err *e) {
+static int setup_process(const char *core_flag, char **argv, gb_err *e) {
     if (getenv(MARK_BY)) return after_reexec(e);
     if (core_flag && !*core_flag) return gb_errf(e, GB_FAIL, "--openblas-core: expected auto, detected or a core name");
 
@@ -138,4 +138,30 @@ int gb_cpu_setup_process(const char *core_flag, char **argv, gb_err *e) {
     if (!want) return GB_OK; /* only the OpenMP policy: go on as we are */
     return gb_errf(e, GB_FAIL, "re-executing with OPENBLAS_CORETYPE=%s: execv(/proc/self/exe): %s", want,
                    strerror(err));
+}
+
+/* ---- the backend's options (backend.h, gb_backend_process) ---------------- */
+
+static const char *core_flag; /* --openblas-core; NULL: not given (the honest default) */
+
+static int set_core(const char *value, gb_err *e) {
+    core_flag = value;
+    return GB_OK;
+}
+
+static int setup_with_flags(char **argv, gb_err *e) {
+    gb_err why = {{0}};
+    if (setup_process(core_flag, argv, &why) == GB_OK) return GB_OK;
+    return gb_errf(e, GB_FAIL, "--openblas-core: %s", why.msg);
+}
+
+const gb_backend_process *gb_cpu_process(void) {
+    static const gb_backend_flag flags[] = {
+        {"openblas-core", set_core, "[--openblas-core auto|detected|NAME]",
+         "  --openblas-core C   OpenBLAS kernels: auto (the best for this CPU, the default unless\n"
+         "                      OPENBLAS_CORETYPE is set), detected (what OpenBLAS picks itself)\n"
+         "                      or a core name such as Haswell\n"},
+        {NULL, NULL, NULL, NULL}};
+    static const gb_backend_process p = {flags, setup_with_flags};
+    return &p;
 }

@@ -29,7 +29,7 @@ int gb_test_run_cpu_and(const char *suite_text, const gb_backend *accel, double 
     int status = accel->init(&o, &e);
     if (status == GB_OK) status = gb_results_init(r, "t", 0, &e);
     if (status == GB_OK) {
-        gb_run_config cfg = {.backends = &set, .quiet = 1, .results = r, .keep_bytes = keep_bytes};
+        gb_run_config cfg = {.backends = &set, .results = r, .keep_bytes = keep_bytes};
         status = gb_runner_run(&s, &cfg, &e);
     }
     if (status != GB_OK) fprintf(stderr, "    run: %s\n", e.msg);

@@ -34,10 +34,18 @@ int gb_cli_parse_duration(const char *s, double *seconds) {
     return -1;
 }
 
-int gb_cli_setup_cpu(const char *command, const char *core_flag) {
+int gb_cli_backend_option(const char *command, int ch, const char *value) {
+    if (ch < GB_BACKEND_OPTION) return -1;
     gb_err e = {{0}};
-    if (gb_cpu_setup_process(core_flag, gb_full_argv, &e) == GB_OK) return GB_EXIT_OK;
-    fprintf(stderr, "gpubench %s: --openblas-core: %s\n", command, e.msg);
+    if (gb_backend_option_set(ch, value, &e) == GB_OK) return GB_EXIT_OK;
+    fprintf(stderr, "gpubench %s: %s\n", command, e.msg);
+    return GB_EXIT_USAGE;
+}
+
+int gb_cli_setup_process(const char *command) {
+    gb_err e = {{0}};
+    if (gb_backends_setup_process(gb_full_argv, &e) == GB_OK) return GB_EXIT_OK;
+    fprintf(stderr, "gpubench %s: %s\n", command, e.msg);
     return GB_EXIT_USAGE;
 }
 

@@ -37,15 +37,17 @@ static void print_tree(const cJSON *o, int depth) {
 }
 
 int gb_cmd_info(int argc, char **argv) {
-    static const struct option opts[] = {
+    struct option opts[16] = {
         {"format", required_argument, 0, 'f'}, {"threads", required_argument, 0, 't'},
-        {"device", required_argument, 0, 'D'}, {"openblas-core", required_argument, 0, 'C'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"device", required_argument, 0, 'D'}, {"help", no_argument, 0, 'h'}};
+    gb_backend_options_getopt(opts, 4, 16);
     int ch, json = 0;
-    const char *core = NULL;
     gb_backend_options opt = {0};
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int bo = gb_cli_backend_option("info", ch, optarg); /* a backend's own option */
+        if (bo > 0) return bo;
+        if (bo == 0) continue;
         switch (ch) {
         case 'f':
             if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
@@ -66,10 +68,11 @@ int gb_cmd_info(int argc, char **argv) {
             else opt.device = (int)v;
             break;
         }
-        case 'C': core = optarg; break;
         case 'h':
             printf("usage: gpubench info [--format text|json] [--threads N] [--device N]\n"
-                   "                     [--openblas-core auto|detected|NAME]\n\n"
+                   "                    ");
+            gb_backend_options_synopsis(stdout); /* the backends' own options */
+            printf("\n\n"
                    "The system as a run records it: CPU model, sockets, cores, ISA extensions,\n"
                    "memory, OS, GPU, library versions (OpenBLAS with the core it runs, who chose it\n"
                    "— gpubench picks the best for this CPU unless OPENBLAS_CORETYPE or\n"
@@ -82,7 +85,7 @@ int gb_cmd_info(int argc, char **argv) {
             return GB_EXIT_USAGE;
         }
     }
-    int setup = gb_cli_setup_cpu("info", core);
+    int setup = gb_cli_setup_process("info");
     if (setup != GB_EXIT_OK) return setup;
     gb_backend_set set;
     gb_err e;

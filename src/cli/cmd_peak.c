@@ -33,7 +33,9 @@ static const struct {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: gpubench peak [--backend cpu,cuda] [--threads N] [--device N]\n"
-               "                     [--format table|json] [--openblas-core auto|detected|NAME]\n\n"
+               "                     [--format table|json]");
+    gb_backend_options_synopsis(f); /* the backends' own options */
+    fprintf(f, "\n\n"
                "Measures the ceilings results are judged against (pct_of_peak):\n"
                "  cpu:  STREAM copy and triad bandwidth (arrays >> last-level cache, all threads),\n"
                "        OpenBLAS sgemm/dgemm rate at the largest size taking ~0.3-1 s.\n"
@@ -83,17 +85,20 @@ static void print_table(const cJSON *doc, FILE *out) {
 }
 
 int gb_cmd_peak(int argc, char **argv) {
-    static const struct option opts[] = {
+    struct option opts[16] = {
         {"backend", required_argument, 0, 'b'}, {"threads", required_argument, 0, 't'},
         {"device", required_argument, 0, 'D'},  {"format", required_argument, 0, 'f'},
-        {"openblas-core", required_argument, 0, 'C'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    const char *backends = NULL, *core = NULL;
+        {"help", no_argument, 0, 'h'}};
+    gb_backend_options_getopt(opts, 5, 16);
+    const char *backends = NULL;
     gb_backend_options opt = {.threads = 0, .device = 0, .cache_cold = 0};
     int json = 0, ch;
     long v;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int bo = gb_cli_backend_option("peak", ch, optarg); /* a backend's own option */
+        if (bo > 0) return bo;
+        if (bo == 0) continue;
         switch (ch) {
         case 'b': backends = optarg; break;
         case 't':
@@ -117,7 +122,6 @@ int gb_cmd_peak(int argc, char **argv) {
             }
             json = strcmp(optarg, "json") == 0;
             break;
-        case 'C': core = optarg; break;
         case 'h': usage(stdout); return GB_EXIT_OK;
         default: usage(stderr); return GB_EXIT_USAGE;
         }
@@ -127,7 +131,7 @@ int gb_cmd_peak(int argc, char **argv) {
         usage(stderr);
         return GB_EXIT_USAGE;
     }
-    int setup = gb_cli_setup_cpu("peak", core);
+    int setup = gb_cli_setup_process("peak");
     if (setup != GB_EXIT_OK) return setup;
     gb_backend_set set;
     gb_err e = {{0}};

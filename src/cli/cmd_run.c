@@ -21,6 +21,7 @@
 #include "report.h"
 #include "results_io.h"
 #include "writer.h"
+#include "run_lines.h"
 #include "run_signals.h"
 #include "runner.h"
 #include "sanity.h"
@@ -72,9 +73,9 @@ static void run_usage(FILE *out) {
         "  --seed N            input seed (default: the suite's, else 42)\n"
         "  --cache MODE        hot (default) or cold: flush CPU LLC / GPU L2 between repetitions\n"
         "  --no-peak           do not measure the ceilings (no %% of peak in the results)\n"
-        "  --openblas-core C   OpenBLAS kernels: auto (the best for this CPU, the default unless\n"
-        "                      OPENBLAS_CORETYPE is set), detected (what OpenBLAS picks itself)\n"
-        "                      or a core name such as Haswell\n"
+        , gb_sysinfo_logical_cpus());
+    gb_backend_options_help(out); /* the backends' own options (--openblas-core) */
+    fprintf(out,
         "  --plot DIR          render plots with scripts/plot.py (needs Python 3 + matplotlib)\n"
         "  --export-gbench F   also write Google Benchmark JSON to F\n"
         "  --history[=DB]      add the run to a history when it ends (docs/history.md; default\n"
@@ -86,8 +87,7 @@ static void run_usage(FILE *out) {
         "is locked by another run, a results file, export or plot not written); 128+N stopped\n"
         "by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 141 SIGPIPE: standard output's\n"
         "reader went away): the run stops after the current repetition and still writes the\n"
-        "results measured so far, marked interrupted.\n",
-        gb_sysinfo_logical_cpus());
+        "results measured so far, marked interrupted.\n");
 }
 
 static void fmt_seconds(char *buf, size_t len, double s) {
@@ -250,10 +250,116 @@ static int claim_outputs(const char *suite, const char *path, int path_given, co
     return GB_OK;
 }
 
-/* The command; *case_names (--case's list) is the caller's to free, so no
- * return path below can leak it. */
-static int run_command(int argc, char **argv, const char ***case_names_out) {
-    static const struct option opts[] = {
+/* Step 3: health "after" and the warnings of the end of the run into the
+ * model, and the model written, under the model's lock (the watchdog's).
+ * Returns whether the file was written (else why says why); *bad: the
+ * results that failed; *exit_code: the run's (1 for a failure, 128 + N for
+ * signal N). */
+static int write_final(gb_results *results, cJSON *doc, const char *path, int status, gb_time_breakdown *times,
+                       double t_start, int quiet, int *bad, int *exit_code, char *why, size_t why_len) {
+    gb_model_lock();
+    gb_err pe = {{0}};
+    int model_ok = gb_run_set_provenance(&results->runs[0], doc, path, &pe) == GB_OK;
+    results->complete = !gb_interrupted && status == GB_OK;
+    results->interrupted = gb_interrupted != 0;
+    if (gb_interrupted && gb_set_string(&results->interrupted_by, gb_signal_name(gb_interrupted)) != GB_OK)
+        model_ok = 0;
+    *bad = gb_results_summarize(results);
+    if (model_ok && gb_crossover_update(results, &pe) != GB_OK) model_ok = 0;
+    times->wall_s = gb_now() - t_start;
+    if (record_breakdown(results, times, quiet) != GB_OK) model_ok = 0;
+    /* An interrupted run is not a success, even with every result verified:
+     * 128 + the signal's number is the shell's code for "stopped by it". */
+    *exit_code = *bad ? GB_EXIT_CHECK : gb_interrupted ? 128 + gb_interrupted : GB_EXIT_OK;
+    gb_err we = {{0}};
+    if (!model_ok) snprintf(why, why_len, "%s", pe.msg[0] ? pe.msg : "out of memory for the results");
+    else if (gb_results_write(results, path, GB_WRITE_SAMPLES_6G, &we) != GB_OK) snprintf(why, why_len, "%s", we.msg);
+    int written = model_ok && !we.msg[0];
+    gb_run_signals_final_written();
+    gb_model_unlock();
+    return written;
+}
+
+/* Step 4: the final table (and, with several devices, the table per
+ * device) on standard output; where the results went, on stderr. */
+static void show_results(const gb_results *results, const gb_backend_set *set, int format, int wide,
+                         const char *path, int written, int bad) {
+    gb_report_options ro = {.format = (gb_format)format, .ops = NULL, .wide = wide,
+                            .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
+    if (format == GB_FMT_TABLE) printf("\n");
+    gb_report_render(results, &ro, stdout);
+    /* With several devices, each case's median on each device against the
+     * host's median device, slow devices flagged on compare's evidence: the
+     * fleet report's table over this run's (device) columns. */
+    if (gb_backends_device_count(set) > 1 && (format == GB_FMT_TABLE || format == GB_FMT_MD)) {
+        gb_err fe = {{0}};
+        if (format == GB_FMT_TABLE) printf("\nPer device (gpubench report --fleet on this run):\n\n");
+        else printf("\n## Per device (`gpubench report --fleet`)\n\n");
+        if (gb_fleet_render(results, stdout, gb_writer_at(format), &fe) != GB_OK)
+            fprintf(stderr, "gpubench run: per-device table: %s\n", fe.msg);
+    }
+    fflush(stdout);
+    if (!written)
+        fprintf(stderr, "results: NOT written to %s (see above)\n", path);
+    else if (gb_interrupted)
+        fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, gb_signal_name(gb_interrupted));
+    else
+        fprintf(stderr, "results: %s\n", path);
+    if (bad) fprintf(stderr, "%d result(s) failed verification or errored: exit 1\n", bad);
+
+}
+
+/* Step 5: what the run was asked to do with its results file: the Google
+ * Benchmark export, the plots, the history. The exit code, made worse by
+ * what failed. */
+static int after_run(const char *path, int written, const char *gbench, const char *plot_dir, const char *history,
+                     int exit_code) {
+    char why[GB_MSG_LEN];
+    gb_err e = {{0}};
+    /* Exported from the results file just written, as `gpubench export`
+     * does: one code path, so the two give the same bytes. */
+    if (gbench) {
+        int st = -1;
+        if (!strcmp(path, "-"))
+            snprintf(why, sizeof why, "the results went to standard output; save them with --out FILE and "
+                                      "run `gpubench export FILE --format gbench`");
+        else if (!written)
+            snprintf(why, sizeof why, "not written: the results file could not be written (see above)");
+        else if ((st = gb_export_file(path, GB_EXPORT_GBENCH, gbench, &e)) != GB_OK)
+            snprintf(why, sizeof why, "%s", e.msg);
+        if (st != 0) {
+            fprintf(stderr, "gpubench run: --export-gbench: %s\n", why);
+            if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
+        }
+    }
+    /* as `report --plot`: plots asked for and not drawn are a failure */
+    if (plot_dir && gb_plot_run(path, plot_dir, "png", NULL, &e) != GB_OK) {
+        fprintf(stderr, "gpubench run: --plot: %s\n", e.msg);
+        if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
+    }
+
+    if (history) { /* a complete run written to a file: into the history */
+        int st = gb_cli_history_add_run(history, written && strcmp(path, "-") && !gb_interrupted ? path : NULL);
+        if (st != GB_EXIT_OK && exit_code == GB_EXIT_OK) exit_code = st;
+    }
+
+    return exit_code;
+}
+
+/* What the command line asks of a run. */
+typedef struct {
+    const char *backends, *out_path, *plot_dir, *gbench;
+    const char *history; /* --history: the database ("" for the default) */
+    gb_suite_filter filter;
+    gb_backend_options bopt;
+    int format, quiet, peaks, concurrent, wide, list_only, force;
+} run_opts;
+
+/* Step 1: the options into *o. -1 to go on, else the exit code (help, or a
+ * bad option named on stderr). *case_names_out: --case's list (the
+ * caller's to free). */
+static int parse_options(int argc, char **argv, run_opts *o, const char ***case_names_out) {
+    struct option opts[48] = {
         {"backend", required_argument, 0, 'b'}, {"op", required_argument, 0, 'x'},
         {"dtype", required_argument, 0, 'd'},   {"out", required_argument, 0, 'O'},
         {"wide", no_argument, 0, 'w'},
@@ -262,7 +368,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         {"devices", required_argument, 0, 'V'}, {"devices-concurrent", no_argument, 0, 'K'},
         {"rounds", required_argument, 0, 'R'},
         {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'},
-        {"openblas-core", required_argument, 0, 'C'}, {"plot", required_argument, 0, 'p'},
+        {"plot", required_argument, 0, 'p'},
         {"export-gbench", required_argument, 0, 'g'}, {"quiet", no_argument, 0, 'q'},
         {"sizes", required_argument, 0, 'S'},   {"max-time", required_argument, 0, 'M'},
         {"min-time", required_argument, 0, 'm'}, {"warmup", required_argument, 0, 'W'},
@@ -271,27 +377,30 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         {"case", required_argument, 0, 'N'},
         {"force", no_argument, 0, 'Y'},
         {"history", optional_argument, 0, 'H'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
-    const char *backends = NULL, *out_path = NULL, *plot_dir = NULL, *gbench = NULL, *core = NULL;
-    const char *history = NULL; /* --history: the database ("" for the default) */
-    gb_suite_filter filter = {0};
+        {"help", no_argument, 0, 'h'}};
+    /* then the backends' own options (--openblas-core: backend.h, gb_backend_process) */
+    int nopts = 0;
+    while (opts[nopts].name) nopts++;
+    gb_backend_options_getopt(opts, nopts, 48);
     const char **case_names = NULL;
-    gb_backend_options bopt = {.threads = 0, .device = 0, .cache_cold = 0};
-    int format = GB_FMT_TABLE, quiet = 0, peaks = 1, concurrent = 0, wide = 0, list_only = 0, force = 0, ch;
+    int ch;
     long v;
     gb_err e = {{0}};
     optind = 1;
     while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        int bo = gb_cli_backend_option("run", ch, optarg); /* a backend's own option */
+        if (bo > 0) return bo;
+        if (bo == 0) continue;
         switch (ch) {
-        case 'b': backends = optarg; break;
-        case 'x': filter.ops = optarg; break;
-        case 'd': filter.dtypes = optarg; break;
+        case 'b': o->backends = optarg; break;
+        case 'x': o->filter.ops = optarg; break;
+        case 'd': o->filter.dtypes = optarg; break;
         case 'o': /* fall through: -o is --out, as in every other command */
-        case 'O': out_path = optarg; break;
-        case 'w': wide = 1; break;
+        case 'O': o->out_path = optarg; break;
+        case 'w': o->wide = 1; break;
         case 'f':
-            format = gb_format_parse(optarg);
-            if (format < 0 || format == GB_FMT_HTML) {
+            o->format = gb_format_parse(optarg);
+            if (o->format < 0 || o->format == GB_FMT_HTML) {
                 fprintf(stderr, "gpubench run: --format: expected table, md or csv, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }
@@ -301,22 +410,22 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
                 fprintf(stderr, "gpubench run: --threads: expected a positive integer, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }
-            bopt.threads = (int)v;
+            o->bopt.threads = (int)v;
             break;
         case 'D':
             if (gb_cli_parse_int(optarg, 0, 1024, &v)) {
                 fprintf(stderr, "gpubench run: --device: expected a device ordinal, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }
-            bopt.device = (int)v;
+            o->bopt.device = (int)v;
             break;
         case 'V':
-            if (gb_devices_parse(optarg, &bopt, &e) != GB_OK) {
+            if (gb_devices_parse(optarg, &o->bopt, &e) != GB_OK) {
                 fprintf(stderr, "gpubench run: %s\n", e.msg);
                 return GB_EXIT_USAGE;
             }
             break;
-        case 'K': concurrent = 1; break;
+        case 'K': o->concurrent = 1; break;
         case 's': {
             char *end;
             errno = 0;
@@ -326,8 +435,8 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
                 fprintf(stderr, "gpubench run: --seed: expected a non-negative integer, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }
-            filter.has_seed = 1;
-            filter.seed = sv;
+            o->filter.has_seed = 1;
+            o->filter.seed = sv;
             break;
         }
         case 'R':
@@ -336,25 +445,25 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
                         GB_MAX_ROUNDS, optarg);
                 return GB_EXIT_USAGE;
             }
-            filter.rounds = (int)v;
+            o->filter.rounds = (int)v;
             break;
         case 'c':
             if (strcmp(optarg, "hot") && strcmp(optarg, "cold")) {
                 fprintf(stderr, "gpubench run: --cache: expected hot or cold, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }
-            bopt.cache_cold = strcmp(optarg, "cold") == 0;
+            o->bopt.cache_cold = strcmp(optarg, "cold") == 0;
             break;
         case 'G':
-            if (!strcmp(optarg, "auto")) bopt.cpu_gemm = GB_CPU_GEMM_AUTO;
-            else if (!strcmp(optarg, "openblas")) bopt.cpu_gemm = GB_CPU_GEMM_OPENBLAS;
-            else if (!strcmp(optarg, "onednn")) bopt.cpu_gemm = GB_CPU_GEMM_ONEDNN;
+            if (!strcmp(optarg, "auto")) o->bopt.cpu_gemm = GB_CPU_GEMM_AUTO;
+            else if (!strcmp(optarg, "openblas")) o->bopt.cpu_gemm = GB_CPU_GEMM_OPENBLAS;
+            else if (!strcmp(optarg, "onednn")) o->bopt.cpu_gemm = GB_CPU_GEMM_ONEDNN;
             else {
                 fprintf(stderr, "gpubench run: --cpu-gemm: expected auto, openblas or onednn, got \"%s\"\n", optarg);
                 return GB_EXIT_USAGE;
             }
             break;
-        case 'S': filter.sizes = optarg; break;
+        case 'S': o->filter.sizes = optarg; break;
         case 'M':
         case 'm': {
             double sec;
@@ -363,8 +472,8 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
                                 "250us, 1min), got \"%s\"\n", ch == 'M' ? "max-time" : "min-time", optarg);
                 return GB_EXIT_USAGE;
             }
-            if (ch == 'M') filter.max_time_s = sec;
-            else filter.min_time_s = sec;
+            if (ch == 'M') o->filter.max_time_s = sec;
+            else o->filter.min_time_s = sec;
             break;
         }
         case 'W':
@@ -373,33 +482,48 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
                         optarg);
                 return GB_EXIT_USAGE;
             }
-            filter.has_warmup = 1;
-            filter.warmup = (int)v;
+            o->filter.has_warmup = 1;
+            o->filter.warmup = (int)v;
             break;
-        case 'F': filter.name_regex = optarg; break;
+        case 'F': o->filter.name_regex = optarg; break;
         case 'N': { /* argv outlives the run: the names are pointers into it */
-            const char **more = realloc(case_names, (filter.ncase_names + 1) * sizeof *more);
+            const char **more = realloc(case_names, (o->filter.ncase_names + 1) * sizeof *more);
             if (!more) {
                 fprintf(stderr, "gpubench run: out of memory\n");
                 return GB_EXIT_USAGE;
             }
             *case_names_out = case_names = more;
-            case_names[filter.ncase_names++] = optarg;
-            filter.case_names = case_names;
+            case_names[o->filter.ncase_names++] = optarg;
+            o->filter.case_names = case_names;
             break;
         }
-        case 'L': list_only = 1; break;
-        case 'P': peaks = 0; break;
-        case 'C': core = optarg; break;
-        case 'p': plot_dir = optarg; break;
-        case 'g': gbench = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'Y': force = 1; break;
-        case 'H': history = optarg ? optarg : ""; break;
+        case 'L': o->list_only = 1; break;
+        case 'P': o->peaks = 0; break;
+        case 'p': o->plot_dir = optarg; break;
+        case 'g': o->gbench = optarg; break;
+        case 'q': o->quiet = 1; break;
+        case 'Y': o->force = 1; break;
+        case 'H': o->history = optarg ? optarg : ""; break;
         case 'h': run_usage(stdout); return GB_EXIT_OK;
         default: run_usage(stderr); return GB_EXIT_USAGE;
         }
     }
+    return -1;
+}
+
+/* The command; *case_names (--case's list) is the caller's to free, so no
+ * return path below can leak it. */
+static int run_command(int argc, char **argv, const char ***case_names_out) {
+    run_opts o = {.format = GB_FMT_TABLE, .peaks = 1};
+    int parsed = parse_options(argc, argv, &o, case_names_out);
+    if (parsed >= 0) return parsed;
+    const char *backends = o.backends, *out_path = o.out_path, *plot_dir = o.plot_dir, *gbench = o.gbench;
+    const char *history = o.history;
+    gb_suite_filter filter = o.filter;
+    gb_backend_options bopt = o.bopt;
+    int format = o.format, quiet = o.quiet, peaks = o.peaks, concurrent = o.concurrent, wide = o.wide;
+    int list_only = o.list_only, force = o.force;
+    gb_err e = {{0}};
     /* No suite file: --op and --sizes make one (gb_suite_from_args). */
     int one_off = optind == argc && filter.ops && filter.sizes;
     if (!one_off && optind != argc - 1) {
@@ -408,7 +532,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         run_usage(stderr);
         return GB_EXIT_USAGE;
     }
-    int setup = list_only ? GB_EXIT_OK : gb_cli_setup_cpu("run", core); /* --list measures nothing */
+    int setup = list_only ? GB_EXIT_OK : gb_cli_setup_process("run"); /* --list measures nothing */
     if (setup != GB_EXIT_OK) return setup;
     if (history && !list_only && gb_cli_history_ready(history) != GB_EXIT_OK) return GB_EXIT_USAGE; /* before hours of work */
     char why[GB_MSG_LEN];
@@ -512,10 +636,11 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
      * FIFO) gets the one final document, not one per checkpoint. */
     gb_out_target target;
     int replaceable = gb_output_resolve(path, &target, &e) == GB_OK && target.kind == GB_OUT_FILE;
-    gb_run_config cfg = {.backends = &set, .quiet = quiet, .progress = !quiet && isatty(2),
+    gb_run_lines shown = {.progress = !quiet && isatty(2), .quiet = quiet, .lines = lines};
+    gb_run_config cfg = {.backends = &set, .report = gb_run_lines_callbacks(&shown),
                          .cache_cold = bopt.cache_cold, .results = &results,
                          .out_path = replaceable ? path : NULL,
-                         .lines = lines, .breakdown = &times, .started = t_start, .concurrent = concurrent};
+                         .breakdown = &times, .started = t_start, .concurrent = concurrent};
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);
@@ -531,28 +656,8 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
             fprintf(stderr, "WARNING: %s\n", msg);
         }
 
-    /* health "after" and the warnings of the end of the run into the model,
-     * and the model written, under the model's lock (the watchdog's) */
-    gb_model_lock();
-    gb_err pe = {{0}};
-    int model_ok = gb_run_set_provenance(&results.runs[0], doc, path, &pe) == GB_OK;
-    results.complete = !gb_interrupted && status == GB_OK;
-    results.interrupted = gb_interrupted != 0;
-    if (gb_interrupted && gb_set_string(&results.interrupted_by, gb_signal_name(gb_interrupted)) != GB_OK)
-        model_ok = 0;
-    int bad = gb_results_summarize(&results);
-    if (model_ok && gb_crossover_update(&results, &pe) != GB_OK) model_ok = 0;
-    times.wall_s = gb_now() - t_start;
-    if (record_breakdown(&results, &times, quiet) != GB_OK) model_ok = 0;
-    /* An interrupted run is not a success, even with every result verified:
-     * 128 + the signal's number is the shell's code for "stopped by it". */
-    int exit_code = bad ? GB_EXIT_CHECK : gb_interrupted ? 128 + gb_interrupted : GB_EXIT_OK;
-    gb_err we = {{0}};
-    if (!model_ok) snprintf(why, sizeof why, "%s", pe.msg[0] ? pe.msg : "out of memory for the results");
-    else if (gb_results_write(&results, path, GB_WRITE_SAMPLES_6G, &we) != GB_OK) snprintf(why, sizeof why, "%s", we.msg);
-    int written = model_ok && !we.msg[0];
-    gb_run_signals_final_written();
-    gb_model_unlock();
+    int bad = 0, exit_code = GB_EXIT_OK;
+    int written = write_final(&results, doc, path, status, &times, t_start, quiet, &bad, &exit_code, why, sizeof why);
     gb_output_unlock(); /* the results file is final: another run may take it now */
     if (!written) {
         fprintf(stderr, "gpubench run: %s\n", why);
@@ -562,55 +667,8 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         exit_code = GB_EXIT_USAGE;
     }
 
-    gb_report_options ro = {.format = (gb_format)format, .ops = NULL, .wide = wide,
-                            .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
-    if (format == GB_FMT_TABLE) printf("\n");
-    gb_report_render(&results, &ro, stdout);
-    /* With several devices, each case's median on each device against the
-     * host's median device, slow devices flagged on compare's evidence: the
-     * fleet report's table over this run's (device) columns. */
-    if (gb_backends_device_count(&set) > 1 && (format == GB_FMT_TABLE || format == GB_FMT_MD)) {
-        gb_err fe = {{0}};
-        if (format == GB_FMT_TABLE) printf("\nPer device (gpubench report --fleet on this run):\n\n");
-        else printf("\n## Per device (`gpubench report --fleet`)\n\n");
-        if (gb_fleet_render(&results, stdout, gb_writer_at((int)format), &fe) != GB_OK)
-            fprintf(stderr, "gpubench run: per-device table: %s\n", fe.msg);
-    }
-    fflush(stdout);
-    if (!written)
-        fprintf(stderr, "results: NOT written to %s (see above)\n", path);
-    else if (gb_interrupted)
-        fprintf(stderr, "results: %s (interrupted by %s: partial results)\n", path, gb_signal_name(gb_interrupted));
-    else
-        fprintf(stderr, "results: %s\n", path);
-    if (bad) fprintf(stderr, "%d result(s) failed verification or errored: exit 1\n", bad);
-
-    /* Exported from the results file just written, as `gpubench export`
-     * does: one code path, so the two give the same bytes. */
-    if (gbench) {
-        int st = -1;
-        if (!strcmp(path, "-"))
-            snprintf(why, sizeof why, "the results went to standard output; save them with --out FILE and "
-                                      "run `gpubench export FILE --format gbench`");
-        else if (!written)
-            snprintf(why, sizeof why, "not written: the results file could not be written (see above)");
-        else if ((st = gb_export_file(path, GB_EXPORT_GBENCH, gbench, &e)) != GB_OK)
-            snprintf(why, sizeof why, "%s", e.msg);
-        if (st != 0) {
-            fprintf(stderr, "gpubench run: --export-gbench: %s\n", why);
-            if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
-        }
-    }
-    /* as `report --plot`: plots asked for and not drawn are a failure */
-    if (plot_dir && gb_plot_run(path, plot_dir, "png", NULL, &e) != GB_OK) {
-        fprintf(stderr, "gpubench run: --plot: %s\n", e.msg);
-        if (exit_code == GB_EXIT_OK) exit_code = GB_EXIT_USAGE;
-    }
-
-    if (history) { /* a complete run written to a file: into the history */
-        int st = gb_cli_history_add_run(history, written && strcmp(path, "-") && !gb_interrupted ? path : NULL);
-        if (st != GB_EXIT_OK && exit_code == GB_EXIT_OK) exit_code = st;
-    }
+    show_results(&results, &set, format, wide, path, written, bad);
+    exit_code = after_run(path, written, gbench, plot_dir, history, exit_code);
 
     gb_results_free(&results);
     cJSON_Delete(doc);

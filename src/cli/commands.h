@@ -20,11 +20,17 @@ int gb_cli_parse_int(const char *s, long lo, long hi, long *out);
  * positive number). A bare number is refused: "--max-time 5" could mean
  * seconds or milliseconds, and a wrong guess costs hours or all precision. */
 int gb_cli_parse_duration(const char *s, double *seconds);
-/* The CPU side's honest process settings, for the commands that measure or
- * describe the CPU (run, peak, info): core_flag is --openblas-core's value
- * (NULL when not given). May re-execute the process, once. Returns an exit
- * code: GB_EXIT_OK, or GB_EXIT_USAGE after printing why. */
-int gb_cli_setup_cpu(const char *command, const char *core_flag);
+/* The backends' own options, for the commands that measure or describe the
+ * machine (run, peak, info): they append gb_backend_options_getopt's to their
+ * getopt table and hand each option getopt returns here first: -1 when ch
+ * is not a backend's option, else an exit code (GB_EXIT_USAGE after printing
+ * why). */
+int gb_cli_backend_option(const char *command, int ch, const char *value);
+/* The backends' honest process settings, with the options given (the CPU's:
+ * the OpenBLAS core, OpenMP's wait policy), before anything else. May
+ * re-execute the process, once. Returns an exit code: GB_EXIT_OK, or
+ * GB_EXIT_USAGE after printing why. */
+int gb_cli_setup_process(const char *command);
 /* Every warning about this process and machine: each backend's own check
  * (OpenBLAS core, threads, OpenMP policy) and the generic ones (threads,
  * governor, load). Returns the count. */

@@ -128,13 +128,27 @@ typedef struct gb_op_impl {
 
 /* The CPU backend is linked in; the CUDA one comes from the plugin. */
 const gb_backend *gb_cpu_backend(void);
-/* The CPU backend's process settings (cpu_backends/cpu_environment.c): the
- * OpenBLAS core (core_flag: NULL = the honest default, "auto", "detected" or
- * a core name, from --openblas-core) and OpenMP's wait policy. Re-executes
- * the process (argv) at most once when a setting must change; returns GB_OK,
- * or GB_FAIL with the reason. Commands that measure or describe the CPU call
- * it before anything else. */
-int gb_cpu_setup_process(const char *core_flag, char **argv, gb_err *e);
+/* An option a backend reads from the command line (--NAME VALUE), declared
+ * by that backend: the commands that set the process up (run, peak, info)
+ * offer every linked-in backend's options and hand their values over
+ * (run/backends.h), so no command names a backend or its options. */
+typedef struct {
+    const char *name;                          /* without the dashes: "openblas-core" */
+    int (*set)(const char *value, gb_err *e);  /* remember it for setup_process; GB_OK or GB_FAIL */
+    const char *synopsis;                      /* for a usage line: "[--openblas-core auto|detected|NAME]" */
+    const char *help;                          /* the lines of `run --help`, each "  --NAME ARG   what...\n" */
+} gb_backend_flag;
+/* A linked-in backend's process-wide settings: its options, and the set-up
+ * that applies them before anything is measured or described. setup_process
+ * may re-execute the process (argv) once, when a setting is read by a library
+ * only as it loads; GB_OK, or GB_FAIL with the reason, naming the option. */
+typedef struct {
+    const gb_backend_flag *flags;              /* ends with {NULL} */
+    int (*setup_process)(char **argv, gb_err *e);
+} gb_backend_process;
+/* The CPU backend's (cpu_backends/cpu_environment.c): --openblas-core, the
+ * OpenBLAS core and OpenMP's wait policy. */
+const gb_backend_process *gb_cpu_process(void);
 typedef const gb_backend *(*gb_backend_plugin_fn)(void);
 #define GB_PLUGIN_SYMBOL "gb_backend_plugin"
 

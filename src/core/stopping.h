@@ -20,7 +20,7 @@
  *      already ran at speed (within GB_WARMUP_STABLE of that visit's
  *      median), else as GB_VISIT_FIRST;
  *      GB_VISIT_KEPT, a later round on the state kept from the last one (no
- *      new prepare, runner.c): the buffers are warm but the caches hold the
+ *      new prepare, run/run_kept.c): the buffers are warm but the caches hold the
  *      other cases visited since, where a prepare's upload would have left
  *      this case's data. So one repetition when the first one was shorter
  *      than GB_KEPT_CACHE_S (data that can sit in a cache), none when it was
@@ -49,7 +49,23 @@
 #include <signal.h>
 #include <stddef.h>
 #include "gb.h"
-#include "suite.h"
+
+/* How long a case is measured: `warmup` untimed reps, then timed reps until
+ * at least min_reps AND min_time_s are reached, but never past max_time_s
+ * (warm-up included) once at least one rep is timed, nor past max_reps
+ * samples (a 10 µs op would otherwise keep 50,000 samples for 0.5 s, which
+ * narrows no interval that matters and makes results files huge). */
+typedef struct {
+    int warmup;
+    double min_warmup_s;  /* warm up for at least this long too (capped at max_time_s/4) */
+    int min_reps;
+    int max_reps;
+    double min_time_s;
+    double max_time_s;
+} gb_budget;
+
+/* Rounds are at most this many: each splits the repetition budget further. */
+#define GB_MAX_ROUNDS 20
 
 /* Two warm-up repetitions within this relative difference are "stable". */
 #define GB_WARMUP_STABLE 0.10

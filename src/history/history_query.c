@@ -1,7 +1,6 @@
 /* history_query.c — list, show, export and prune: what a person or a
  * spreadsheet asks of a history. Filters are bound parameters of one fixed
- * WHERE clause; a case pattern is matched here, in C (fnmatch). */
-#include <fnmatch.h>
+ * WHERE clause (history_filter.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,35 +8,6 @@
 
 #include "history_internal.h"
 #include "report_table.h"
-
-int gb_hist_name_matches(const char *pattern, const char *name) {
-    if (!pattern || !*pattern) return 1;
-    if (strpbrk(pattern, "*?[")) return fnmatch(pattern, name, 0) == 0;
-    return strstr(name, pattern) != NULL;
-}
-
-/* Runs r joined with machines m; parameters ?1..?5 (gb_hist_filter_bind).
- * "until" takes a prefix ("2026-11-30" includes that whole day). */
-void gb_hist_filter_sql(const gb_history_filter *f, char *buf, size_t len) {
-    (void)f;
-    snprintf(buf, len,
-             " (?1 IS NULL OR m.key = ?1 OR instr(m.hostname, ?1) > 0 OR instr(m.cpu_model, ?1) > 0"
-             "  OR instr(m.gpu_name, ?1) > 0)"
-             " AND (?2 IS NULL OR r.suite = ?2) AND (?3 IS NULL OR r.branch = ?3)"
-             " AND (?4 IS NULL OR coalesce(r.run_date, r.added_at) >= ?4)"
-             " AND (?5 IS NULL OR substr(coalesce(r.run_date, r.added_at), 1, length(?5)) <= ?5)");
-}
-
-int gb_hist_filter_bind(sqlite3_stmt *st, int first, const gb_history_filter *f) {
-    static const gb_history_filter none;
-    if (!f) f = &none;
-    gb_hist_bind_text(st, first, f->machine);
-    gb_hist_bind_text(st, first + 1, f->suite);
-    gb_hist_bind_text(st, first + 2, f->branch);
-    gb_hist_bind_text(st, first + 3, f->since);
-    gb_hist_bind_text(st, first + 4, f->until);
-    return SQLITE_OK;
-}
 
 static int prepare(gb_history *h, const char *head, const char *tail, const gb_history_filter *f, sqlite3_stmt **st,
                    gb_err *e) {

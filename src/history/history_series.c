@@ -10,13 +10,6 @@
 
 #include "history_internal.h"
 
-void gb_hist_time_text(double s, char *buf, size_t len) {
-    if (!isfinite(s)) snprintf(buf, len, "-");
-    else if (s < 1e-3) snprintf(buf, len, "%.3g us", s * 1e6);
-    else if (s < 1) snprintf(buf, len, "%.4g ms", s * 1e3);
-    else snprintf(buf, len, "%.4g s", s);
-}
-
 static int grow(void **p, size_t n, size_t size) {
     if (n & (n - 1)) return 0; /* capacity doubles at powers of two */
     void *q = realloc(*p, (n ? 2 * n : 1) * size);

@@ -79,7 +79,7 @@ typedef struct gb_op {
     const char *const *late_params;
     /* Params only accelerator backends read (NULL-terminated; may be NULL):
      * a host backend computes the same thing whatever their values, so
-     * runner.c shares a host result between cases differing only in them. */
+     * run/run_shared.c shares a host result between cases differing only in them. */
     const char *const *accelerator_params;
     /* Read one entry of "sizes" (a positive integer n, or an explicit shape
      * array) into c->shape / c->rank / c->label. Returns GB_OK or GB_FAIL

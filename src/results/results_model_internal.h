@@ -3,17 +3,21 @@
  * include it; readers use results_model.h).
  *
  * The model is split by what it does:
- *   results_read.c       loading: the checker (the getters below), the
- *                        document, runs, context, backends, peaks, summary
+ *   results_get.c        the checker: the getters below (JSON paths,
+ *                        typed fields, plain values)
+ *   results_read.c       loading: the document, runs, context, backends,
+ *                        peaks, summary
  *   results_read_case.c  loading: cases, results, stats, verification,
  *                        devices, crossover entries
- *   results_write.c      writing (from the key-order templates)
+ *   results_write.c      writing (from the key-order templates), the
+ *                        status names it writes
  *   results_copy.c       copying, freeing and building the structs
  *   results_keyorder.c   the key-order templates and the known keys
  *   results_query.c      what readers ask: backends (the built-in table),
- *                        names, speedups, values
+ *                        speedups, values
  * The names below were static in the one file they came from; gb_rm_ marks
- * them as the model's own. */
+ * them as the model's own. No two of these files depend on each other
+ * (src/LAYERS, tests/layers/test_layers.c). */
 #ifndef GB_RESULTS_MODEL_INTERNAL_H
 #define GB_RESULTS_MODEL_INTERNAL_H
 #include <cjson/cJSON.h>
@@ -44,6 +48,7 @@ enum { N_REQ = 1, N_NULL = 2, N_NONNEG = 4, N_POS = 8, N_WHOLE = 16, N_COUNT = 3
  * print it as an int; 1e300 threads would overflow the conversion). */
 #define GB_MAX_CPU_COUNT 1e6
 
+/* The checked getters (results_get.c). */
 void gb_rm_join(char *buf, size_t len, const char *path, const char *key);
 void gb_rm_at(char *buf, size_t len, const char *path, const char *key, size_t i);
 const char *gb_rm_type_name(const cJSON *v);
@@ -57,6 +62,9 @@ int gb_rm_get_bool(gb_rm_chk *k, const cJSON *o, const char *path, const char *k
 int gb_rm_get_obj(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int required, const cJSON **out);
 int gb_rm_get_arr(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int required, const cJSON **out);
 int gb_rm_get_kvlist(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, gb_kvlist *l);
+/* *out freed and replaced by s; a plain value (any JSON) from j, 0 or -1 out of memory. */
+void gb_rm_replace_str(char **out, char *s);
+int gb_rm_value_from(const cJSON *j, gb_value *v);
 
 /* ---- cases and crossover entries (results_read_case.c) -------------------- */
 

@@ -57,25 +57,6 @@ const char *gb_backend_builtin_names(void) {
 
 /* ---- results ----------------------------------------------------------------- */
 
-const char *gb_result_status_name(gb_result_status s) {
-    switch (s) {
-    case GB_RS_OK: return "ok";
-    case GB_RS_SKIPPED: return "skipped";
-    case GB_RS_FAILED: return "failed";
-    case GB_RS_ERROR: return "error";
-    }
-    return "?";
-}
-
-const char *gb_verify_status_name(gb_verification_status s) {
-    switch (s) {
-    case GB_VS_PASSED: return "passed";
-    case GB_VS_FAILED: return "failed";
-    case GB_VS_NOT_CHECKED: return "not_checked";
-    }
-    return "?";
-}
-
 int gb_result_same_series(const gb_result *a, const gb_result *b) {
     return gb_device_same(&a->device, &b->device) && a->concurrent.present == b->concurrent.present;
 }

@@ -382,3 +382,25 @@ int gb_results_write(const gb_results *r, const char *path, unsigned flags, gb_e
     cJSON_Delete(doc);
     return rc;
 }
+
+/* The status names the file writes (and readers print): here, by the writer
+ * that uses them, so that results_query.c, which uses the writer's value
+ * conversions, and the writer do not depend on each other. */
+const char *gb_result_status_name(gb_result_status s) {
+    switch (s) {
+    case GB_RS_OK: return "ok";
+    case GB_RS_SKIPPED: return "skipped";
+    case GB_RS_FAILED: return "failed";
+    case GB_RS_ERROR: return "error";
+    }
+    return "?";
+}
+
+const char *gb_verify_status_name(gb_verification_status s) {
+    switch (s) {
+    case GB_VS_PASSED: return "passed";
+    case GB_VS_FAILED: return "failed";
+    case GB_VS_NOT_CHECKED: return "not_checked";
+    }
+    return "?";
+}

@@ -1,18 +1,18 @@
 /* fuzz_results.c — the results loader, then every reader of what it loaded:
  * report (every format, and the one-line case summary), the crossover
  * (computed, and the words for each entry), compare (against itself and a
- * real run, every format), export (both formats) and merge (the command, on
- * a copy of the input). A file the model accepts must be safe for all
+ * real run, every format), export (both formats) and merge (results/merge.h:
+ * the input twice, so that its cases repeat, then a real run). A file the model accepts must be safe for all
  * of them, and must write back to JSON that the model accepts again. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
 #include "compare.h"
 #include "export.h"
 #include "fuzz.h"
 #include "json_strict.h"
+#include "merge.h"
 #include "report.h"
 #include "results_model.h"
 #include "writer.h"
@@ -68,19 +68,24 @@ static void readers(const gb_results *doc, const gb_results *real) {
     }
 }
 
-/* merge, as the command runs it, on a copy of the input. */
-static void merge(const uint8_t *data, size_t size) {
-    static char path[64];
-    if (!path[0]) snprintf(path, sizeof path, "/tmp/gb_fuzz_merge_%d.json", (int)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f) return;
-    fwrite(data, 1, size, f);
-    fclose(f);
-    char *argv[] = {"merge", path, "-o", "-", NULL};
-    fflush(stdout);
-    gb_cmd_merge(4, argv);
-    fflush(stdout);
-    unlink(path);
+/* merge, as the command does it: the input twice (every case a repeat of
+ * itself), then the real run; the merged results are summarized and written
+ * to JSON as the command writes them. */
+static void merge(const gb_results *doc, const gb_results *real) {
+    gb_merge m;
+    gb_err e = {{0}};
+    if (gb_merge_init(&m, "-", &e) == GB_OK && gb_merge_add(&m, doc, "a.json", NULL, &e) == GB_OK &&
+        gb_merge_add(&m, doc, "b.json", "b", &e) == GB_OK && (!real || gb_merge_add(&m, real, "real.json", NULL, &e) == GB_OK)) {
+        gb_results *out = gb_merge_finish(&m);
+        gb_results_summarize(out);
+        cJSON *json = gb_results_to_json(out, 0);
+        char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+        free(text);
+        cJSON_Delete(json);
+    } else if (!e.msg[0]) {
+        __builtin_trap(); /* a failure must say why */
+    }
+    gb_merge_free(&m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -114,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         gb_results_free(&again);
         cJSON_Delete(back);
     }
+    merge(&doc, real_loaded ? &real : NULL);
     gb_results_free(&doc);
-    merge(data, size);
     return 0;
 }

@@ -159,3 +159,46 @@ void gb_backends_shutdown(gb_backend_set *set) {
     }
     gb_plugin_unload();
 }
+
+/* ---- the backends' own options -------------------------------------------- */
+
+/* The linked-in backends' process settings (the plugin's are its own: it
+ * loads after the process is set up). */
+static const gb_backend_process *linked_in(int i) { return i == 0 ? gb_cpu_process() : NULL; }
+
+/* The i-th option over every linked-in backend, with its backend. */
+static const gb_backend_flag *nth_flag(int i) {
+    for (int b = 0; linked_in(b); b++)
+        for (const gb_backend_flag *f = linked_in(b)->flags; f && f->name; f++)
+            if (i-- == 0) return f;
+    return NULL;
+}
+
+int gb_backend_options_getopt(struct option *opts, int n, int cap) {
+    for (int i = 0; nth_flag(i) && n + 1 < cap; i++)
+        opts[n++] = (struct option){nth_flag(i)->name, required_argument, 0, GB_BACKEND_OPTION + i};
+    opts[n] = (struct option){0, 0, 0, 0};
+    return n;
+}
+
+int gb_backend_option_set(int val, const char *value, gb_err *e) {
+    const gb_backend_flag *f = nth_flag(val - GB_BACKEND_OPTION);
+    if (!f) return gb_errf(e, GB_FAIL, "no such backend option");
+    return f->set(value, e);
+}
+
+void gb_backend_options_synopsis(FILE *out) {
+    for (int i = 0; nth_flag(i); i++)
+        if (nth_flag(i)->synopsis) fprintf(out, " %s", nth_flag(i)->synopsis);
+}
+
+void gb_backend_options_help(FILE *out) {
+    for (int i = 0; nth_flag(i); i++)
+        if (nth_flag(i)->help) fputs(nth_flag(i)->help, out);
+}
+
+int gb_backends_setup_process(char **argv, gb_err *e) {
+    for (int b = 0; linked_in(b); b++)
+        if (linked_in(b)->setup_process && linked_in(b)->setup_process(argv, e) != GB_OK) return GB_FAIL;
+    return GB_OK;
+}

@@ -16,23 +16,7 @@
 #include <cjson/cJSON.h>
 #include "gb.h"
 #include "op.h"
-
-/* How long a case is measured: `warmup` untimed reps, then timed reps until
- * at least min_reps AND min_time_s are reached, but never past max_time_s
- * (warm-up included) once at least one rep is timed, nor past max_reps
- * samples (a 10 µs op would otherwise keep 50,000 samples for 0.5 s, which
- * narrows no interval that matters and makes results files huge). */
-typedef struct {
-    int warmup;
-    double min_warmup_s;  /* warm up for at least this long too (capped at max_time_s/4) */
-    int min_reps;
-    int max_reps;
-    double min_time_s;
-    double max_time_s;
-} gb_budget;
-
-/* Rounds are at most this many: each splits the repetition budget further. */
-#define GB_MAX_ROUNDS 20
+#include "stopping.h" /* gb_budget, GB_MAX_ROUNDS */
 
 typedef struct {
     gb_case c;

@@ -3,6 +3,8 @@
  * the reason. */
 #ifndef GB_BACKENDS_H
 #define GB_BACKENDS_H
+#include <getopt.h>
+#include <stdio.h>
 #include <cjson/cJSON.h>
 #include "backend.h"
 
@@ -51,4 +53,24 @@ int gb_backends_device_count(const gb_backend_set *set);
 /* Mark a backend unusable for the rest of the run. */
 void gb_backends_disable(gb_backend_slot *slot, const char *reason);
 void gb_backends_shutdown(gb_backend_set *set);
+/* ---- the backends' own options (backend.h, gb_backend_process) ------------
+ * A command that sets the process up appends them to its getopt table; getopt
+ * then returns GB_BACKEND_OPTION + i for the i-th, which the command hands to
+ * gb_backend_option_set with its value. */
+#define GB_BACKEND_OPTION 0x4000
+/* Append the linked-in backends' options to opts (n entries, room for cap
+ * with the terminating {0}); the new count, the terminator written. */
+int gb_backend_options_getopt(struct option *opts, int n, int cap);
+/* Hand option `val` (GB_BACKEND_OPTION + i) and its value to its backend.
+ * GB_OK, or GB_FAIL with the reason. */
+int gb_backend_option_set(int val, const char *value, gb_err *e);
+/* The backends' options for a usage text: each one's synopsis, after a
+ * space ("[--openblas-core auto|detected|NAME]"), or each one's help lines. */
+void gb_backend_options_synopsis(FILE *out);
+void gb_backend_options_help(FILE *out);
+/* Every linked-in backend's process set-up, with the options given (before
+ * anything is measured or described; may re-execute the process, argv).
+ * GB_OK, or GB_FAIL with the reason. */
+int gb_backends_setup_process(char **argv, gb_err *e);
+
 #endif

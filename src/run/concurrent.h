@@ -6,7 +6,7 @@
  * current (gb_backend.use_device), prepares the case from the same inputs,
  * and then all run the same number of repetitions of one timing, each
  * repetition started together behind a barrier, each timed by the backend's
- * own clock. The runner records what comes back (runner.c). */
+ * own clock. The runner records what comes back (run_visit.c). */
 #ifndef GB_CONCURRENT_H
 #define GB_CONCURRENT_H
 #include <signal.h>

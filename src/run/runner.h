@@ -1,7 +1,8 @@
 /* runner.h — runs a plan: drives the backends through every case and round,
  * verifies their answers against each other, and records one results entry
  * per case. How a single result is timed — warm-up, the stopping rule, the
- * budget of a round, projection — is src/core/stopping.h; this module is the
+ * budget of a round, projection — is src/core/stopping.h, driven from
+ * run_visit.c; this module is the
  * loop around it:
  *
  *   rounds: the whole plan is visited `rounds` times, in order. Round 0 makes
@@ -10,7 +11,7 @@
  *   rounds measure again the results that did not hit max_time_s, on the
  *   state each backend prepared in round 0 and round 0's inputs when they
  *   were kept (a quarter of the free host memory each holds them:
- *   runner.c, kept_states), or prepared again on inputs made again from the
+ *   run_kept.c), or prepared again on inputs made again from the
  *   same seed. Every round's median widens the confidence interval
  *   (stats.h). The results file is rewritten as visits finish (at most every
  *   5 s and 5% of the time; at the end of each round but the last, which
@@ -19,7 +20,7 @@
 #ifndef GB_RUNNER_H
 #define GB_RUNNER_H
 #include <signal.h>
-#include <stdio.h>
+#include <stddef.h>
 #include "backends.h"
 #include "model_lock.h"
 #include "results_model.h"
@@ -42,7 +43,7 @@ typedef struct {
     double wall_s, ceilings_s, write_s;
     double all[GB_T_PARTS];
     double by_op[GB_OP_COUNT][GB_T_PARTS];
-    /* backend states kept between rounds (runner.c, kept_states): how many
+    /* backend states kept between rounds (run_kept.c, kept_states): how many
      * later visits ran on a kept state, how many prepared again, the most
      * host memory the kept states held at once */
     long kept_visits, prepared_again;
@@ -53,14 +54,35 @@ typedef struct {
 extern const char *const gb_time_part_key[GB_T_PARTS];
 extern const char *const gb_time_part_text[GB_T_PARTS];
 
+/* Where the run stands, when a visit is about to begin: round (from 0) of
+ * rounds, case index (from 0) of count, the backend about to visit it (NULL:
+ * the case's inputs come first), the seconds since cfg->started and an
+ * estimate of those left (each visit still to come priced at its case's
+ * last visit, a case not yet visited at the mean first visit so far). */
+typedef struct {
+    int round, rounds;
+    size_t index, count;
+    const gb_case *c;
+    const char *backend;
+    double elapsed_s, left_s;
+} gb_run_progress;
+
+/* How the runner reports, supplied by the command (the runner includes no
+ * report header and prints nothing). Either may be NULL. */
+typedef struct {
+    void *ctx;
+    void (*progress)(void *ctx, const gb_run_progress *p);
+    /* a case's visit of this round is over; c is its entry in r as it
+     * stands (round 0's is the case's first line) */
+    void (*case_done)(void *ctx, const gb_results *r, const gb_case_result *c, int round);
+} gb_run_callbacks;
+
 typedef struct {
     gb_backend_set *backends;
-    int quiet;              /* no per-case lines */
-    int progress;           /* "case i of N" on stderr (when it is a terminal) */
+    gb_run_callbacks report; /* progress and finished cases */
     int cache_cold;
     gb_results *results;    /* the results model (results_model.h): cases are appended to it */
     const char *out_path;   /* rewritten as cases finish (runner.c checkpoint); NULL: not written */
-    FILE *lines;            /* per-case lines (stdout) */
     gb_time_breakdown *breakdown; /* added to when not NULL */
     double started;         /* gb_now() when the run began (for the progress line) */
     int concurrent;         /* --devices-concurrent: after its visit in turn, each case runs on
