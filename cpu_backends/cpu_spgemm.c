@@ -120,14 +120,8 @@ static void spgemm_release(void *state) {
 
 /* Import prefix_* (32-bit CSR) as a GraphBLAS matrix. */
 static int import(const gb_arrays *in, const char *prefix, size_t n, gb_dtype d, GrB_Matrix *M, gb_err *e) {
-    char name[24];
-    snprintf(name, sizeof name, "%s_rowptr", prefix);
-    const gb_array *rp = gb_arrays_find(in, name);
-    snprintf(name, sizeof name, "%s_colind", prefix);
-    const gb_array *ci = gb_arrays_find(in, name);
-    snprintf(name, sizeof name, "%s_val", prefix);
-    const gb_array *va = gb_arrays_find(in, name);
-    if (!rp || !ci || !va || rp->count != n + 1)
+    const gb_array *rp, *ci, *va;
+    if (!gb_arrays_find_csr(in, prefix, &rp, &ci, &va) || rp->count != n + 1)
         return gb_errf(e, GB_FAIL, "spgemm: CSR arrays of %s missing", prefix);
     size_t nnz = ci->count, vsz = gb_elem_size(va->elem);
     /* GraphBLAS frees these with its own free (the C library's by default). */

@@ -251,3 +251,15 @@ int gb_nvidia_driver_from_proc(const char *text, char *buf, size_t len) {
     }
     return 0;
 }
+
+int gb_arrays_find_csr(const gb_arrays *a, const char *prefix, const gb_array **rowptr, const gb_array **colind,
+                       const gb_array **val) {
+    char name[64];
+    snprintf(name, sizeof name, "%s_rowptr", prefix);
+    *rowptr = gb_arrays_find(a, name);
+    snprintf(name, sizeof name, "%s_colind", prefix);
+    *colind = gb_arrays_find(a, name);
+    snprintf(name, sizeof name, "%s_val", prefix);
+    *val = gb_arrays_find(a, name);
+    return *rowptr && *colind && *val;
+}

@@ -185,6 +185,10 @@ gb_array *gb_arrays_add_copy(gb_arrays *a, const char *name, gb_elem elem, size_
 /* Append an array adopting an existing gb_alloc'd buffer. */
 gb_array *gb_arrays_adopt(gb_arrays *a, const char *name, gb_elem elem, size_t count, void *data, gb_err *e);
 gb_array *gb_arrays_find(const gb_arrays *a, const char *name);
+/* A CSR matrix's three arrays, named PREFIX_rowptr, PREFIX_colind and
+ * PREFIX_val (spgemm's inputs and outputs); 1 when all three are there. */
+int gb_arrays_find_csr(const gb_arrays *a, const char *prefix, const gb_array **rowptr, const gb_array **colind,
+                       const gb_array **val);
 void gb_arrays_free(gb_arrays *a);
 /* Fill a float array with NaN (outputs are poisoned before runs, so an element
  * a backend forgot to write fails verification). Integer arrays get -1. */

@@ -205,14 +205,8 @@ static double vat(const gb_array *a, size_t i) {
  * at 0, never decreases, ends at nnz; columns in [0, n). */
 static int csr_view(const gb_arrays *a, const char *prefix, size_t n, gb_elem val_elem, csr *m,
                     gb_err *why) {
-    char name[24];
-    snprintf(name, sizeof name, "%s_rowptr", prefix);
-    const gb_array *rp = gb_arrays_find(a, name);
-    snprintf(name, sizeof name, "%s_colind", prefix);
-    const gb_array *ci = gb_arrays_find(a, name);
-    snprintf(name, sizeof name, "%s_val", prefix);
-    const gb_array *va = gb_arrays_find(a, name);
-    if (!rp || !ci || !va || rp->elem != GB_E_I32 || ci->elem != GB_E_I32 || va->elem != val_elem) {
+    const gb_array *rp, *ci, *va;
+    if (!gb_arrays_find_csr(a, prefix, &rp, &ci, &va) || rp->elem != GB_E_I32 || ci->elem != GB_E_I32 || va->elem != val_elem) {
         return gb_errf(why, GB_FAIL, "%s: CSR arrays missing or of the wrong type", prefix);
     }
     if (rp->count != n + 1 || ci->count != va->count) {

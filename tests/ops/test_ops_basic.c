@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "op.h"
 #include "rng.h"
+#include "testlib_ops.h"
 #include "testlib.h"
 
 extern const gb_op gb_op_matmul, gb_op_elementwise, gb_op_reduction;
@@ -34,25 +35,9 @@ static gb_case make_case(const gb_op *op, const char *size_json, gb_dtype dt) {
 
 /* Inputs → CPU backend (prepare, one timed run, fetch, release) → out. */
 static int cpu_compute(const gb_case *c, const gb_arrays *in, gb_arrays *out) {
-    const gb_backend *b = gb_cpu_backend();
-    gb_backend_options o = {.threads = 2};
-    gb_err e;
-    void *st = NULL;
-    double sec = -1;
-    if (b->init(&o, &e) != GB_OK || b->supports(c, &e) != GB_OK) return GB_FAIL;
-    int s = b->prepare(c, in, &st, &e);
-    if (s != GB_OK) {
-        fprintf(stderr, "    prepare: %s\n", e.msg);
-        return s;
-    }
-    s = b->run(st, 0, &sec, &e);
-    if (s == GB_OK) s = b->fetch(st, out, &e);
-    cJSON *extra = cJSON_CreateObject();
-    b->annotate(st, extra);
-    CHECK(cJSON_GetObjectItem(extra, "threads") != NULL);
-    cJSON_Delete(extra);
-    b->release(st);
-    CHECK(sec >= 0);
+    gb_err e = {{0}};
+    int s = gb_test_run_cpu(c, in, out, 1, &e);
+    if (s != GB_OK) fprintf(stderr, "    %s\n", e.msg);
     return s;
 }
 

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "op.h"
 #include "suite.h"
+#include "testlib_ops.h"
 #include "testlib.h"
 
 extern const gb_op gb_op_stencil, gb_op_slicing;
@@ -33,21 +34,9 @@ static gb_case make_case(const gb_op *op, const char *size_json, gb_dtype dt, co
 
 /* Inputs → CPU backend (prepare, one run, fetch, release) → out. */
 static int cpu_compute(const gb_case *c, const gb_arrays *in, gb_arrays *out) {
-    const gb_backend *b = gb_cpu_backend();
-    gb_backend_options o = {.threads = 2};
-    gb_err e;
-    void *st = NULL;
-    double sec = -1;
-    if (b->init(&o, &e) != GB_OK || b->supports(c, &e) != GB_OK) return GB_FAIL;
-    int s = b->prepare(c, in, &st, &e);
-    if (s != GB_OK) return s;
+    gb_err e = {{0}};
     /* twice: a second repetition must start from p0 again, not continue */
-    s = b->run(st, 0, &sec, &e);
-    if (s == GB_OK) s = b->run(st, 0, &sec, &e);
-    if (s == GB_OK) s = b->fetch(st, out, &e);
-    b->release(st);
-    CHECK(sec >= 0);
-    return s;
+    return gb_test_run_cpu(c, in, out, 2, &e);
 }
 
 static double value(const gb_array *a, size_t i) {

@@ -49,6 +49,7 @@ int gb_test_run_cpu(const gb_case *c, const gb_arrays *in, gb_arrays *out, int r
     if (s == GB_OK) s = b->fetch(st, out, e);
     cJSON *extra = cJSON_CreateObject();
     b->annotate(st, extra);
+    CHECK(cJSON_GetObjectItem(extra, "threads") != NULL); /* every CPU result says its threads */
     cJSON_Delete(extra);
     b->release(st);
     return s;
