@@ -187,8 +187,12 @@ void gb_matmul_lowp_verify(const gb_case *c, size_t b, const gb_arrays *in, cons
         snprintf(bound, sizeof bound, "exact (%s inputs in ±%d, int32 output)", t->name, gb_int8_range((int64_t)k));
     char product[48] = "";
     if (b > 1) snprintf(product, sizeof product, " of product %zu", where / (m * n));
-    snprintf(v->detail, sizeof v->detail,
+    /* written whole, then cut to the detail's size if need be (the bound's
+     * numbers are in v->tolerance too) */
+    char full[512];
+    snprintf(full, sizeof full,
              "max|C−Cref|/max|Cref| against float64 from the same rounded inputs over %zu of %zu rows; "
              "bound %s; worst at C[%zu][%zu]%s",
              want, rows, bound, where % (m * n) / n, where % n, product);
+    snprintf(v->detail, sizeof v->detail, "%.*s", (int)sizeof v->detail - 1, full);
 }
