@@ -4,6 +4,7 @@
 
 #include "file_read.h"
 
+#include <math.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,3 +351,5 @@ int gb_json_read_limited(const char *path, const char *what, size_t limit, cJSON
     free(buf);
     return rc;
 }
+
+cJSON *gb_json_num_or_null(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }

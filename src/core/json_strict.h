@@ -68,4 +68,8 @@ void gb_json_scrub(cJSON *doc);
  * (the command line). */
 long gb_utf8_invalid_at(const char *s);
 
+/* A number to write, or null where v is not finite (JSON has no NaN or
+ * infinity): the one such helper of every JSON writer. */
+cJSON *gb_json_num_or_null(double v);
+
 #endif

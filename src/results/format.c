@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "json_strict.h"
 
 /* Decimals that show about three significant digits of v without an exponent. */
 static int decimals(double v) {
@@ -140,7 +141,4 @@ double gb_json_num(double v) { return isfinite(v) ? v : NAN; }
 
 const char *gb_json_str(const char *s) { return s ? s : ""; }
 
-void gb_json_add_num_or_null(cJSON *o, const char *k, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(o, k, v);
-    else cJSON_AddNullToObject(o, k);
-}
+void gb_json_add_num_or_null(cJSON *o, const char *k, double v) { cJSON_AddItemToObject(o, k, gb_json_num_or_null(v)); }

@@ -7,6 +7,7 @@
 
 #include "format.h"
 #include "report_internal.h"
+#include "writer.h"
 
 /* One line of a case as it finishes: a line per device when it ran on several. */
 static void case_row(const gb_results *r, const gb_case_result *c, long device, FILE *out) {
@@ -46,7 +47,9 @@ static void case_row(const gb_results *r, const gb_case_result *c, long device, 
     if (off < (int)sizeof line && ran)
         snprintf(line + off, sizeof line - (size_t)off, "  %s",
                  bad ? "✗ FAILED" : passed == ran ? "✓" : "not checked");
-    fprintf(out, "%s\n", line);
+    /* the runner's lines are terminal lines, written by the terminal writer */
+    const gb_writer *term = gb_writer_at(GB_FMT_TABLE);
+    term->lines(out, GB_LINE_TEXT, (const char *const[]){line}, 1);
     /* why, under the line: both GPU timings skipped for one reason say it once */
     char seen[NSIDES][GB_CELL_LEN * 3];
     int nseen = 0;
@@ -61,7 +64,10 @@ static void case_row(const gb_results *r, const gb_case_result *c, long device, 
         snprintf(seen[nseen++], sizeof seen[0], "%s", why);
         int twin = k != SIDE_CPU && w.s[k == SIDE_DEV ? SIDE_E2E : SIDE_DEV].r &&
                    !strcmp(w.s[k == SIDE_DEV ? SIDE_E2E : SIDE_DEV].status, s->status);
-        fprintf(out, "    %s %s: %s\n", twin ? s->backend : sn.label[k], s->status, why);
+        char because[GB_CELL_LEN * 4];
+        snprintf(because, sizeof because, "    %s %s: %.*s", twin ? s->backend : sn.label[k], s->status,
+                 (int)(sizeof because - 64), why);
+        term->lines(out, GB_LINE_TEXT, (const char *const[]){because}, 1);
     }
     fflush(out);
 }

@@ -84,7 +84,6 @@ static cJSON *em_end(emitter *m) {
     return m->o;
 }
 
-static cJSON *num_or_null(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
 
 /* cJSON_CreateDoubleArray refuses an empty array. */
 static cJSON *double_array(const double *v, size_t n) {
@@ -167,8 +166,8 @@ static cJSON *verification_json(const gb_verification *v) {
     em_put(&m, "status", cJSON_CreateString(gb_verify_status_name(v->status)));
     if (v->has & GB_V_HAS_AGAINST) em_put(&m, "against", cJSON_CreateString(v->against));
     if (v->has & GB_V_HAS_METRIC) em_put(&m, "metric", cJSON_CreateString(v->metric));
-    if (v->has & GB_V_HAS_ERROR) em_put(&m, "error", num_or_null(v->error));
-    if (v->has & GB_V_HAS_TOLERANCE) em_put(&m, "tolerance", num_or_null(v->tolerance));
+    if (v->has & GB_V_HAS_ERROR) em_put(&m, "error", gb_json_num_or_null(v->error));
+    if (v->has & GB_V_HAS_TOLERANCE) em_put(&m, "tolerance", gb_json_num_or_null(v->tolerance));
     if (v->has & GB_V_HAS_DETAIL) em_put(&m, "detail", cJSON_CreateString(v->detail));
     return em_end(&m);
 }
@@ -187,8 +186,8 @@ static cJSON *concurrent_json(const gb_concurrency *x) {
     emitter m;
     em_begin(&m, x->order, gb_rm_keys_concurrent);
     em_put(&m, "devices", cJSON_CreateNumber((double)x->devices));
-    em_put(&m, "aggregate_gflops", num_or_null(x->aggregate_gflops));
-    em_put(&m, "aggregate_gbs", num_or_null(x->aggregate_gbs));
+    em_put(&m, "aggregate_gflops", gb_json_num_or_null(x->aggregate_gflops));
+    em_put(&m, "aggregate_gbs", gb_json_num_or_null(x->aggregate_gbs));
     return em_end(&m);
 }
 
@@ -199,8 +198,8 @@ static cJSON *result_json(const gb_result *r, unsigned flags) {
     em_put(&m, "timing", cJSON_CreateString(r->timing));
     em_put(&m, "status", cJSON_CreateString(gb_result_status_name(r->status)));
     if (r->has & GB_R_HAS_REASON) em_put(&m, "reason", cJSON_CreateString(r->reason));
-    if (r->has & GB_R_HAS_SETUP) em_put(&m, "setup_s", num_or_null(r->setup_s));
-    if (r->has & GB_R_HAS_VERIFY) em_put(&m, "verify_s", num_or_null(r->verify_s));
+    if (r->has & GB_R_HAS_SETUP) em_put(&m, "setup_s", gb_json_num_or_null(r->setup_s));
+    if (r->has & GB_R_HAS_VERIFY) em_put(&m, "verify_s", gb_json_num_or_null(r->verify_s));
     if (r->has & GB_R_HAS_WARMUP) em_put(&m, "warmup_reps", cJSON_CreateNumber((double)r->warmup_reps));
     if (r->has & GB_R_HAS_ROUNDS) {
         cJSON *a = cJSON_CreateArray();
@@ -211,9 +210,9 @@ static cJSON *result_json(const gb_result *r, unsigned flags) {
         em_put(&m, "samples_s", (flags & GB_WRITE_SAMPLES_6G) ? samples_6g(r->samples, r->nsamples)
                                 : double_array(r->samples, r->nsamples));
     if (r->stats.present) em_put(&m, "stats", stats_json(&r->stats));
-    if (r->has & GB_R_HAS_GFLOPS) em_put(&m, "gflops", num_or_null(r->gflops));
-    if (r->has & GB_R_HAS_GBS) em_put(&m, "gbs", num_or_null(r->gbs));
-    if (r->has & GB_R_HAS_PCT) em_put(&m, "pct_of_peak", num_or_null(r->pct_of_peak));
+    if (r->has & GB_R_HAS_GFLOPS) em_put(&m, "gflops", gb_json_num_or_null(r->gflops));
+    if (r->has & GB_R_HAS_GBS) em_put(&m, "gbs", gb_json_num_or_null(r->gbs));
+    if (r->has & GB_R_HAS_PCT) em_put(&m, "pct_of_peak", gb_json_num_or_null(r->pct_of_peak));
     if (r->has & GB_R_HAS_PEAK) em_put(&m, "peak", r->peak ? cJSON_CreateString(r->peak) : cJSON_CreateNull());
     if (r->verification.present) em_put(&m, "verification", verification_json(&r->verification));
     if (r->extra.present) em_put(&m, "extra", gb_kvlist_to_cjson(&r->extra));
@@ -232,8 +231,8 @@ static cJSON *case_json(const gb_case_result *c, int merged, unsigned flags) {
     em_put(&m, "shape", gb_case_shape_to_cjson(c));
     if (c->has & GB_C_HAS_LABEL) em_put(&m, "label", cJSON_CreateString(c->label));
     if (c->params.present) em_put(&m, "params", gb_kvlist_to_cjson(&c->params));
-    if (c->has & GB_C_HAS_FLOPS) em_put(&m, "flops", num_or_null(c->flops));
-    if (c->has & GB_C_HAS_BYTES) em_put(&m, "bytes", num_or_null(c->bytes));
+    if (c->has & GB_C_HAS_FLOPS) em_put(&m, "flops", gb_json_num_or_null(c->flops));
+    if (c->has & GB_C_HAS_BYTES) em_put(&m, "bytes", gb_json_num_or_null(c->bytes));
     if (c->has & GB_C_HAS_RATE_KIND) em_put(&m, "rate_kind", cJSON_CreateString(c->rate_kind));
     cJSON *rs = cJSON_CreateArray();
     for (size_t i = 0; rs && i < c->nresults; i++) {
@@ -265,12 +264,12 @@ static cJSON *crossover_entry_json(const gb_crossover_entry *x, int merged) {
     em_put(&m, "dtype", cJSON_CreateString(x->dtype));
     if (x->params.present) em_put(&m, "params", gb_kvlist_to_cjson(&x->params));
     em_put(&m, "timing", cJSON_CreateString(x->timing));
-    em_put(&m, "size", num_or_null(x->size));
+    em_put(&m, "size", gb_json_num_or_null(x->size));
     if (x->has_between) em_put(&m, "between", double_array(x->between, 2));
     em_put(&m, "status", cJSON_CreateString(x->status));
     em_put(&m, "size_measure", cJSON_CreateString(x->size_measure));
-    em_put(&m, "tested_min", num_or_null(x->tested_min));
-    em_put(&m, "tested_max", num_or_null(x->tested_max));
+    em_put(&m, "tested_min", gb_json_num_or_null(x->tested_min));
+    em_put(&m, "tested_max", gb_json_num_or_null(x->tested_max));
     em_put(&m, "points", cJSON_CreateNumber((double)x->points));
     em_put(&m, "sign_changes", cJSON_CreateNumber((double)x->sign_changes));
     if (x->device >= 0) em_put(&m, "device", cJSON_CreateNumber((double)x->device));
@@ -280,9 +279,9 @@ static cJSON *crossover_entry_json(const gb_crossover_entry *x, int merged) {
             const gb_crossover_step *s = &x->changes[i];
             emitter c;
             em_begin(&c, s->order, gb_rm_keys_step);
-            em_put(&c, "size", num_or_null(s->size));
-            em_put(&c, "lo", num_or_null(s->lo));
-            em_put(&c, "hi", num_or_null(s->hi));
+            em_put(&c, "size", gb_json_num_or_null(s->size));
+            em_put(&c, "lo", gb_json_num_or_null(s->lo));
+            em_put(&c, "hi", gb_json_num_or_null(s->hi));
             em_put(&c, "to", cJSON_CreateString(s->to));
             cJSON *o = em_end(&c);
             if (!o) {
