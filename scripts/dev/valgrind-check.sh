@@ -12,9 +12,12 @@ command -v valgrind >/dev/null 2>&1 || { echo "valgrind-check: valgrind is not i
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # run re-executes itself (/proc/self/exe) to set the OpenBLAS core and the
-# OpenMP wait policy, which valgrind cannot follow: --openblas-core detected
-# and OMP_WAIT_POLICY set beforehand keep the process as it started.
+# OpenMP wait policy, which valgrind cannot follow: the core OpenBLAS runs now
+# and OMP_WAIT_POLICY set beforehand keep the process as it started. That core
+# is OPENBLAS_CORETYPE's where the environment sets it (some machine images
+# preset it: "detected" would unset it and re-execute), else OpenBLAS's own.
 export OMP_WAIT_POLICY=PASSIVE
+core=${OPENBLAS_CORETYPE:-detected}
 # OpenMP and OpenBLAS keep thread pools and per-thread buffers until exit:
 # "still reachable", not leaks. Definite leaks and every error count.
 # scripts/dev/valgrind.supp: the dynamic loader's own false positives (opening
@@ -34,7 +37,7 @@ step() {
     exit 1
 }
 step 0 "$bin" validate suites/quick.json
-step 0 "$bin" run suites/quick.json --backend cpu --dtype float32 --rounds 1 --no-peak --threads 2 --openblas-core detected --quiet --out "$tmp/run.json"
+step 0 "$bin" run suites/quick.json --backend cpu --dtype float32 --rounds 1 --no-peak --threads 2 --openblas-core "$core" --quiet --out "$tmp/run.json"
 step 0 "$bin" report "$tmp/run.json"
 step 0 "$bin" report "$tmp/run.json" --format html
 step "0 1" "$bin" compare "$tmp/run.json" tests/data/results_small_cpu_only.json --format md --require-present 0%  # two unrelated runs: read, not gated
