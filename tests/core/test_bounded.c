@@ -135,15 +135,19 @@ TEST(files_wisdom_that_is_not_a_regular_file_is_skipped_with_a_warning) {
  * interrupted by SIGTERM, no temp or lock file. --min-time 60s: where
  * OpenBLAS does not hang, the run is still measuring when the signal comes,
  * and the same must hold. */
+/* A scratch directory for a run under `ulimit -v 300000`; 0 (skipped) in a
+ * sanitizer build, which reserves terabytes of address space at start. */
+static int ready_for_ulimit_v(char *dir, size_t len) {
+    if (!ready(dir, len)) return 0;
+    if (in_scratch(dir, len, "grep -qa __asan_init $B") != 0) return 1;
+    SKIP("this build cannot start under ulimit -v 300000 (a sanitizer build)");
+    cleanup(dir);
+    return 0;
+}
+
 TEST(files_sigterm_ends_a_run_stuck_in_a_library_under_ulimit_v) {
     char dir[64] = "";
-    if (!ready(dir, sizeof dir)) return;
-    if (in_scratch(dir, sizeof dir, "grep -qa __asan_init $B") == 0) {
-        /* AddressSanitizer reserves terabytes of address space at start */
-        SKIP("this build cannot start under ulimit -v 300000 (a sanitizer build)");
-        cleanup(dir);
-        return;
-    }
+    if (!ready_for_ulimit_v(dir, sizeof dir)) return;
     int rc = in_scratch(
         dir, sizeof dir,
         "sh -c 'ulimit -v 300000; exec \"$0\" run --op matmul --sizes 64 --backend cpu --min-time 60s "
@@ -173,12 +177,7 @@ TEST(files_sigterm_ends_a_run_stuck_in_a_library_under_ulimit_v) {
  * run never exited, and a SLURM task ran to its time limit). */
 TEST(files_a_finished_run_under_ulimit_v_exits) {
     char dir[64] = "";
-    if (!ready(dir, sizeof dir)) return;
-    if (in_scratch(dir, sizeof dir, "grep -qa __asan_init $B") == 0) {
-        SKIP("this build cannot start under ulimit -v 300000 (a sanitizer build)");
-        cleanup(dir);
-        return;
-    }
+    if (!ready_for_ulimit_v(dir, sizeof dir)) return;
     int rc = in_scratch(dir, sizeof dir,
                         "sh -c 'ulimit -v 300000; exec timeout -s KILL 60 \"$0\" run --op matmul --sizes 16384 "
                         "--dtype float64 --backend cpu --no-peak --quiet --out r.json' $B > /dev/null 2>&1");
