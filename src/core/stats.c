@@ -113,3 +113,24 @@ void gb_stats_widen_to_rounds(const double *samples, const size_t *round_n, int 
     if (lo < out->ci95_low) out->ci95_low = lo;
     if (hi > out->ci95_high) out->ci95_high = hi;
 }
+
+size_t gb_common_shift_compute(const double *ratios, size_t n, gb_common_shift *out) {
+    out->n = 0;
+    out->ratio = out->ratio_lo = out->ratio_hi = NAN;
+    double *logs = n ? malloc(n * sizeof *logs) : NULL;
+    if (n && !logs) return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(ratios[i]) && ratios[i] > 0) logs[k++] = log(ratios[i]);
+    if (k) {
+        qsort(logs, k, sizeof *logs, cmp_double);
+        size_t lo, hi;
+        gb_stats_median_ci_ranks(k, &lo, &hi);
+        out->n = k;
+        out->ratio = exp(median_sorted(logs, k));
+        out->ratio_lo = exp(logs[lo - 1]);
+        out->ratio_hi = exp(logs[hi - 1]);
+    }
+    free(logs);
+    return k;
+}

@@ -40,4 +40,18 @@ int gb_stats_round_median_range(const double *samples, size_t n, const size_t *r
 void gb_stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi);
 /* Median of n values (sorted copy). */
 double gb_median(const double *x, size_t n);
+/* The shift common to many cases: the median of their ratios (current ÷
+ * reference time, one per case) with a distribution-free 95% interval from
+ * the order statistics of the cases (gb_stats_median_ci_ranks). Used for a
+ * machine-wide shift in compare and for one node against its fleet: both ask
+ * "did everything move, and by how much", and a few odd cases must not
+ * decide it. Ratios are taken in log space, so 2x slower and 2x faster are
+ * symmetric. Non-finite or non-positive ratios are skipped. Returns how many
+ * cases counted; with none, the fields are NAN. */
+typedef struct {
+    size_t n;
+    double ratio;            /* median ratio (1 = no shift) */
+    double ratio_lo, ratio_hi; /* its 95% interval; the whole range of the ratios below 6 cases */
+} gb_common_shift;
+size_t gb_common_shift_compute(const double *ratios, size_t n, gb_common_shift *out);
 #endif

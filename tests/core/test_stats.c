@@ -133,3 +133,25 @@ TEST(stats_ci_widens_under_drift) {
     /* the interval now spans both halves' medians (≈1.005 and ≈1.1055) */
     CHECK(b.ci95_low < 1.006 && b.ci95_high > 1.105);
 }
+
+TEST(common_shift_is_the_median_ratio_and_ignores_odd_cases) {
+    /* Ten cases 10% slower, two wildly off and one unusable: the shift is
+     * 1.10 and its interval stays near it; the odd cases do not move it. */
+    double r[13];
+    for (int i = 0; i < 10; i++) r[i] = 1.10 * (1 + 0.002 * (i - 5));
+    r[10] = 5.0; r[11] = 0.2; r[12] = NAN;
+    gb_common_shift s;
+    CHECK(gb_common_shift_compute(r, 13, &s) == 12);
+    CHECK(fabs(s.ratio - 1.10) < 0.01);
+    CHECK(s.ratio_lo < s.ratio && s.ratio < s.ratio_hi);
+    CHECK(s.ratio_lo > 1.05 && s.ratio_hi < 1.15);
+    /* Symmetric in log space: the inverses give the inverse shift. */
+    double inv[12];
+    for (int i = 0; i < 12; i++) inv[i] = 1 / r[i];
+    gb_common_shift t;
+    gb_common_shift_compute(inv, 12, &t);
+    CHECK(fabs(t.ratio * s.ratio - 1) < 1e-12);
+    /* Nothing usable: NAN, zero cases. */
+    double none[2] = {0, -1};
+    CHECK(gb_common_shift_compute(none, 2, &t) == 0 && isnan(t.ratio));
+}
