@@ -364,3 +364,74 @@ def missing_notes(doc, variants, limit=3):
     if len(notes) > limit:
         notes = notes[:limit - 1] + ["and %d more not drawn: see `gpubench report`" % (len(notes) - limit + 1)]
     return notes
+
+
+# ---- what a panel draws ---------------------------------------------------------
+
+
+def drawn_sizes(cases, panel, square_only=False):
+    """The sizes at which a panel has a point, sorted: "time" (any side ok),
+    "cpu" (the CPU's time), "rate" (a rate of the CPU or GPU device-resident),
+    "speedup" (any speedup). A size every result of which was skipped or
+    failed has none, so the panel's x axis does not reach out for it."""
+    out = set()
+    for c in cases:
+        size = size_of(c)
+        if size is None or (square_only and shape_class(c) is not None):
+            continue
+        if panel == "speedup":
+            hit = any(speedup_points([c], t) for t in TIMINGS)
+        else:
+            sides = {"cpu": ("cpu",), "rate": ("cpu", "device"), "time": tuple(SIDES)}[panel]
+            hit = any(p for s in sides for p in time_points([c], s) if panel != "rate" or p[4])
+        if hit:
+            out.add(size)
+    return sorted(out)
+
+
+def visual_tolerance(values, height_px, px=3.0):
+    """The relative difference that spans px pixels on a log axis of height_px
+    holding values: closer than that, two lines are drawn on top of each other."""
+    vals = [v for v in values if v > 0]
+    if not vals or height_px <= 0:
+        return 0.0
+    decades = max(math.log10(max(vals) / min(vals)), 0.3) * 1.2  # the axis' padding
+    return 10 ** (px / height_px * decades) - 1
+
+
+def coincide(a, b, tol):
+    """Whether two series {size: median} draw as one line: the same sizes, and
+    at each the medians within tol (relative) of each other."""
+    if not a or set(a) != set(b):
+        return False
+    return all(a[x] > 0 and b[x] > 0 and max(a[x], b[x]) / min(a[x], b[x]) <= 1 + tol for x in a)
+
+
+def coinciding(series, tol):
+    """Group series [(key, {size: median})] that coincide, in order: [[key, ...],
+    ...]. A series joins the first group it coincides with every member of, so
+    a chain of near neighbours is not merged end to end."""
+    groups = []
+    for key, pts in series:
+        for g in groups:
+            if all(coincide(pts, other, tol) for _, other in g):
+                g.append((key, pts))
+                break
+        else:
+            groups.append([(key, pts)])
+    return [[k for k, _ in g] for g in groups]
+
+
+def spread(series):
+    """The largest relative difference at one size among coinciding series
+    [{size: median}], for the legend's "within N%"."""
+    worst = 0.0
+    for x in series[0]:
+        vals = [s[x] for s in series]
+        worst = max(worst, max(vals) / min(vals) - 1)
+    return worst
+
+
+def series_of(points):
+    """{size: median (or speedup)} of time_points() or speedup_points() output."""
+    return {p[0]: p[1] for p in points}

@@ -14,16 +14,45 @@ Line2D = None
 HandlerTuple = None
 ticker = None
 
-# side: (legend label, shades dark to light, marker, line style)
+# Colours: the one table every picture takes them from (report_svg.c's HTML
+# charts mirror it; a test compares the two). All from the Okabe-Ito set, so
+# they stay apart for the common kinds of colour blindness.
+BLUE, GREEN, VERMILLION, PURPLE = "#0072B2", "#009E73", "#D55E00", "#CC79A7"
+ORANGE, SKY, BLACK = "#E69F00", "#56B4E9", "#000000"
+# side: (legend label, colour when a panel has one variant, marker, line style)
 SIDES = {
-    "cpu": ("CPU", ["#1f5fa8", "#7fb2e0", "#0b2f5e", "#4a90d0"], "o", "-"),
-    "device": ("GPU device-resident", ["#1b7f3b", "#7cc98a", "#0b4a1f", "#3fa85a"], "s", "-"),
-    "end_to_end": ("GPU end-to-end", ["#d9620a", "#f5b272", "#8a3a00", "#f08a30"], "^", (0, (5, 2.5))),
+    "cpu": ("CPU", BLUE, "o", "-"),
+    "device": ("GPU device-resident", GREEN, "s", "-"),
+    "end_to_end": ("GPU end-to-end", VERMILLION, "^", (0, (5, 2.5))),
     # only the ops whose work splits into chunks have it (elementwise, reduction, slicing)
-    "end_to_end_overlapped": ("GPU end-to-end overlapped", ["#8e3fb0", "#c99ae0", "#4f1a66", "#a866cc"], "v",
-                              (0, (1.5, 1.5))),
+    "end_to_end_overlapped": ("GPU end-to-end overlapped", PURPLE, "v", (0, (1.5, 1.5))),
 }
-HOLLOW = [False, True, True, False]  # marker fill by variant (with the shade)
+# Where a panel holds several variants (dtypes, params, runs), colour names the
+# variant and marker and line the side. A dtype has the same colour in every
+# picture (float64 blue, float32 vermillion); further variants of one dtype
+# take the next colour no variant of the panel has.
+DTYPE_COLOURS = {"float64": BLUE, "float32": VERMILLION, "bfloat16": GREEN, "float16": PURPLE,
+                 "float8_e4m3": ORANGE, "int8": SKY}
+VARIANT_COLOURS = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY, BLACK)
+
+
+def variant_colours(variants):
+    """{variant index: colour} for the variants of one panel: a dtype's own
+    colour for the first variant of it, then the free ones in order."""
+    out, used = {}, set()
+    for v in variants:
+        c = DTYPE_COLOURS.get(v.dtype)
+        if c and c not in used:
+            out[v.index] = c
+            used.add(c)
+    free = [c for c in VARIANT_COLOURS if c not in used]
+    for v in variants:
+        if v.index not in out:
+            out[v.index] = free.pop(0) if free else VARIANT_COLOURS[v.index % len(VARIANT_COLOURS)]
+    return out
+
+
+HOLLOW = [False, True, False, True, False, True, False, True]  # marker fill by variant
 TIMINGS = ("device", "end_to_end", "end_to_end_overlapped")
 DPI = 100
 
@@ -88,17 +117,30 @@ def fmt_rate(value, unit):
 
 
 def log_ticks(lo, hi, max_ticks=7):
-    """1-2-5 (or sparser) ticks inside [lo, hi]."""
+    """Ticks inside [lo, hi] for a log axis, plain numbers, at least three where
+    the range allows: 1-2-5 (or sparser) per decade, and for a range of less
+    than a decade or so evenly spaced round values (30, 40, 50, 60), so that an
+    axis never falls back to matplotlib's 3×10¹ labels or shows only two."""
     if not (lo > 0 and hi > lo):
         return []
     e0, e1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
     for steps in ((1, 2, 5), (1, 3), (1,)):
         t = [m * 10.0 ** e for e in range(e0, e1 + 1) for m in steps if lo <= m * 10.0 ** e <= hi * 1.0001]
-        if 2 <= len(t) <= max_ticks:
+        if 3 <= len(t) <= max_ticks:
             return t
     decades = [10.0 ** e for e in range(e0, e1 + 1) if lo <= 10.0 ** e <= hi * 1.0001]
-    k = max(1, math.ceil(len(decades) / max_ticks))
-    return decades[::k]
+    if len(decades) >= 3:
+        k = max(1, math.ceil(len(decades) / max_ticks))
+        return decades[::k]
+    # a narrow range: the widest round step that still gives three ticks
+    for e in range(e1, e0 - 3, -1):
+        for m in (5, 2.5, 2, 1):
+            step = m * 10.0 ** e
+            first = math.ceil(lo / step - 1e-9)
+            t = [round(k * step, 12) for k in range(first, int(hi * 1.0001 / step) + 1) if k > 0]
+            if len(t) >= 3:
+                return t if len(t) <= max_ticks else t[::math.ceil(len(t) / max_ticks)]
+    return []
 
 
 def set_y_ticks(ax, unit=""):
@@ -170,17 +212,24 @@ def empty(ax, text):
         s.set_visible(False)
 
 
-def shade(side, variant_index):
-    shades = SIDES[side][1]
-    return shades[variant_index % len(shades)]
+def shade(side, variant_index=0):
+    """The side's own colour (a panel of one variant, a ceiling's line)."""
+    return SIDES[side][1]
 
 
-def line_kw(side, vi, joined=True):
-    colour = shade(side, vi)
+def line_kw(side, vi, joined=True, colour=None):
+    """Marker and line of a side; colour: the variant's where the panel has
+    several (variant_colours), else the side's."""
+    colour = colour or shade(side)
     hollow = HOLLOW[vi % len(HOLLOW)]
     return dict(color=colour, marker=SIDES[side][2], linestyle=SIDES[side][3] if joined else "none",
                 linewidth=1.9, markersize=6.5, markeredgecolor=colour, markeredgewidth=1.4,
                 markerfacecolor="white" if hollow else colour)
+
+
+def key_kw(side):
+    """A key entry for a side alone (marker and line, no variant's colour)."""
+    return line_kw(side, 0, colour="#444")
 
 
 class ShapeLabels:
@@ -205,10 +254,10 @@ class ShapeLabels:
                         va="top" if below else "bottom", fontsize=8, color="#333")
 
 
-def mark_crossings(ax, xs, side):
-    """A diamond on the 1x line at each crossing, in the timing's colour."""
+def mark_crossings(ax, xs, side, colour=None):
+    """A diamond on the 1x line at each crossing, in the series' colour."""
     for x in xs:
-        ax.plot([x], [1.0], marker="D", markersize=7.5, color=shade(side, 0), markeredgecolor="black",
+        ax.plot([x], [1.0], marker="D", markersize=7.5, color=colour or shade(side), markeredgecolor="black",
                 markeredgewidth=0.9, linestyle="none", zorder=6)
 
 
