@@ -3,11 +3,12 @@ speedup and achieved rate against n, one panel each."""
 import math
 
 import plot_style  # plt, Line2D, HandlerTuple: set when matplotlib loads
-from plot_style import (DPI, OP_X, OP_X_FMT, SIDES, ShapeLabels, TIMINGS, data_points, empty, fmt_num, gid,
+from plot_style import (DPI, OP_X, OP_X_FMT, OP_X_NEAR, SIDES, ShapeLabels, TIMINGS, data_points, empty, fmt_num, gid,
     label_one_x, line_kw, mark_crossings, new_figure, place_label, rect, safe, save, set_x_ticks,
-    set_y_ticks, shade, style_axes)
-from plot_data import (machines_title, missing_notes, peak_lines, series_crossings, shape_class, shape_label,
-    side_of, size_of, speedup_points, split_shapes, time_points, variants_of)
+    set_y_ticks, shade, style_axes, variant_colours)
+from plot_data import (coinciding, machines_title, missing_notes, peak_lines, series_crossings, series_of,
+    shape_class, shape_label, side_of, size_of, speedup_points, split_shapes, spread, time_points, variants_of,
+    visual_tolerance)
 
 
 # ---- one figure per op and dtype ------------------------------------------------
@@ -45,10 +46,29 @@ def plot_group(doc, op, dtype, cases, out, fmt):
     axes = {}
     for i, name in enumerate(panels):
         axes[name] = fig.add_axes(rect(fig, left + i * (pw + gap), H - top - panel_h, pw, panel_h))
-    fig.text(0.5, 1 - 0.12 / H, title, ha="center", va="top", fontsize=13, fontweight="bold")
-    fig.text(0.5, 1 - 0.45 / H, subtitle, ha="center", va="top", fontsize=9.5, color="#222")
 
     xlabel = OP_X.get(op, "n")
+    # One variant: colour names the side. Several: colour names the variant
+    # (the overview's colours), marker and line the side; a side's lines that
+    # coincide across variants are drawn as one, with one legend entry.
+    many = len(variants) > 1
+    colours = variant_colours(variants)
+    lead, within = {}, {}  # (side, variant index) -> the variant whose look it takes; (side, leader) -> spread
+    for side in SIDES:
+        series = [(v.index, series_of(time_points(v.cases, side))) for v in variants]
+        series = [(k, pts) for k, pts in series if pts]
+        tol = visual_tolerance([m for _, pts in series for m in pts.values()], panel_h * DPI)
+        by_key = dict(series)
+        for g in coinciding(series, tol) if many else []:
+            for k in g:
+                lead[(side, k)] = g[0]
+            if len(g) > 1:
+                within[(side, g[0])] = (g, spread([by_key[k] for k in g]))
+
+    def kw_of(side, vi, joined=True):
+        look = lead.get((side, vi), vi)
+        return line_kw(side, look, joined, colours[look] if many else None)
+
     square_sizes = []
     handles = {s: [] for s in SIDES}
     any_rate = False
@@ -61,7 +81,7 @@ def plot_group(doc, op, dtype, cases, out, fmt):
                 pts = time_points(group, side)
                 if not pts:
                     continue
-                kw = line_kw(side, v.index, joined)
+                kw = kw_of(side, v.index, joined)
                 x = [p[0] for p in pts]
                 if joined:
                     square_sizes += x
@@ -85,7 +105,7 @@ def plot_group(doc, op, dtype, cases, out, fmt):
                 if not pts:
                     continue
                 ax_s.plot([p[0] for p in pts], [p[1] for p in pts], gid=gid("speedup", timing, op, v, j),
-                          **line_kw(timing, v.index, joined))
+                          **line_kw(timing, v.index, joined, colours[v.index] if many else None))
                 if joined:
                     square_sizes += [p[0] for p in pts]
                 else:
@@ -96,18 +116,30 @@ def plot_group(doc, op, dtype, cases, out, fmt):
             if not time_points(v.cases, side) and not (side in TIMINGS and speedup_points(v.cases, side)):
                 continue
             label = SIDES[side][0] + ((" " if v.label.startswith("@") else ", ") + v.label if v.label else "")
+            look = lead.get((side, v.index), v.index)
+            if look != v.index:  # drawn as one with an earlier variant: its entry names this one
+                continue
+            if (side, v.index) in within:
+                g, spr = within[(side, v.index)]
+                others = [w.label for w in variants if w.index in g[1:]]
+                label += " = " + " = ".join(others) + " (coincide, within %.2g%%)" % (100 * spr)
+            colour = colours[v.index] if many else None
             if side in TIMINGS and ax_s is not None:
                 xs = [x for x, _ in series_crossings(doc, op, dtype, v, side, speedup_points(square, side))]
                 if xs:
-                    mark_crossings(ax_s, xs, side)
-                    label += ": crosses 1× at n ≈ " + ", ".join(fmt_num(float("%.3g" % x)) for x in xs)
-            handles[side].append((plot_style.Line2D([], [], **line_kw(side, v.index)), label))
+                    mark_crossings(ax_s, xs, side, colour)
+                    at = OP_X_NEAR.get(op, lambda x: fmt_num(float("%.3g" % x)))
+                    label += ": crosses 1× at %s ≈ " % ("size" if op in OP_X_NEAR else "n") + ", ".join(
+                        at(x) for x in xs)
+            handles[side].append((plot_style.Line2D([], [], **line_kw(side, v.index, True, colour)), label))
 
     allx = sorted(set(square_sizes)) or sorted(size_of(c) for c in cases if size_of(c))
 
-    def finish(ax, ylabel, unit="", extra=(), room_top=False, room_bottom=False):
-        """Log axes, labels, x ticks at the sizes run; y range: the data (CI bars
-        included) and extra values, padded, with room for labels where asked."""
+    def finish(ax, ylabel, unit="", extra=(), room_top=False, room_bottom=False, scale=1):
+        """Log axes, labels, x ticks at the square sizes this panel draws (a size
+        skipped on every side it shows leaves no empty room); y range: the data
+        (CI bars included) and extra values, padded, with room for labels where
+        asked; tick labels divided by scale."""
         style_axes(ax)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
@@ -118,11 +150,13 @@ def plot_group(doc, op, dtype, cases, out, fmt):
             pad = max((hi / lo) ** 0.05, 1.2)
             room = max(hi / lo, 4.0) ** 0.07
             ax.set_ylim(lo / pad / (room if room_bottom else 1), hi * pad * (room if room_top else 1))
-        set_x_ticks(ax, allx, pw, fmt=OP_X_FMT.get(op))
+        drawn = sorted({float(x) for ln in ax.lines for x, y in zip(ln.get_xdata(), ln.get_ydata())
+                        if isinstance(x, (int, float)) and x > 0 and y > 0})
+        set_x_ticks(ax, [x for x in allx if x in drawn] or drawn, pw, fmt=OP_X_FMT.get(op))
         lo, hi = ax.get_xlim()
-        xs = [size_of(c) for c in cases if size_of(c)]
-        ax.set_xlim(min(lo, min(xs) / 1.25), max(hi, max(xs) * 1.25))
-        set_y_ticks(ax, unit)
+        if drawn:
+            ax.set_xlim(min(lo, drawn[0] / 1.25), max(hi, drawn[-1] * 1.25))
+        set_y_ticks(ax, unit, scale)
 
     if any(handles.values()):
         finish(ax_t, "median time (ms); bars: 95% CI", room_top=bool(nonsquare))
@@ -138,19 +172,24 @@ def plot_group(doc, op, dtype, cases, out, fmt):
         ax_s.set_title("speedup (above 1×: GPU faster)")
     if any_rate:
         lines = peak_lines(doc, variants)
-        finish(ax_r, "achieved %s" % rate_unit + (" (GPU: device-resident)" if has_gpu else ""),
-               extra=[v for _, v, _, _ in lines], room_top=bool(lines), room_bottom=bool(nonsquare))
+        # from 10 000 GFLOP/s (GB/s) on, the ticks count in T units: 50, not 50000
+        highest = max([y for ln in ax_r.lines for y in ln.get_ydata() if y > 0] + [v for _, v, _, _ in lines])
+        scale, unit_shown = (1000, rate_unit.replace("G", "T", 1)) if highest >= 1e4 else (1, rate_unit)
+        finish(ax_r, "achieved %s" % unit_shown + (" (GPU: device-resident)" if has_gpu else ""),
+               extra=[v for _, v, _, _ in lines], room_top=bool(lines), room_bottom=bool(nonsquare), scale=scale)
         if lines:
             lo, hi = ax_r.get_ylim()
             near = 0.06 * math.log(hi / lo)  # labels closer than this (in log y) would overlap
             pts = data_points(ax_r)
             placed = []
             for label, value, side, vi in sorted(lines, key=lambda l: l[1]):
-                ax_r.axhline(value, color=shade(side, vi), linestyle=(0, (1.5, 2)), linewidth=1.3, zorder=1)
+                # a side's colour where colour names the side; dark grey where it names the variant
+                colour = "#444" if many else shade(side)
+                ax_r.axhline(value, color=colour, linestyle=(0, (1.5, 2)), linewidth=1.3, zorder=1)
                 k = sum(1 for p in placed if abs(math.log(value / p)) < near)
                 placed.append(value)
                 # above the line (stacked when lines are close), at whichever end is free
-                place_label(ax_r, pts, value, label, pw, panel_h, shade(side, vi), lift=11 * k)
+                place_label(ax_r, pts, value, label, pw, panel_h, colour, lift=11 * k)
     else:
         empty(ax_r, "no rates recorded")
     ax_r.set_title("achieved rate vs measured ceilings")
@@ -160,16 +199,27 @@ def plot_group(doc, op, dtype, cases, out, fmt):
         col = handles[s] + [(plot_style.Line2D([], [], alpha=0), "")] * (width - len(handles[s]))
         entries += col
     shapes.draw()
-    for i, note in enumerate(reversed(notes)):
-        fig.text(0.5, (0.08 + 0.2 * i) / H, note, ha="center", va="bottom", fontsize=8.5, color="#333")
+    ncol = 1
     if entries:
         ncol = len(sides) if len(sides) > 1 else min(3, len(entries))
-        # long labels (several runs, named by file) in fewer columns, so none runs off the figure
+        # long labels (several runs, named by file; crossings) in fewer columns, so none runs off the figure
         longest = max(len(e[1]) for e in entries)
-        while ncol > 1 and ncol * (longest * 6.3 + 70) > fig.get_figwidth() * DPI:
+        while ncol > 1 and ncol * (longest * 6.8 + 70) > fig.get_figwidth() * DPI:
             ncol -= 1
         if ncol < len(sides):
             entries = [e for e in entries if e[1]]  # the column padding no longer lines sides up
+    # the legend's rows known now: the figure grows to hold them, the panels keep their size
+    rows = math.ceil(len(entries) / ncol) if entries else 0
+    if rows > legend_rows:
+        H += 0.2 * (rows - legend_rows)
+        fig.set_size_inches(W, H)
+        for i, name in enumerate(panels):
+            axes[name].set_position(rect(fig, left + i * (pw + gap), H - top - panel_h, pw, panel_h))
+    fig.text(0.5, 1 - 0.12 / H, title, ha="center", va="top", fontsize=13, fontweight="bold")
+    fig.text(0.5, 1 - 0.45 / H, subtitle, ha="center", va="top", fontsize=9.5, color="#222")
+    for i, note in enumerate(reversed(notes)):
+        fig.text(0.5, (0.08 + 0.2 * i) / H, note, ha="center", va="bottom", fontsize=8.5, color="#333")
+    if entries:
         fig.legend([e[0] for e in entries], [e[1] for e in entries], loc="lower center",
                    bbox_to_anchor=(0.5, (0.1 + 0.2 * len(notes) + (0.05 if notes else 0)) / H),
                    ncol=ncol, frameon=False, handlelength=3.2, columnspacing=2.2)

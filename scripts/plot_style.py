@@ -143,13 +143,14 @@ def log_ticks(lo, hi, max_ticks=7):
     return []
 
 
-def set_y_ticks(ax, unit=""):
+def set_y_ticks(ax, unit="", scale=1):
+    """Plain tick labels (value / scale, then unit), never matplotlib's 3×10¹."""
     lo, hi = ax.get_ylim()
     ticks = log_ticks(lo, hi)
     if len(ticks) >= 2:
         ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
-        ax.yaxis.set_major_formatter(ticker.FixedFormatter([fmt_num(t) + unit for t in ticks]))
-        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.yaxis.set_major_formatter(ticker.FixedFormatter([fmt_num(t / scale) + unit for t in ticks]))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
 def fmt_bytes(b):
@@ -160,7 +161,14 @@ def fmt_bytes(b):
     return "%d%s" % (b, ("", "K", "M", "G")[unit])
 
 
+def fmt_bytes_near(b):
+    """A size between the ones run (a crossing), two digits in its binary unit: 844000 → "820K"."""
+    unit = max(0, min(3, int(math.log(b, 1024)))) if b >= 1 else 0
+    return "%g%s" % (float("%.2g" % (b / 1024.0 ** unit)), ("", "K", "M", "G")[unit])
+
+
 OP_X_FMT = {"transfer": fmt_bytes}  # tick labels other than plain numbers
+OP_X_NEAR = {"transfer": fmt_bytes_near}  # a size between ticks
 
 
 def set_x_ticks(ax, sizes, width_in, fontsize=9, fmt=None):
