@@ -3,8 +3,8 @@
  * is its writer's (writer.h). Layout:
  *   header (suite, date, machine, how to read the columns, warnings)
  *   per op: heading, caption (CPU / threads / GPU / dtype / constant params),
- *           table, charts (where the format has them), footnotes (skip /
- *           failure reasons)
+ *           table and its footnotes (skip / failure reasons), charts (where
+ *           the format has them: report_charts.c)
  *   crossover, strong scaling, all devices at once (report_sections.c),
  *   summary line.
  * A writer of records (CSV) gets report_records.c's one flat table instead.
@@ -345,98 +345,6 @@ static void caption(const rdoc *d, size_t a, size_t b, const char *constant, cha
     if (*constant && off < len) snprintf(buf + off, len - off, " · %s", constant);
 }
 
-/* ---- charts ---------------------------------------------------------------- */
-
-/* The series of one op's rows [a, b): one per variant (run, dtype, params;
- * non-square shapes apart, unjoined) and side. which: 0 the times, 1 the
- * speedups. Returns how many were made (each x, y malloc'd). */
-static size_t chart_series(const rdoc *d, size_t a, size_t b, int which, gb_svg_series *out, size_t cap) {
-    size_t ns = 0;
-    int nvariants = 0;
-    for (size_t i = a; i < b; i++) {
-        const row *w = &d->rows[i];
-        int square = 0;
-        gb_case_scalar_size(w->c, &square);
-        /* the first row of its variant opens the variant's series */
-        int first = 1;
-        for (size_t j = a; j < i && first; j++) {
-            int sq = 0;
-            gb_case_scalar_size(d->rows[j].c, &sq);
-            first = !(d->rows[j].run == w->run && !strcmp(d->rows[j].dtype, w->dtype) &&
-                      !strcmp(d->rows[j].params, w->params) && sq == square);
-        }
-        if (!first) continue;
-        int variant = nvariants++;
-        for (int k = which ? SIDE_DEV : SIDE_CPU; k < NSIDES; k++) {
-            if (ns == cap) return ns;
-            gb_svg_series *v = &out[ns];
-            memset(v, 0, sizeof *v);
-            v->x = malloc((b - a) * sizeof *v->x);
-            v->y = malloc((b - a) * sizeof *v->y);
-            if (!v->x || !v->y) {
-                free(v->x), free(v->y);
-                return ns;
-            }
-            v->side = k, v->variant = variant, v->joined = square;
-            for (size_t j = i; j < b; j++) {
-                const row *u = &d->rows[j];
-                int sq = 0;
-                double size = gb_case_scalar_size(u->c, &sq);
-                if (!(u->run == w->run && !strcmp(u->dtype, w->dtype) && !strcmp(u->params, w->params) && sq == square))
-                    continue;
-                const side *sd = &u->s[k];
-                double y = which ? u->speedup[k - SIDE_DEV]
-                                 : (sd->r && !strcmp(sd->status, "ok") ? sd->median * 1e3 : NAN);
-                v->x[v->n] = size, v->y[v->n] = y;
-                v->n++;
-            }
-            int any = 0;
-            for (size_t j = 0; j < v->n; j++) any |= v->y[j] > 0;
-            if (!any) {
-                free(v->x), free(v->y);
-                continue;
-            }
-            const char *who = k == SIDE_CPU ? "CPU" : k == SIDE_DEV ? "GPU device" : "GPU end-to-end";
-            snprintf(v->label, sizeof v->label, "%s%s%.40s · %s%s%.80s", who, d->merged ? " " : "",
-                     d->merged ? w->run_name : "", w->dtype, *w->params ? " " : "", w->params);
-            if (!square)
-                snprintf(v->label + strlen(v->label), sizeof v->label - strlen(v->label), " (%.40s%s)", w->label,
-                         v->n > 1 ? ", …" : "");
-            ns++;
-        }
-    }
-    return ns;
-}
-
-/* An op's charts, time and speedup against size, for a writer that draws
- * them (HTML: inline SVG). */
-static void charts(const gb_writer *wr, const rdoc *d, size_t a, size_t b, FILE *out) {
-    enum { CAP = 48 };
-    gb_svg_series *s = calloc(CAP, sizeof *s);
-    if (!s) return;
-    int geo = 0;
-    for (size_t i = a; i < b; i++) {
-        int sq = 1;
-        gb_case_scalar_size(d->rows[i].c, &sq);
-        geo |= !sq;
-    }
-    const char *xlabel = geo ? "size n (n×n, or the geometric mean of a non-square shape's dimensions)" : "size n";
-    wr->charts_begin(out);
-    for (int which = 0; which < (d->gpu_cols ? 2 : 1); which++) {
-        size_t ns = chart_series(d, a, b, which, s, CAP);
-        char title[160];
-        snprintf(title, sizeof title, "%s: %s", d->rows[a].op,
-                 which ? "speedup (CPU median / GPU median)" : "median time");
-        gb_svg_axes ax = {.title = title, .xlabel = xlabel,
-                          .ylabel = which ? "speedup (×), above 1×: the GPU is faster" : "time (ms)",
-                          .hline = which ? 1.0 : NAN, .hline_label = which ? "1× (same speed)" : NULL};
-        if (ns == 0 || wr->chart(out, &ax, s, ns) != 0) wr->para(out, "No data to chart.", 0);
-        for (size_t i = 0; i < ns; i++) free(s[i].x), free(s[i].y);
-    }
-    wr->charts_end(out);
-    free(s);
-}
-
 /* ---- entry points ------------------------------------------------------------ */
 
 int gb_format_parse(const char *s) {
@@ -500,8 +408,9 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             /* How to read this op's columns where they differ (the catalogue's note). */
             const gb_op *op = gb_op_find(d.rows[a].op);
             if (op && op->note) wr->para(out, op->note, 0);
+            /* the table with its footnotes (HTML: one box), then the charts */
+            wr->box_begin(out, "optable");
             wr->table(out, &t, color);
-            if (wr->chart) charts(wr, &d, a, b, out);
             if (*dropped) {
                 char line[512];
                 snprintf(line, sizeof line, "(not shown, to fit %d columns: %s; --wide shows them)",
@@ -511,6 +420,8 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             const char *items[MAX_NOTES];
             for (int i = 0; i < ns.n; i++) items[i] = ns.text[i];
             wr->list(out, items, ns.n, 1);
+            wr->box_end(out);
+            if (wr->chart) gb_report_charts(wr, &d, a, b, out);
             wr->gap(out);
             gb_table_free(&t);
             a = b;

@@ -77,6 +77,10 @@ int gb_rdoc_selected(const char *list, const char *name);
 int gb_rdoc_read(const gb_results *r, const char *ops, rdoc *d);
 /* Why a result is not ok, for a footnote: the reason, else the verdict. */
 void gb_rdoc_why_not_ok(const side *s, char *buf, size_t len);
+/* An op's charts (rows [a, b) of d), time and speedup against size, for a
+ * writer that draws them (HTML: inline SVG); a chart that would hold more
+ * series than reads is drawn once per variant (report_charts.c). */
+void gb_report_charts(const gb_writer *wr, const rdoc *d, size_t a, size_t b, FILE *out);
 /* The document's title: suite, host, GPU (a merged file: how many runs). */
 void gb_rdoc_title(const gb_results *r, const rdoc *d, char *title, size_t len);
 /* A speedup's colour: good above 1×, warn below, plain when there is none. */

@@ -5,7 +5,8 @@
 
 /* The page's head: the title the report gives (what a browser tab and a
  * bookmark show), and a style in which a table wider than the window scrolls
- * inside its own box and a chart shrinks to fit. */
+ * inside its own box, its footnotes right under it, and the charts fill the
+ * page's width, two to a row. */
 static void begin(FILE *out, const char *title) {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
@@ -22,8 +23,10 @@ static void begin(FILE *out, const char *title) {
           "td.text{white-space:normal;min-width:16em}\n"
           ".caption{font-style:italic;color:#555}\n.notes{font-size:.85em;color:#444;list-style:none;padding-left:0}\n"
           ".warnings{background:#fff8e1;border-left:4px solid #e0a800;padding:.5em 1em;margin:1em 0}\n"
-          ".charts{display:flex;flex-wrap:wrap;gap:.5em}\nsvg.chart{max-width:100%;height:auto;"
-          "border:1px solid #eee}\n"
+          /* charts two to a row over the page's width (one on a narrow window), each scaled to its cell */
+          ".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,32em),1fr));gap:.75em;"
+          "margin:.5em 0 1.5em}\nsvg.chart{width:100%;height:auto;border:1px solid #eee}\n"
+          ".optable .notes{margin-top:-.5em}\n"
           "</style>\n</head>\n<body>\n", out);
 }
 
