@@ -31,14 +31,18 @@ static void variant_name(const rdoc *d, const row *w, int square, size_t npoints
         snprintf(buf + strlen(buf), len - strlen(buf), " (%.40s%s)", w->label, npoints > 1 ? ", …" : "");
 }
 
-/* Two series that are the same points (a host result shared between cases
- * that differ only in what the accelerator reads, such as transfer's
- * direction): drawn once. */
-static int identical(const gb_svg_series *a, const gb_svg_series *b) {
-    if (a->side != b->side || a->n != b->n || a->joined != b->joined) return 0;
-    for (size_t j = 0; j < a->n; j++)
-        if (a->x[j] != b->x[j] || !(a->y[j] == b->y[j] || (isnan(a->y[j]) && isnan(b->y[j])))) return 0;
-    return 1;
+/* The largest relative difference between two series at one size, or -1
+ * when they cannot be one line (another side, other sizes, one has a point
+ * the other lacks). */
+static double apart(const gb_svg_series *a, const gb_svg_series *b) {
+    if (a->side != b->side || a->n != b->n || a->joined != b->joined) return -1;
+    double worst = 0;
+    for (size_t j = 0; j < a->n; j++) {
+        int pa = a->y[j] > 0, pb = b->y[j] > 0;
+        if (a->x[j] != b->x[j] || pa != pb) return -1;
+        if (pa) worst = fmax(worst, fmax(a->y[j], b->y[j]) / fmin(a->y[j], b->y[j]) - 1);
+    }
+    return worst;
 }
 
 static void drop(gb_svg_series *v) { free(v->x), free(v->y), v->x = v->y = NULL; }
@@ -85,14 +89,7 @@ static size_t chart_series(const rdoc *d, size_t a, size_t b, int which, gb_svg_
             char name[192];
             variant_name(d, w, square, v->n, name, sizeof name);
             snprintf(v->label, sizeof v->label, "%s · %s", who[k], name);
-            size_t same = 0;
-            while (same < ns && !identical(&out[same], v)) same++;
-            if (any && same < ns) { /* drawn once, its label naming every variant it stands for */
-                size_t len = strlen(out[same].label);
-                snprintf(out[same].label + len, sizeof out[same].label - len, " = %s", name);
-                out[same].identical = 1;
-            }
-            if (!any || same < ns) {
+            if (!any) {
                 drop(v);
                 continue;
             }
@@ -100,6 +97,54 @@ static size_t chart_series(const rdoc *d, size_t a, size_t b, int which, gb_svg_
         }
     }
     return ns;
+}
+
+/* Series that would be drawn on top of each other (a host result shared
+ * between transfer's directions, or measured alike) are drawn once, their
+ * label naming every variant they stand for. A series joins the first group
+ * it coincides with every member of, so near neighbours are not chained.
+ * Returns the series left, in order. */
+static size_t merge_coinciding(const rdoc *d, gb_svg_series *s, size_t ns) {
+    double tol = gb_svg_coincide_tolerance(s, ns), within[CAP] = {0};
+    int lead[CAP];
+    for (size_t i = 0; i < ns; i++) {
+        lead[i] = -1;
+        for (size_t j = 0; j < i && lead[i] < 0; j++) {
+            if (lead[j] >= 0) continue;
+            double gap = 0;
+            for (size_t m = j; m < i && gap >= 0; m++)
+                if (m == j || lead[m] == (int)j) {
+                    double g = apart(&s[m], &s[i]);
+                    gap = g < 0 || g > tol ? -1 : fmax(gap, g);
+                }
+            if (gap >= 0) lead[i] = (int)j, within[j] = fmax(within[j], gap);
+        }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < ns; i++) {
+        if (lead[i] < 0) continue;
+        char name[192];
+        int square = 0;
+        gb_case_scalar_size(d->rows[s[i].row].c, &square);
+        variant_name(d, &d->rows[s[i].row], square, s[i].n, name, sizeof name);
+        gb_svg_series *l = &s[lead[i]];
+        snprintf(l->label + strlen(l->label), sizeof l->label - strlen(l->label), " = %s", name);
+        l->identical = 1;
+    }
+    for (size_t i = 0; i < ns; i++) {
+        if (lead[i] >= 0) {
+            drop(&s[i]);
+            continue;
+        }
+        if (s[i].identical) {
+            size_t len = strlen(s[i].label);
+            if (within[i] == 0) snprintf(s[i].label + len, sizeof s[i].label - len, " (identical)");
+            else snprintf(s[i].label + len, sizeof s[i].label - len, " (coincide, within %.2g%%)", 100 * within[i]);
+        }
+        if (kept != i) s[kept] = s[i];
+        kept++;
+    }
+    return kept;
 }
 
 static void chart_or_say(const gb_writer *wr, FILE *out, const gb_svg_axes *ax, const gb_svg_series *s, size_t n) {
@@ -125,12 +170,7 @@ void gb_report_charts(const gb_writer *wr, const rdoc *d, size_t a, size_t b, FI
     if (bytes) xlabel = "bytes copied";
     wr->charts_begin(out);
     for (int which = 0; which < (d->gpu_cols ? 2 : 1); which++) {
-        size_t ns = chart_series(d, a, b, which, s, CAP);
-        for (size_t i = 0; i < ns; i++)
-            if (s[i].identical) {
-                size_t len = strlen(s[i].label);
-                snprintf(s[i].label + len, sizeof s[i].label - len, " (identical)");
-            }
+        size_t ns = merge_coinciding(d, s, chart_series(d, a, b, which, s, CAP));
         const char *what = which ? "speedup (CPU median / GPU median)" : "median time";
         gb_svg_axes ax = {.xlabel = xlabel, .ylabel = which ? "speedup (×), above 1×: the GPU is faster" : "time (ms)",
                           .hline = which ? 1.0 : NAN, .hline_label = which ? "1× (same speed)" : NULL,

@@ -59,6 +59,16 @@ static const char *dashes(int side) {
     return side == 2 ? " stroke-dasharray=\"7 4\"" : side == 3 ? " stroke-dasharray=\"2 3\"" : "";
 }
 
+double gb_svg_coincide_tolerance(const gb_svg_series *s, size_t ns) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < ns; i++)
+        for (size_t j = 0; j < s[i].n; j++)
+            if (usable(s[i].x[j], s[i].y[j])) lo = fmin(lo, s[i].y[j]), hi = fmax(hi, s[i].y[j]);
+    if (!(lo <= hi)) return 0;
+    double decades = fmax(log10(hi / lo), 0.3) * 1.2; /* the chart's margin */
+    return pow(10, 3.0 / PLOT_H * decades) - 1;
+}
+
 /* How many distinct variants the chart's series are of. */
 static int variants_in(const gb_svg_series *s, size_t ns) {
     int nv = 0;

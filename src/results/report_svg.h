@@ -39,6 +39,10 @@ typedef struct {
  * (see above): colours[i] for s[i]. */
 void gb_svg_colours(const gb_svg_series *s, size_t ns, const char **colours);
 
+/* The relative difference under which two of these series would be drawn
+ * within 3 pixels of each other: closer, they read as one line. */
+double gb_svg_coincide_tolerance(const gb_svg_series *s, size_t ns);
+
 /* One chart, as an <svg> element. 0, or -1 when nothing could be drawn
  * (no positive point): the caller says so in words instead. */
 int gb_svg_chart(FILE *out, const gb_svg_axes *ax, const gb_svg_series *s, size_t ns);

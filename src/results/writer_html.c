@@ -24,7 +24,7 @@ static void begin(FILE *out, const char *title) {
           ".caption{font-style:italic;color:#555}\n.notes{font-size:.85em;color:#444;list-style:none;padding-left:0}\n"
           ".warnings{background:#fff8e1;border-left:4px solid #e0a800;padding:.5em 1em;margin:1em 0}\n"
           /* charts two to a row over the page's width (one on a narrow window), each scaled to its cell */
-          ".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,32em),1fr));gap:.75em;"
+          ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,32em),1fr));gap:.75em;"
           "margin:.5em 0 1.5em}\nsvg.chart{width:100%;height:auto;border:1px solid #eee}\n"
           ".optable .notes{margin-top:-.5em}\n"
           "</style>\n</head>\n<body>\n", out);
