@@ -32,7 +32,7 @@ SIDES = {
 # picture (float64 blue, float32 vermillion); further variants of one dtype
 # take the next colour no variant of the panel has.
 DTYPE_COLOURS = {"float64": BLUE, "float32": VERMILLION, "bfloat16": GREEN, "float16": PURPLE,
-                 "float8_e4m3": ORANGE, "int8": SKY}
+                 "float8_e4m3": ORANGE, "int8": BLACK}
 VARIANT_COLOURS = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY, BLACK)
 
 

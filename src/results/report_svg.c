@@ -13,7 +13,7 @@ static const char *const side_colour[4] = {"#0072B2", "#009E73", "#D55E00", "#CC
 static const struct {
     const char *dtype, *colour;
 } dtype_colour[] = {{"float64", "#0072B2"}, {"float32", "#D55E00"},     {"bfloat16", "#009E73"},
-                    {"float16", "#CC79A7"}, {"float8_e4m3", "#E69F00"}, {"int8", "#56B4E9"}};
+                    {"float16", "#CC79A7"}, {"float8_e4m3", "#E69F00"}, {"int8", "#000000"}};
 static const char *const variant_colour[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                              "#E69F00", "#56B4E9", "#000000"};
 #define NDTYPE_COLOURS (sizeof dtype_colour / sizeof dtype_colour[0])

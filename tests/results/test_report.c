@@ -259,11 +259,15 @@ TEST(report_html_is_a_page_with_the_tables) {
     /* the title names the suite, the host and the GPU; tables scroll in their box */
     CHECK(strstr(s, "<title>gpubench: ") && strstr(s, "NVIDIA H100 80GB HBM3)</title>"));
     CHECK(strstr(s, "<div class=\"scroll\"><table>") && strstr(s, ".scroll{overflow-x:auto"));
-    /* a time and a speedup chart per op, inline SVG with the 1× line */
+    /* a time and a speedup chart per op, inline SVG with the 1× line; matmul's
+     * (three variants, eight or nine series each) one chart per variant */
     int charts = 0;
     for (const char *p = s; (p = strstr(p, "<svg class=\"chart\"")); p++) charts++;
-    CHECK(charts == 12); /* 6 ops */
-    CHECK(strstr(s, "matmul: median time") && strstr(s, "matmul: speedup") && strstr(s, "1× (same speed)"));
+    CHECK(charts == 16); /* 5 ops × 2 + matmul 3 variants × 2 */
+    CHECK(strstr(s, "fft: median time") && strstr(s, "fft: speedup") && strstr(s, "1× (same speed)"));
+    CHECK(strstr(s, "<title>matmul float32 math=tf32: median time</title>") &&
+          strstr(s, "<title>matmul float64 math=default: speedup (CPU median / GPU median)</title>"));
+    CHECK(!strstr(s, "<title>matmul: median time</title>"));
     CHECK(strstr(s, "<polyline") && strstr(s, "Crossover"));
     free(s);
     /* a CPU-only run: its time charts, no speedup chart, and its warnings */
@@ -271,6 +275,63 @@ TEST(report_html_is_a_page_with_the_tables) {
     CHECK(s && strstr(s, "CPU only)</title>") && strstr(s, ": median time") && !strstr(s, ": speedup (CPU"));
     CHECK(s && strstr(s, "class=\"warnings\"") && strstr(s, "powersave"));
     free(s);
+}
+
+/* Each op's footnotes sit in one box with its table, before its charts. */
+TEST(report_html_footnotes_sit_with_their_table) {
+    char *s = render(FIX_H100, GB_FMT_HTML, "solve,svd", 0);
+    CHECK(s != NULL);
+    if (!s) return;
+    int boxes = 0;
+    for (const char *op = strstr(s, "<h2>"); op; op = strstr(op + 1, "<h2>")) {
+        const char *next = strstr(op + 1, "<h2>"), *box = strstr(op, "<div class=\"optable\">");
+        const char *table_end = box ? strstr(box, "</table>") : NULL;
+        const char *notes = table_end ? strstr(table_end, "<ul class=\"notes\">") : NULL;
+        const char *charts = strstr(op, "<div class=\"charts\">");
+        if (next && (!box || box > next)) continue; /* a section without a table (crossover) */
+        if (!next && !box) break;
+        boxes++;
+        /* table, then its notes (¹ …) closing the box, then the charts */
+        CHECK(table_end && notes && charts && notes < charts);
+        CHECK(notes && strstr(notes, "<li>¹ ") && strstr(notes, "</ul>\n</div>\n<div class=\"charts\">") ==
+                                                      strstr(notes, "</ul>"));
+    }
+    CHECK(boxes == 2);
+    free(s);
+}
+
+/* Series that coincide (a host result shared between cases that differ only
+ * in what the accelerator reads) are one line in the HTML chart, and its
+ * legend says so; series apart stay apart. */
+TEST(report_html_draws_coinciding_series_once) {
+    char dir[] = "/tmp/gb_test_coincide_XXXXXX", path[128], cmd[1536];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    /* two fft variants of the CPU-only fixture, one with its times copied
+     * into the other: identical; a third 30% slower: apart */
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 -c \"import json,copy;d=json.load(open('%s'));"
+             "f=[c for c in d['cases'] if c['op']=='fft'];a=[copy.deepcopy(c) for c in f];b=[copy.deepcopy(c) for c in f]\n"
+             "for c in a: c['params']=dict(c.get('params') or {},kind='c2c')\n"
+             "for c in b:\n c['params']=dict(c.get('params') or {},kind='slow')\n"
+             " for r in c['results']:\n  st=r.get('stats') or {}\n"
+             "  for k in ('median','ci95_low','ci95_high'):\n   st[k]=st[k]*1.3 if isinstance(st.get(k),float) else st.get(k)\n"
+             "d['cases']=f+a+b;d.pop('crossover',None);json.dump(d,open('%s','w'))\"",
+             FIX_CPU, path);
+    if (gb_test_sh(cmd, NULL, 0) != 0) {
+        SKIP("no /usr/bin/python3 to make the fixture");
+        return;
+    }
+    char *s = render(path, GB_FMT_HTML, "fft", 0);
+    CHECK(s && strstr(s, "(identical)"));
+    int lines = 0;
+    const char *chart = s ? strstr(s, "<title>fft: median time</title>") : NULL;
+    const char *end = chart ? strstr(chart, "</svg>") : NULL;
+    for (const char *p = chart; p && p < end && (p = strstr(p, "<polyline")) && p < end; p++) lines++;
+    CHECK(lines == 2); /* the original and its copy as one, the slow one apart */
+    free(s);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    gb_test_sh(cmd, NULL, 0);
 }
 
 TEST(report_op_filter_and_cpu_only) {
