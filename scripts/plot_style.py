@@ -33,7 +33,8 @@ SIDES = {
 # take the next colour no variant of the panel has.
 DTYPE_COLOURS = {"float64": BLUE, "float32": VERMILLION, "bfloat16": GREEN, "float16": PURPLE,
                  "float8_e4m3": ORANGE, "int8": BLACK}
-VARIANT_COLOURS = (BLUE, VERMILLION, GREEN, PURPLE, ORANGE, SKY, BLACK)
+# the free ones, in order: float64's and float32's last, since they mean those dtypes in most pictures
+VARIANT_COLOURS = (GREEN, PURPLE, ORANGE, SKY, BLACK, BLUE, VERMILLION)
 
 
 def variant_colours(variants):

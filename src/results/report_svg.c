@@ -14,8 +14,8 @@ static const struct {
     const char *dtype, *colour;
 } dtype_colour[] = {{"float64", "#0072B2"}, {"float32", "#D55E00"},     {"bfloat16", "#009E73"},
                     {"float16", "#CC79A7"}, {"float8_e4m3", "#E69F00"}, {"int8", "#000000"}};
-static const char *const variant_colour[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                             "#E69F00", "#56B4E9", "#000000"};
+static const char *const variant_colour[] = {"#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+                                             "#000000", "#0072B2", "#D55E00"};
 #define NDTYPE_COLOURS (sizeof dtype_colour / sizeof dtype_colour[0])
 #define NVARIANT_COLOURS (sizeof variant_colour / sizeof variant_colour[0])
 

@@ -119,6 +119,9 @@ def colours():
     check(got[0] == plot_style.DTYPE_COLOURS["float32"] and got[2] == plot_style.DTYPE_COLOURS["float64"],
           "a dtype keeps its colour whatever its place: %s" % got)
     check(len(set(got.values())) == 3, "two variants of one dtype get two colours: %s" % got)
+    got = plot_style.variant_colours([V(0, "float32"), V(1, "float32")])
+    check(got[1] not in (plot_style.DTYPE_COLOURS["float64"], plot_style.DTYPE_COLOURS["float32"]),
+          "a second float32 variant (math=tf32) does not take float64's colour: %s" % got)
 
 
 CHECKS = {"coinciding": coinciding_series, "skipped_sizes": skipped_sizes, "ticks": ticks, "colours": colours}
