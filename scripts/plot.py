@@ -4,7 +4,7 @@
 usage: plot.py RESULTS.json [MORE.json ...] [--out DIR] [--format png|svg] [--op LIST] [--dtype LIST]
 
 Several files (or a file of `gpubench merge`) are drawn overlaid: each run is
-its own series (shade and hollow markers), named by its file, e.g. a
+its own series (its own colour, every second with hollow markers), named by its file, e.g. a
 laptop's CPU and an H100 host's CPU and GPU in one figure.
 
 Writes, for each op and dtype, <op>_<dtype>.<fmt>:
@@ -14,21 +14,25 @@ Writes, for each op and dtype, <op>_<dtype>.<fmt>:
   crossing of it marked),
   achieved rate vs n (GFLOP/s or GB/s; the GPU's from its device-resident
   time) with the run's measured ceilings as labelled horizontal lines;
-and overview.<fmt>: one small panel per op with every speedup (device-
-resident: green, solid, squares; end-to-end: orange, dashed, triangles), or
-every op's CPU time when no run in the file has a GPU.
+and overview.<fmt>: one small panel per op, each with its own y range, with
+every speedup (device-resident: solid, squares; end-to-end: dashed,
+triangles), or every op's CPU time when no run in the file has a GPU.
 
-Series: colour family and marker name the side (CPU blue circles, GPU
-device-resident green squares, GPU end-to-end orange triangles); each params
-variant (math=tf32, a second density), dtype in the overview, and run of a
-merged file is its own series, told apart by shade and hollow markers. The x
-axis is n of the square cases (n x n, or n x n x n for matmul), ticked at the
-sizes that were run. Non-square shapes (e.g. svd 10000x1000) are their own
-series: unjoined markers at the geometric mean of the dimensions, labelled
-with the shape. Crossings of 1x come from the results' "crossover" entries;
-for a file written before they listed every change, or a sweep that mixes
-shapes, they are recomputed the same way (log-log interpolation) over the
-square sweep the plot draws.
+Series: marker and line name the side (CPU circles, GPU device-resident
+squares, GPU end-to-end dashed triangles); in a figure of one variant colour
+names the side too (CPU blue, device green, end-to-end vermillion), in a
+figure of several (params variants, dtypes in the overview, runs of a merged
+file) colour names the variant (float64 blue, float32 vermillion; the table
+is plot_style.py's, Okabe-Ito, colour-blind safe), every second with hollow
+markers. Lines that would lie on top of each other are drawn as one, with
+one legend entry saying they coincide. The x axis is n of the square cases
+(n x n, or n x n x n for matmul), ticked at the sizes that were run, each
+panel only over the sizes it draws. Non-square shapes (e.g. svd 10000x1000)
+are their own series: unjoined markers at the geometric mean of the
+dimensions, labelled with the shape. Crossings of 1x come from the results'
+"crossover" entries; for a file written before they listed every change, or
+a sweep that mixes shapes, they are recomputed the same way (log-log
+interpolation) over the square sweep the plot draws.
 
 Titles name the op, the dtype, the params, the CPU model and thread count and
 the GPU. --op and --dtype (comma-separated) draw only those ops / dtypes.
