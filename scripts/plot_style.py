@@ -37,6 +37,11 @@ DTYPE_COLOURS = {"float64": BLUE, "float32": VERMILLION, "bfloat16": GREEN, "flo
 VARIANT_COLOURS = (GREEN, PURPLE, ORANGE, SKY, BLACK, BLUE, VERMILLION)
 
 
+def dtype_colour(dtype):
+    """A dtype's colour (a figure whose series are dtypes, e.g. speedup against energy ratio)."""
+    return DTYPE_COLOURS.get(dtype, BLACK)
+
+
 def variant_colours(variants):
     """{variant index: colour} for the variants of one panel: a dtype's own
     colour for the first variant of it, then the free ones in order."""
@@ -144,14 +149,17 @@ def log_ticks(lo, hi, max_ticks=7):
     return []
 
 
-def set_y_ticks(ax, unit="", scale=1):
-    """Plain tick labels (value / scale, then unit), never matplotlib's 3×10¹."""
-    lo, hi = ax.get_ylim()
+def set_y_ticks(ax, unit="", scale=1, axis="y"):
+    """Plain tick labels (value / scale, then unit), never matplotlib's 3×10¹,
+    on a log axis set up to its limits (axis "x" for an x axis that is not
+    the sizes run, such as a speedup)."""
+    lo, hi = ax.get_ylim() if axis == "y" else ax.get_xlim()
+    which = ax.yaxis if axis == "y" else ax.xaxis
     ticks = log_ticks(lo, hi)
     if len(ticks) >= 2:
-        ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
-        ax.yaxis.set_major_formatter(ticker.FixedFormatter([fmt_num(t / scale) + unit for t in ticks]))
-    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+        which.set_major_locator(ticker.FixedLocator(ticks))
+        which.set_major_formatter(ticker.FixedFormatter([fmt_num(t / scale) + unit for t in ticks]))
+    which.set_minor_formatter(ticker.NullFormatter())
 
 
 def fmt_bytes(b):
