@@ -197,8 +197,8 @@ static void decide(gb_dtype d, int cls) {
         snprintf(x->why, sizeof x->why, "default (GPUBENCH_CPU_GEMM_CHOICE is empty: not measured)");
         return;
     }
-    char *text = read_kept(p);
-    for (char *line = text; line && *line;) {
+    char *text = read_kept(p), *copy = text ? strdup(text) : NULL; /* copy: cut at the newlines while parsing */
+    for (char *line = copy; line && *line;) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
         gb_dtype kd;
@@ -209,11 +209,13 @@ static void decide(gb_dtype d, int cls) {
             x->lib = kl;
             snprintf(x->why, sizeof x->why, "kept: %s for %s products (%.90s GFLOP/s at %dx%dx%d)", lib_names[kl],
                      class_names[cls], rates_of(line), s[0], s[1], s[2]);
+            free(copy);
             free(text);
             return;
         }
         line = nl ? nl + 1 : NULL;
     }
+    free(copy);
     char line[256];
     int lib = measure(d, cls, line, sizeof line);
     if (lib < 0) {
@@ -222,18 +224,11 @@ static void decide(gb_dtype d, int cls) {
         return;
     }
     x->lib = lib;
-    /* rewrite the file with the new line appended (the old lines first) */
-    size_t old = text ? strlen(text) : 0;
-    char *all = malloc(old + strlen(line) + 2);
+    /* the file again, with the new line appended */
+    size_t old = text ? strlen(text) : 0, cap = old + strlen(line) + 2;
+    char *all = malloc(cap);
     if (all) {
-        if (text) {
-            /* text was cut at the newlines while reading: read it again */
-            free(text);
-            text = read_kept(p);
-            old = text ? strlen(text) : 0;
-        }
-        snprintf(all, old + strlen(line) + 2, "%s%s%s", text ? text : "", old && text[old - 1] != '\n' ? "\n" : "",
-                 line);
+        snprintf(all, cap, "%s%s%s", text ? text : "", old && text[old - 1] != '\n' ? "\n" : "", line);
         gb_err e = {{0}};
         (void)gb_file_write(p, all, strlen(all), &e); /* a cache: failing to keep it costs a re-measurement */
         free(all);
