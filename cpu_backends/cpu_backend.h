@@ -68,6 +68,9 @@ int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e);
 /* The reduced-precision dtypes whose GEMM ceilings gb_cpu_measure_peaks
  * adds (gb_backend_options.peak_dtypes). */
 void gb_cpu_set_peak_dtypes(unsigned mask);
+/* The ISA's theoretical GEMM ceilings per dtype, isa_gemm_*_gflops, and
+ * isa_peak_inputs saying from what (cpu_isa_peak.c). */
+void gb_cpu_isa_peaks(cJSON *peaks, int threads);
 void gb_cpu_flush_caches(void);
 void gb_cpu_health(cJSON *health);
 size_t gb_cpu_llc_bytes(void);
