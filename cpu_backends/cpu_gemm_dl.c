@@ -124,9 +124,11 @@ static void open_user(void) {
         user.set_threads_dim = (void (*)(int64_t))dlsym(user.handle, "bli_thread_set_num_threads");
     const char *(*ob_config)(void) = (const char *(*)(void))dlsym(user.handle, "openblas_get_config");
     void (*mkl_version)(char *, int) = (void (*)(char *, int))dlsym(user.handle, "MKL_Get_Version_String");
+    char *(*blis_version)(void) = (char *(*)(void))dlsym(user.handle, "bli_info_get_version_str");
     char ver[200] = "";
     if (ob_config) snprintf(ver, sizeof ver, "%s", ob_config());
     else if (mkl_version) mkl_version(ver, (int)sizeof ver - 1);
+    else if (blis_version) snprintf(ver, sizeof ver, "BLIS %s", blis_version());
     snprintf(user.name, sizeof user.name, "%s%s%s%s", user_path, *ver ? " (" : "", ver, *ver ? ")" : "");
     user.ok = 1;
 }

@@ -82,13 +82,14 @@ static int sentence(const gb_results *rs, const char *op, const char *dt, char *
         const gb_result *r = side_result(best[g], g), *f = side_result(twin[g], g);
         char err[96];
         error_text(r, err, sizeof err);
-        int n = used == 0 ? snprintf(buf, len, "%s at %s: %s on the %s is %.3gx float32's rate (%s)", op,
-                                     best[g]->label ? best[g]->label : "?", dt, g ? "GPU" : "CPU",
-                                     r->gflops / f->gflops, err)
-                          : snprintf(buf + used, len - used, "; on the %s%s%s %.3gx (%s)", g ? "GPU" : "CPU",
+        char times[32];
+        double x = r->gflops / f->gflops;
+        snprintf(times, sizeof times, x >= 100 ? "%.0fx" : "%.3gx", x);
+        int n = used == 0 ? snprintf(buf, len, "%s at %s: %s on the %s is %s float32's rate (%s)", op,
+                                     best[g]->label ? best[g]->label : "?", dt, g ? "GPU" : "CPU", times, err)
+                          : snprintf(buf + used, len - used, "; on the %s%s%s %s (%s)", g ? "GPU" : "CPU",
                                      best[g] == best[!g] ? "" : " at ",
-                                     best[g] == best[!g] ? "" : (best[g]->label ? best[g]->label : "?"),
-                                     r->gflops / f->gflops, err);
+                                     best[g] == best[!g] ? "" : (best[g]->label ? best[g]->label : "?"), times, err);
         if (n < 0 || (size_t)n >= len - used) return 0;
         used += (size_t)n;
     }
