@@ -245,6 +245,11 @@ int gb_cuda_lowp_prepare(const gb_case *c, int batch, const void *dA, const void
     }
     s->heur = cand[best];
     describe_algo(s);
+    /* the candidates wrote C: poison it again (as gb_cuda_io_output did), so
+     * that an element the kept algorithm fails to write still fails the check */
+    size_t out_bytes = b * (size_t)s->m * (size_t)s->n * gb_elem_size(gb_gemm_out_elem(c->dtype));
+    CUDA_TRY(cudaMemsetAsync(s->C, 0xff, out_bytes, gb_cuda.stream));
+    CUDA_TRY(cudaStreamSynchronize(gb_cuda.stream));
     *out = s;
     return GB_OK;
 fail:
