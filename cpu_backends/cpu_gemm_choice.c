@@ -15,7 +15,8 @@
  * 64³ product varied 3x between fresh processes on the development machine
  * (the --confirm tests caught it), so a choice kept across processes would
  * not hold. Each candidate: one warm-up, then the best of three, interleaved
- * (A B C A B C ...), with the run's thread count. Neither library wins
+ * (A B C A B C ...), with the run's thread count; one whose warm-up took 20x
+ * the fastest's is dropped after it. Neither library wins
  * everywhere: on the issue #27 Xeon oneDNN 2.6.3's float32 ran at half
  * OpenBLAS's rate; on the development EPYC with OpenBLAS's Haswell kernels
  * at less than half oneDNN's.
@@ -146,10 +147,22 @@ static int measure(gb_dtype d, int cls, char *line, size_t len) {
         }
         openblas_set_num_threads(gb_cpu_threads());
         gb_cpu_dl_set_threads(GB_CPU_GEMM_BLIS, gb_cpu_threads());
-        for (int rep = 0; rep < 4; rep++) /* the first of each warms up */
+        /* the first of each warms up; a candidate whose warm-up took 20x
+         * the fastest one's is out (BLIS's generic kernels with threads
+         * fighting over shared cores took seconds where OpenBLAS took
+         * milliseconds: measuring it three more times would cost the run
+         * that much) */
+        double warm[3] = {0, 0, 0}, fastest = 1e30;
+        int out[3] = {0, 0, 0};
+        for (int rep = 0; rep < 4; rep++)
             for (int i = 0; i < nlib; i++) {
+                if (out[i]) continue;
                 double t = time_once(libs[i], d, s, A, B, C, dnnl);
-                if (rep && t > 0 && t < best[i]) best[i] = t;
+                if (t <= 0) out[i] = 1;
+                else if (rep && t < best[i]) best[i] = t;
+                else if (!rep && (warm[i] = t) < fastest) fastest = t;
+                if (rep == 0 && i == nlib - 1)
+                    for (int j = 0; j < nlib; j++) out[j] |= warm[j] > 20 * fastest;
             }
     }
     gb_onednn_matmul_release(dnnl);
