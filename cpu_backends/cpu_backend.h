@@ -71,6 +71,10 @@ void gb_cpu_set_peak_dtypes(unsigned mask);
 /* The ISA's theoretical GEMM ceilings per dtype, isa_gemm_*_gflops, and
  * isa_peak_inputs saying from what (cpu_isa_peak.c). */
 void gb_cpu_isa_peaks(cJSON *peaks, int threads);
+/* FLOP (int8: operations) per cycle per core of a GEMM in d by the best
+ * instruction a /proc/cpuinfo flags line offers, that instruction in *how;
+ * 0 (and NULL) when none computes d. */
+int gb_cpu_isa_per_cycle(const char *flags, gb_dtype d, const char **how);
 void gb_cpu_flush_caches(void);
 void gb_cpu_health(cJSON *health);
 size_t gb_cpu_llc_bytes(void);

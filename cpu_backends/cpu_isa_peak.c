@@ -77,8 +77,7 @@ static void read_facts(cpu_facts *f, int threads) {
     if (mx) fclose(mx);
 }
 
-/* FLOP (int8: operations) per cycle per core for d, and the instruction. */
-static int per_cycle(const char *fl, gb_dtype d, const char **how) {
+int gb_cpu_isa_per_cycle(const char *fl, gb_dtype d, const char **how) {
     int a512 = has_flag(fl, "avx512f"), fma = has_flag(fl, "fma");
     switch (d) {
     case GB_FLOAT64:
@@ -115,7 +114,7 @@ void gb_cpu_isa_peaks(cJSON *peaks, int threads) {
     static const gb_dtype order[] = {GB_FLOAT64, GB_FLOAT32, GB_BFLOAT16, GB_FLOAT16, GB_INT8};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         const char *how = NULL;
-        int fpc = per_cycle(f.flags, order[i], &how);
+        int fpc = gb_cpu_isa_per_cycle(f.flags, order[i], &how);
         if (!fpc) continue;
         char key[48];
         snprintf(key, sizeof key, "isa_%s", gb_dtype_gemm_peak(order[i])); /* isa_gemm_bfloat16_gflops, ... */

@@ -402,3 +402,23 @@ TEST(precision_cpu_gemm_choice_kept_per_class_off_and_forced) {
     free(saved);
     remove(path);
 }
+
+/* The ISA ceiling's FLOP per cycle per core follows the best instruction
+ * the cpuid flags offer (AMX over AVX512_BF16/VNNI over AVX2), flags matched
+ * as whole words (avx512f is not avx512fp16's prefix match). */
+TEST(precision_isa_flop_per_cycle_follows_the_cpuid_flags) {
+    const char *how = NULL;
+    const char *spr = "flags\t\t: fpu avx2 fma avx512f avx512_bf16 avx512_vnni avx512_fp16 amx_bf16 amx_tile amx_int8\n";
+    const char *zen5 = "flags\t\t: fpu avx2 fma avx512f avx512_bf16 avx512_vnni\n";
+    const char *hsw = "flags\t\t: fpu avx2 fma\n";
+    CHECK(gb_cpu_isa_per_cycle(spr, GB_BFLOAT16, &how) == 1024 && !strcmp(how, "AMX-BF16"));
+    CHECK(gb_cpu_isa_per_cycle(spr, GB_INT8, &how) == 2048 && !strcmp(how, "AMX-INT8"));
+    CHECK(gb_cpu_isa_per_cycle(spr, GB_FLOAT16, &how) == 128 && !strcmp(how, "AVX512_FP16"));
+    CHECK(gb_cpu_isa_per_cycle(spr, GB_FLOAT32, &how) == 64 && gb_cpu_isa_per_cycle(spr, GB_FLOAT64, &how) == 32);
+    CHECK(gb_cpu_isa_per_cycle(zen5, GB_BFLOAT16, &how) == 128 && gb_cpu_isa_per_cycle(zen5, GB_INT8, &how) == 256);
+    CHECK(gb_cpu_isa_per_cycle(zen5, GB_FLOAT16, &how) == 0 && how == NULL);
+    CHECK(gb_cpu_isa_per_cycle(hsw, GB_FLOAT32, &how) == 32 && gb_cpu_isa_per_cycle(hsw, GB_BFLOAT16, &how) == 0);
+    /* "avx512fp16" holds no whole-word avx512f: the AVX2 FMA rate, not AVX-512's */
+    CHECK(gb_cpu_isa_per_cycle("flags : avx512fp16 fma\n", GB_FLOAT32, &how) == 32 && !strcmp(how, "AVX2 FMA"));
+    CHECK(gb_cpu_isa_per_cycle(spr, GB_FLOAT8_E4M3, &how) == 0);
+}
