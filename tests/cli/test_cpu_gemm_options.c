@@ -69,3 +69,28 @@ TEST(cpu_blas_runs_float32_and_float64_through_the_named_library) {
     CHECK(seen == 2);
     cJSON_Delete(doc);
 }
+
+/* Without BLIS (GPUBENCH_BLIS set empty stands for a host that has none):
+ * the run goes on, --cpu-gemm blis skips float32 with the reason, and the
+ * context says why BLIS is not there. */
+TEST(cpu_gemm_blis_absent_is_a_skip_with_the_reason_not_a_failure) {
+    char out[16384], cmd[512];
+    const char *res = gb_test_tmp("noblis.json");
+    snprintf(cmd, sizeof cmd,
+             "GPUBENCH_BLIS= %s run --op matmul --sizes 16 --dtype float32 --backend cpu --no-peak --rounds 1 "
+             "--cpu-gemm blis -o %s",
+             gb_test_binary(), res);
+    if (!CHECK(gb_test_sh(cmd, out, sizeof out) == 0)) return;
+    cJSON *doc = gb_test_load_json(res);
+    if (!CHECK(doc != NULL)) return;
+    const cJSON *bl = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "context"), "libraries"), "blis");
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(bl, "unavailable"));
+    CHECK(why && strstr(why, "GPUBENCH_BLIS"));
+    const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "cases"), 0),
+                                                            "results"), 0);
+    const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(r, "status"));
+    const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(r, "reason"));
+    CHECK(status && !strcmp(status, "skipped"));
+    CHECK(reason && strstr(reason, "BLIS not used"));
+    cJSON_Delete(doc);
+}
