@@ -3,13 +3,13 @@
 # in one call of under 6 minutes, from an unpacked bundle (bin/gpubench) or a
 # build tree (./gpubench), with python3 + PyTorch on the host:
 #
-#   1. GPU GEMM 8192 in float32, bfloat16, float16, float8_e4m3, int8:
-#      gpubench (cuBLASLt, now timing 8 heuristic candidates in prepare)
-#      then PyTorch on the same input bits, interleaved A B A B, up to 5 pairs
-#      (fewer if the step's 120 s budget runs out: the table says how many);
+#   1. GPU GEMM 8192 in bfloat16, float16, float8_e4m3, int8: gpubench
+#      (cuBLASLt, now timing 8 heuristic candidates in prepare) then PyTorch
+#      on the same input bits, interleaved A B A B, up to 5 pairs (a pair is
+#      started only within the step's 110 s: the table says how many ran);
 #   2. CPU GEMM 8192 in float32, bfloat16, int8: gpubench (its default
 #      library choice) then PyTorch-on-CPU (MKL / oneDNN), interleaved, up to
-#      5 pairs in 120 s;
+#      5 pairs started within 110 s;
 #   3. the CPU's float32 GEMM libraries against each other: --cpu-gemm
 #      openblas, onednn, blis, interleaved twice, at 1024³ (large), 32x4096x4096
 #      (skinny) and 4096³; and the per-shape-class choice gpubench makes and
@@ -40,12 +40,12 @@ S="$OUTDIR/summary.md"
     python3 -c 'import torch; print("torch", torch.__version__)' 2>&1 | tail -1
 } >"$S"
 
-pairs() { # NAME GB-ARGS TORCH-ARGS: up to 5 pairs within 120 s (and what is left)
-    local name=$1 gbargs=$2 targs=$3 t0 i done=0
+pairs() { # NAME BUDGET-S GB-ARGS TORCH-ARGS: up to 5 pairs, a new one started only within the budget
+    local name=$1 budget=$2 gbargs=$3 targs=$4 t0 i done=0
     t0=$(date +%s)
     : >"$OUTDIR/$name-torch.jsonl"
     for i in 1 2 3 4 5; do
-        [ $(($(date +%s) - t0)) -lt 100 ] && [ "$(left)" -gt 60 ] || break
+        [ $(($(date +%s) - t0)) -lt "$budget" ] && [ "$(left)" -gt 60 ] || break
         # shellcheck disable=SC2086
         "$GB" run --op matmul --sizes "$N" $gbargs --rounds 1 --no-peak --quiet \
             --out "$OUTDIR/$name-gb-$i.json" >>"$OUTDIR/$name.log" 2>&1
@@ -61,9 +61,11 @@ pairs() { # NAME GB-ARGS TORCH-ARGS: up to 5 pairs within 120 s (and what is lef
     } >>"$S" 2>&1
 }
 
-pairs gpu "--backend cuda --dtype float32,bfloat16,float16,float8_e4m3,int8 --max-time 2s" \
-    "--device cuda --dtypes float32,bfloat16,float16,float8_e4m3,int8 --reps 10"
-pairs cpu "--backend cpu --dtype float32,bfloat16,int8 --max-time 4s --min-time 1s" \
+# float32 on the GPU was at parity with PyTorch (0.997, docs/precision.md): the
+# GPU pairs spend their time on the reduced precisions
+pairs gpu 110 "--backend cuda --dtype bfloat16,float16,float8_e4m3,int8 --max-time 1s" \
+    "--device cuda --dtypes bfloat16,float16,float8_e4m3,int8 --reps 10"
+pairs cpu 110 "--backend cpu --dtype float32,bfloat16,int8 --max-time 3s --min-time 1s" \
     "--device cpu --dtypes float32,bfloat16,int8 --reps 3"
 
 # 3. the float32 libraries, interleaved (A B C A B C)
