@@ -38,7 +38,6 @@ static int cpu_init(const gb_backend_options *opt, gb_err *why) {
     gb_cpu_set_threads(cpu_threads);
     omp_set_num_threads(cpu_threads);
     openblas_set_num_threads(cpu_threads);
-    gb_cpu_set_gemm(opt->cpu_gemm);
     gb_cpu_set_peak_dtypes(opt->peak_dtypes);
     return GB_OK;
 }
@@ -58,6 +57,12 @@ static void cpu_describe(cJSON *ctx) {
     char dv[16];
     cJSON_AddStringToObject(dn, "version", gb_onednn_version(dv, sizeof dv));
     cJSON_AddStringToObject(dn, "isa", gb_onednn_isa_name());
+    gb_err why = {{0}};
+    cJSON *bl = cJSON_AddObjectToObject(libs, "blis"); /* opened at run time (cpu_gemm_dl.c) */
+    if (gb_cpu_dl_available(GB_CPU_GEMM_BLIS, &why) == GB_OK) cJSON_AddStringToObject(bl, "version", gb_cpu_dl_name(GB_CPU_GEMM_BLIS));
+    else cJSON_AddStringToObject(bl, "unavailable", why.msg);
+    if (gb_cpu_blas_path() && gb_cpu_dl_available(GB_CPU_GEMM_CBLAS, &why) == GB_OK)
+        cJSON_AddStringToObject(libs, "cpu_blas", gb_cpu_dl_name(GB_CPU_GEMM_CBLAS));
     char gbv[64];
     snprintf(gbv, sizeof gbv, "%d.%d.%d", GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR,
              GxB_IMPLEMENTATION_SUB);
@@ -111,6 +116,17 @@ static int cpu_check(const cJSON *context, cJSON *warnings) {
                  "library the --threads count (default: all logical CPUs). Pass --threads %.16s to measure with "
                  "that many",
                  thread_vars[i], v, used->valueint, v);
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+        count++;
+    }
+    if (gb_cpu_blas_path()) {
+        const cJSON *cb = libs ? cJSON_GetObjectItemCaseSensitive(libs, "cpu_blas") : NULL;
+        snprintf(msg, sizeof msg,
+                 "--cpu-blas: float32/float64 GEMMs run on %.300s, not on this build's OpenBLAS/oneDNN/BLIS%s",
+                 cJSON_IsString(cb) ? cb->valuestring : gb_cpu_blas_path(),
+                 gb_cpu_dl_threads_settable(GB_CPU_GEMM_CBLAS)
+                     ? ""
+                     : " (it has no thread setter gpubench knows: it runs its own default thread count)");
         cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
         count++;
     }

@@ -21,18 +21,42 @@ void gb_cpu_set_threads(int n);
  * cpu_backend.c for the reason gb_cpu_set_threads is.) */
 const char *gb_cpu_cache_dir(char *buf, size_t len);
 
-/* --cpu-gemm (gb_cpu_gemm_lib, backend.h), the library a GEMM in d runs on
- * (float32's measured once per machine and build and kept), how it was
- * chosen (for the results), and the kept file's line parsed
- * (cpu_gemm_choice.c). */
+/* The CPU GEMM libraries: --cpu-gemm auto|openblas|onednn|blis; CBLAS is
+ * the site's library named by --cpu-blas PATH (cpu_environment.c declares
+ * both options). */
+typedef enum {
+    GB_CPU_GEMM_AUTO = 0,
+    GB_CPU_GEMM_OPENBLAS = 1,
+    GB_CPU_GEMM_ONEDNN = 2,
+    GB_CPU_GEMM_BLIS = 3,
+    GB_CPU_GEMM_CBLAS = 4
+} gb_cpu_gemm_lib;
+
+/* cpu_gemm_choice.c: --cpu-gemm, the library a case's GEMM runs on
+ * (float32/float64: the fastest for its dtype and shape class — large,
+ * skinny, small — measured once per machine and build and kept), how it was
+ * chosen and the class (for the results), a kept line parsed, and the
+ * libraries' names ("openblas", ...; gb_cpu_gemm_lib_parse: -1 unknown). */
 void gb_cpu_set_gemm(int lib);
-int gb_cpu_gemm_library(gb_dtype d);
-const char *gb_cpu_gemm_choice_reason(gb_dtype d);
-/* The same for one case: a float32 product under 512 in a dimension stays
- * on OpenBLAS under auto. */
 int gb_cpu_gemm_library_for(const gb_case *c);
 const char *gb_cpu_gemm_choice_reason_for(const gb_case *c);
-int gb_cpu_gemm_parse_choice(const char *text, int *lib, double *openblas_gflops, double *onednn_gflops);
+const char *gb_cpu_gemm_shape_class(const gb_case *c);
+int gb_cpu_gemm_parse_choice(const char *line, gb_dtype *d, int *cls, int *lib);
+const char *gb_cpu_gemm_lib_name(int lib);
+int gb_cpu_gemm_lib_parse(const char *name);
+
+/* cpu_gemm_dl.c: the GEMM libraries opened at run time, BLIS and the
+ * --cpu-blas one (lib: GB_CPU_GEMM_BLIS or GB_CPU_GEMM_CBLAS), each opened on
+ * first use. available: GB_OK, or GB_SKIP with why (not found, a symbol
+ * missing); name: what the results record (NULL when unavailable); gemm:
+ * row-major C = A·B in float32 or float64, no transposes. */
+void gb_cpu_set_blas_path(const char *path);
+const char *gb_cpu_blas_path(void);
+int gb_cpu_dl_available(int lib, gb_err *why);
+const char *gb_cpu_dl_name(int lib);
+void gb_cpu_dl_set_threads(int lib, int n);
+int gb_cpu_dl_threads_settable(int lib);
+void gb_cpu_dl_gemm(int lib, gb_dtype d, int m, int n, int k, const void *A, const void *B, void *C);
 
 /* What OpenBLAS detected by itself when gpubench chose another core (NULL
  * when not known: OPENBLAS_CORETYPE was set before gpubench started). */
@@ -44,6 +68,13 @@ int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e);
 /* The reduced-precision dtypes whose GEMM ceilings gb_cpu_measure_peaks
  * adds (gb_backend_options.peak_dtypes). */
 void gb_cpu_set_peak_dtypes(unsigned mask);
+/* The ISA's theoretical GEMM ceilings per dtype, isa_gemm_*_gflops, and
+ * isa_peak_inputs saying from what (cpu_isa_peak.c). */
+void gb_cpu_isa_peaks(cJSON *peaks, int threads);
+/* FLOP (int8: operations) per cycle per core of a GEMM in d by the best
+ * instruction a /proc/cpuinfo flags line offers, that instruction in *how;
+ * 0 (and NULL) when none computes d. */
+int gb_cpu_isa_per_cycle(const char *flags, gb_dtype d, const char **how);
 void gb_cpu_flush_caches(void);
 void gb_cpu_health(cJSON *health);
 size_t gb_cpu_llc_bytes(void);

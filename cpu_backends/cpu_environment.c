@@ -149,10 +149,32 @@ static int set_core(const char *value, gb_err *e) {
     return GB_OK;
 }
 
+/* --cpu-gemm LIB: the GEMM library of every dtype it has (cpu_gemm_choice.c). */
+static int cpu_gemm_forced;
+static int set_cpu_gemm(const char *value, gb_err *e) {
+    int lib = gb_cpu_gemm_lib_parse(value);
+    if (lib < 0) return gb_errf(e, GB_FAIL, "--cpu-gemm: expected auto, openblas, onednn or blis, got \"%s\"", value);
+    cpu_gemm_forced = lib != GB_CPU_GEMM_AUTO;
+    gb_cpu_set_gemm(lib);
+    return GB_OK;
+}
+
+/* --cpu-blas PATH: a site's CBLAS for float32/float64 (cpu_gemm_dl.c). */
+static int set_cpu_blas(const char *value, gb_err *e) {
+    if (!*value) return gb_errf(e, GB_FAIL, "--cpu-blas: expected the path of a CBLAS shared library");
+    gb_cpu_set_blas_path(value);
+    return GB_OK;
+}
+
 static int setup_with_flags(char **argv, gb_err *e) {
     gb_err why = {{0}};
-    if (setup_process(core_flag, argv, &why) == GB_OK) return GB_OK;
-    return gb_errf(e, GB_FAIL, "--openblas-core: %s", why.msg);
+    if (setup_process(core_flag, argv, &why) != GB_OK) return gb_errf(e, GB_FAIL, "--openblas-core: %s", why.msg);
+    if (!gb_cpu_blas_path()) return GB_OK;
+    if (cpu_gemm_forced)
+        return gb_errf(e, GB_FAIL, "--cpu-blas and --cpu-gemm both choose the float32/float64 GEMM library: give one");
+    /* opened now, so that a wrong path stops the run before anything is measured */
+    if (gb_cpu_dl_available(GB_CPU_GEMM_CBLAS, &why) != GB_OK) return gb_errf(e, GB_FAIL, "%s", why.msg);
+    return GB_OK;
 }
 
 const gb_backend_process *gb_cpu_process(void) {
@@ -161,6 +183,13 @@ const gb_backend_process *gb_cpu_process(void) {
          "  --openblas-core C   OpenBLAS kernels: auto (the best for this CPU, the default unless\n"
          "                      OPENBLAS_CORETYPE is set), detected (what OpenBLAS picks itself)\n"
          "                      or a core name such as Haswell\n"},
+        {"cpu-gemm", set_cpu_gemm, "[--cpu-gemm auto|openblas|onednn|blis]",
+         "  --cpu-gemm LIB      CPU GEMM library: auto (the default: oneDNN for bfloat16/float16/\n"
+         "                      int8; for float32/float64 the fastest per shape class, measured\n"
+         "                      once and kept), openblas, onednn or blis (every dtype it has)\n"},
+        {"cpu-blas", set_cpu_blas, "[--cpu-blas PATH]",
+         "  --cpu-blas PATH     float32/float64 GEMMs through this CBLAS library (e.g. MKL's\n"
+         "                      libmkl_rt.so), opened at run time; named in a warning and the results\n"},
         {NULL, NULL, NULL, NULL}};
     static const gb_backend_process p = {flags, setup_with_flags};
     return &p;

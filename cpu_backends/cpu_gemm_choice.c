@@ -1,24 +1,35 @@
-/* cpu_gemm_choice.c — which library computes the CPU's GEMM in each dtype
- * (gb_cpu_gemm_library, cpu_backend.h).
+/* cpu_gemm_choice.c — which library computes the CPU's GEMM of a case
+ * (gb_cpu_gemm_library_for, cpu_backend.h), per dtype and shape class.
  *
- * --cpu-gemm openblas|onednn forces one. Otherwise (auto): a dtype only one
- * library of this build has goes to it (float64: OpenBLAS; bfloat16,
- * float16, int8: oneDNN), and float32, which both have, goes to the faster
- * of the two on this machine, measured once: a 1024³ product by each, best
- * of three, interleaved (OpenBLAS, oneDNN, OpenBLAS, ...), with the run's
- * thread count. Neither wins everywhere: on the issue #27 Xeon oneDNN 2.6.3's
- * float32 ran at half OpenBLAS's rate; on the development EPYC with
- * OpenBLAS's Haswell kernels at less than half oneDNN's. The answer is kept
- * like FFTW's wisdom (cpu_fft.c): in $GPUBENCH_CPU_GEMM_CHOICE when set
- * (empty: off — float32 stays on OpenBLAS, unmeasured), else in
- * $XDG_CACHE_HOME/gpubench (~/.cache/gpubench) under a name with the host,
- * the thread count, the OpenBLAS core and the build's commit, since it holds
- * only for those. The file is one line, "float32 LIB OPENBLAS_GFLOPS
- * ONEDNN_GFLOPS"; every float32 result says in extra.library_choice how its
- * library was chosen. The measured choice applies to products of at least
- * 512 in every dimension; smaller ones stay on OpenBLAS (CHOICE_MIN_DIM).
- * Not done: a measured choice per shape class (skinny against square),
- * BLIS. */
+ * --cpu-gemm openblas|onednn|blis forces one; --cpu-blas PATH sends float32
+ * and float64 to the site's CBLAS (cpu_gemm_dl.c). Otherwise (auto): a dtype
+ * only one library has goes to it (bfloat16, float16, int8: oneDNN), and
+ * float32 and float64 go to the fastest candidate for the case's shape
+ * class, measured once on this machine:
+ *   large   m, k, n all >= 512            measured at 1024 x 1024 x 1024
+ *   skinny  m or n <= 64, k and the other >= 512 (inference: a few rows
+ *           against a weight matrix)      measured at 32 x 4096 x 4096
+ *   small   the rest                      measured at 128 x 128 x 128
+ * Candidates: float32 OpenBLAS, oneDNN, BLIS; float64 OpenBLAS, BLIS (oneDNN
+ * has no float64 matmul); the small class leaves oneDNN out — its time of a
+ * 64³ product varied 3x between fresh processes on the development machine
+ * (the --confirm tests caught it), so a choice kept across processes would
+ * not hold. Each candidate: one warm-up, then the best of three, interleaved
+ * (A B C A B C ...), with the run's thread count; one whose warm-up took 20x
+ * the fastest's is dropped after it. Neither library wins
+ * everywhere: on the issue #27 Xeon oneDNN 2.6.3's float32 ran at half
+ * OpenBLAS's rate; on the development EPYC with OpenBLAS's Haswell kernels
+ * at less than half oneDNN's.
+ *
+ * The answers are kept like FFTW's wisdom (cpu_fft.c): in
+ * $GPUBENCH_CPU_GEMM_CHOICE when set (empty: off — float32/float64 stay on
+ * OpenBLAS, unmeasured), else in $XDG_CACHE_HOME/gpubench (~/.cache/gpubench)
+ * under a name with the host, the thread count, the OpenBLAS core and the
+ * build's commit, since they hold only for those. One line per dtype and
+ * class: "float32 large onednn openblas=67.1 onednn=107.0 blis=90.2"
+ * (GFLOP/s); a class not in the file is measured when a case first needs it
+ * and appended. Every result says in extra.library_choice how its library
+ * was chosen and in extra.shape_class its class. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +42,42 @@
 #include "rng.h"
 #include "timer.h"
 
-#define CHOICE_N 1024
+enum { CLASS_LARGE, CLASS_SKINNY, CLASS_SMALL, NCLASS };
+static const char *const class_names[NCLASS] = {"large", "skinny", "small"};
+static const int class_shape[NCLASS][3] = {{1024, 1024, 1024}, {32, 4096, 4096}, {128, 128, 128}}; /* m, k, n */
+static const char *const lib_names[] = {"auto", "openblas", "onednn", "blis", "cblas"};
+#define NLIBS 5
 
 static int gemm_choice = GB_CPU_GEMM_AUTO;
-static int f32_lib = -1;          /* the float32 library, once decided */
-static char f32_why[160];         /* how it was decided, for the results */
+typedef struct {
+    int lib; /* GB_CPU_GEMM_AUTO (0): not decided yet */
+    char why[240];
+} decision;
+static decision decided[2][NCLASS]; /* [float64?][class] */
+static char forced_why[400];
 
 void gb_cpu_set_gemm(int lib) {
     gemm_choice = lib;
-    f32_lib = -1;
+    for (int d = 0; d < 2; d++)
+        for (int k = 0; k < NCLASS; k++) decided[d][k].lib = GB_CPU_GEMM_AUTO;
 }
+
+const char *gb_cpu_gemm_lib_name(int lib) { return lib >= 0 && lib < NLIBS ? lib_names[lib] : "?"; }
+
+int gb_cpu_gemm_lib_parse(const char *name) {
+    for (int i = 0; i < NLIBS - 1; i++) /* "cblas" is --cpu-blas's, not a --cpu-gemm value */
+        if (!strcmp(name, lib_names[i])) return i;
+    return -1;
+}
+
+static int class_of(const gb_case *c) {
+    long long m = c->shape[0], k = c->shape[1], n = c->shape[2];
+    if (m >= 512 && k >= 512 && n >= 512) return CLASS_LARGE;
+    if ((m <= 64 || n <= 64) && k >= 512 && (m >= 512 || n >= 512)) return CLASS_SKINNY;
+    return CLASS_SMALL;
+}
+
+const char *gb_cpu_gemm_shape_class(const gb_case *c) { return class_names[class_of(c)]; }
 
 /* The cache file, or NULL when the choice is not kept (env set empty). */
 static const char *choice_path(char *buf, size_t len) {
@@ -56,121 +93,191 @@ static const char *choice_path(char *buf, size_t len) {
     return buf;
 }
 
-/* Best of three 1024³ float32 products by each library, interleaved. */
-static int measure(double *openblas_gflops, double *onednn_gflops) {
-    size_t n = CHOICE_N, nn = n * n;
-    float *A = gb_alloc(nn * 4), *B = gb_alloc(nn * 4), *C = gb_alloc(nn * 4);
-    gb_onednn_mm *dnnl = NULL;
-    gb_case c = {.op_id = GB_OP_MATMUL, .dtype = GB_FLOAT32, .shape = {CHOICE_N, CHOICE_N, CHOICE_N}, .rank = 3};
+/* Parse one kept line: "float32 large onednn openblas=67.1 ...". */
+int gb_cpu_gemm_parse_choice(const char *line, gb_dtype *d, int *cls, int *lib) {
+    char dt[16], cl[16], which[16];
+    if (!line || sscanf(line, "%15s %15s %15s", dt, cl, which) != 3) return 0;
+    if (!strcmp(dt, "float32")) *d = GB_FLOAT32;
+    else if (!strcmp(dt, "float64")) *d = GB_FLOAT64;
+    else return 0;
+    *cls = -1;
+    for (int k = 0; k < NCLASS; k++)
+        if (!strcmp(cl, class_names[k])) *cls = k;
+    *lib = gb_cpu_gemm_lib_parse(which);
+    return *cls >= 0 && *lib > GB_CPU_GEMM_AUTO;
+}
+
+/* One product by lib on m×k·k×n buffers; its time, or < 0 on failure. */
+static double time_once(int lib, gb_dtype d, const int s[3], const void *A, const void *B, void *C, gb_onednn_mm *dnnl) {
+    double t = -1;
     gb_err e = {{0}};
-    int ok = A && B && C && gb_onednn_matmul_supports(&c, &e) == GB_OK &&
-             gb_onednn_matmul_prepare(&c, 0, A, B, C, &dnnl, &e) == GB_OK;
-    double best[2] = {1e30, 1e30};
-    if (ok) {
-        gb_rng_fill_f32(A, nn, 1, 1, -1, 1);
-        gb_rng_fill_f32(B, nn, 1, 2, -1, 1);
-        openblas_set_num_threads(gb_cpu_threads());
-        for (int rep = 0; rep < 4 && ok; rep++) { /* the first of each warms up */
-            double t0 = gb_now(), t;
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, CHOICE_N, CHOICE_N, CHOICE_N, 1.0f, A, CHOICE_N, B,
-                        CHOICE_N, 0.0f, C, CHOICE_N);
-            t = gb_now() - t0;
-            if (rep && t < best[0]) best[0] = t;
-            ok = gb_onednn_matmul_run(dnnl, &t, &e) == GB_OK;
-            if (rep && t < best[1]) best[1] = t;
+    if (lib == GB_CPU_GEMM_ONEDNN) return gb_onednn_matmul_run(dnnl, &t, &e) == GB_OK ? t : -1;
+    double t0 = gb_now();
+    if (lib == GB_CPU_GEMM_OPENBLAS && d == GB_FLOAT32)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s[0], s[2], s[1], 1.0f, A, s[1], B, s[2], 0.0f, C, s[2]);
+    else if (lib == GB_CPU_GEMM_OPENBLAS)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s[0], s[2], s[1], 1.0, A, s[1], B, s[2], 0.0, C, s[2]);
+    else
+        gb_cpu_dl_gemm(lib, d, s[0], s[2], s[1], A, B, C);
+    return gb_now() - t0;
+}
+
+/* Measure the candidates of (d, cls); the fastest, its line into line. */
+static int measure(gb_dtype d, int cls, char *line, size_t len) {
+    const int *s = class_shape[cls];
+    size_t es = d == GB_FLOAT32 ? 4 : 8, na = (size_t)s[0] * s[1], nb = (size_t)s[1] * s[2], nc = (size_t)s[0] * s[2];
+    void *A = gb_alloc(na * es), *B = gb_alloc(nb * es), *C = gb_alloc(nc * es);
+    int libs[3], nlib = 0;
+    gb_onednn_mm *dnnl = NULL;
+    gb_err e = {{0}};
+    libs[nlib++] = GB_CPU_GEMM_OPENBLAS;
+    gb_case c = {.op_id = GB_OP_MATMUL, .dtype = d, .shape = {s[0], s[1], s[2]}, .rank = 3};
+    if (A && B && C && d == GB_FLOAT32 && cls != CLASS_SMALL && gb_onednn_matmul_supports(&c, &e) == GB_OK &&
+        gb_onednn_matmul_prepare(&c, 0, A, B, C, &dnnl, &e) == GB_OK)
+        libs[nlib++] = GB_CPU_GEMM_ONEDNN;
+    if (gb_cpu_dl_available(GB_CPU_GEMM_BLIS, &e) == GB_OK) libs[nlib++] = GB_CPU_GEMM_BLIS;
+    double best[3] = {1e30, 1e30, 1e30};
+    if (A && B && C) {
+        if (d == GB_FLOAT32) {
+            gb_rng_fill_f32(A, na, 1, 1, -1, 1);
+            gb_rng_fill_f32(B, nb, 1, 2, -1, 1);
+        } else {
+            gb_rng_fill_f64(A, na, 1, 1, -1, 1);
+            gb_rng_fill_f64(B, nb, 1, 2, -1, 1);
         }
+        openblas_set_num_threads(gb_cpu_threads());
+        gb_cpu_dl_set_threads(GB_CPU_GEMM_BLIS, gb_cpu_threads());
+        /* the first of each warms up; a candidate whose warm-up took 20x
+         * the fastest one's is out (BLIS's generic kernels with threads
+         * fighting over shared cores took seconds where OpenBLAS took
+         * milliseconds: measuring it three more times would cost the run
+         * that much) */
+        double warm[3] = {0, 0, 0}, fastest = 1e30;
+        int out[3] = {0, 0, 0};
+        for (int rep = 0; rep < 4; rep++)
+            for (int i = 0; i < nlib; i++) {
+                if (out[i]) continue;
+                double t = time_once(libs[i], d, s, A, B, C, dnnl);
+                if (t <= 0) out[i] = 1;
+                else if (rep && t < best[i]) best[i] = t;
+                else if (!rep && (warm[i] = t) < fastest) fastest = t;
+                if (rep == 0 && i == nlib - 1)
+                    for (int j = 0; j < nlib; j++) out[j] |= warm[j] > 20 * fastest;
+            }
     }
     gb_onednn_matmul_release(dnnl);
     gb_free(A), gb_free(B), gb_free(C);
-    *openblas_gflops = 2.0 * (double)n * nn / best[0] * 1e-9;
-    *onednn_gflops = 2.0 * (double)n * nn / best[1] * 1e-9;
-    return ok;
+    double flop = 2.0 * s[0] * s[1] * (double)s[2];
+    int win = -1;
+    size_t used = (size_t)snprintf(line, len, "%s %s", gb_dtype_name(d), class_names[cls]);
+    char rates[160] = "";
+    size_t ru = 0;
+    for (int i = 0; i < nlib; i++) {
+        if (best[i] >= 1e30) continue;
+        if (win < 0 || best[i] < best[win]) win = i;
+        ru += (size_t)snprintf(rates + ru, sizeof rates - ru, " %s=%.1f", lib_names[libs[i]], flop / best[i] * 1e-9);
+        if (ru >= sizeof rates) ru = sizeof rates - 1;
+    }
+    if (win < 0) return -1;
+    snprintf(line + used, len - used, " %s%s\n", lib_names[libs[win]], rates);
+    return libs[win];
 }
 
-/* The kept line (at most 127 bytes), or NULL. */
-static char *read_line(const char *path) {
+/* The kept file's text (at most 4 KiB), or NULL. */
+static char *read_kept(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) return NULL;
-    char *buf = calloc(1, 128);
-    if (buf && !fgets(buf, 128, f)) buf[0] = '\0';
+    char *buf = calloc(1, 4096);
+    if (buf) buf[fread(buf, 1, 4095, f)] = '\0';
     fclose(f);
     return buf;
 }
 
-/* Parse a kept choice: "float32 onednn 134.1 147.5". */
-int gb_cpu_gemm_parse_choice(const char *text, int *lib, double *ob, double *dn) {
-    char name[16], which[16];
-    if (!text || sscanf(text, "%15s %15s %lf %lf", name, which, ob, dn) != 4 || strcmp(name, "float32")) return 0;
-    if (!strcmp(which, "openblas")) *lib = GB_CPU_GEMM_OPENBLAS;
-    else if (!strcmp(which, "onednn")) *lib = GB_CPU_GEMM_ONEDNN;
-    else return 0;
-    return 1;
+/* "openblas=67.1 onednn=107.0" of a kept line, for the reason. */
+static const char *rates_of(const char *line) {
+    const char *p = line;
+    for (int field = 0; field < 3 && p; field++) p = strchr(p + (field ? 1 : 0), ' ');
+    return p ? p + 1 : "";
 }
 
-static void decide_float32(void) {
+static void decide(gb_dtype d, int cls) {
+    decision *x = &decided[d == GB_FLOAT64][cls];
     char path[2400];
     const char *p = choice_path(path, sizeof path);
-    double ob = 0, dn = 0;
-    int lib = GB_CPU_GEMM_OPENBLAS;
+    const int *s = class_shape[cls];
+    x->lib = GB_CPU_GEMM_OPENBLAS;
     if (!p) {
-        f32_lib = GB_CPU_GEMM_OPENBLAS;
-        snprintf(f32_why, sizeof f32_why, "default (GPUBENCH_CPU_GEMM_CHOICE is empty: not measured)");
+        snprintf(x->why, sizeof x->why, "default (GPUBENCH_CPU_GEMM_CHOICE is empty: not measured)");
         return;
     }
-    char *text = read_line(p);
-    if (gb_cpu_gemm_parse_choice(text, &lib, &ob, &dn)) {
+    char *text = read_kept(p), *copy = text ? strdup(text) : NULL; /* copy: cut at the newlines while parsing */
+    for (char *line = copy; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        gb_dtype kd;
+        int kc, kl;
+        if (gb_cpu_gemm_parse_choice(line, &kd, &kc, &kl) && kd == d && kc == cls) {
+            gb_err e = {{0}};
+            if (kl == GB_CPU_GEMM_BLIS && gb_cpu_dl_available(kl, &e) != GB_OK) break; /* gone since: measure again */
+            x->lib = kl;
+            snprintf(x->why, sizeof x->why, "kept: %s for %s products (%.90s GFLOP/s at %dx%dx%d)", lib_names[kl],
+                     class_names[cls], rates_of(line), s[0], s[1], s[2]);
+            free(copy);
+            free(text);
+            return;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(copy);
+    char line[256];
+    int lib = measure(d, cls, line, sizeof line);
+    if (lib < 0) {
         free(text);
-        f32_lib = lib;
-        snprintf(f32_why, sizeof f32_why, "kept: %s (OpenBLAS %.0f, oneDNN %.0f GFLOP/s at %d^3)",
-                 lib == GB_CPU_GEMM_ONEDNN ? "onednn" : "openblas", ob, dn, CHOICE_N);
+        snprintf(x->why, sizeof x->why, "default (the candidates could not be measured)");
         return;
+    }
+    x->lib = lib;
+    /* the file again, with the new line appended */
+    size_t old = text ? strlen(text) : 0, cap = old + strlen(line) + 2;
+    char *all = malloc(cap);
+    if (all) {
+        snprintf(all, cap, "%s%s%s", text ? text : "", old && text[old - 1] != '\n' ? "\n" : "", line);
+        gb_err e = {{0}};
+        (void)gb_file_write(p, all, strlen(all), &e); /* a cache: failing to keep it costs a re-measurement */
+        free(all);
     }
     free(text);
-    if (!measure(&ob, &dn)) {
-        f32_lib = GB_CPU_GEMM_OPENBLAS;
-        snprintf(f32_why, sizeof f32_why, "default (oneDNN could not be measured)");
-        return;
-    }
-    f32_lib = dn > ob ? GB_CPU_GEMM_ONEDNN : GB_CPU_GEMM_OPENBLAS;
-    char line[96];
-    int len = snprintf(line, sizeof line, "float32 %s %.1f %.1f\n", f32_lib == GB_CPU_GEMM_ONEDNN ? "onednn" : "openblas",
-                       ob, dn);
-    gb_err e = {{0}};
-    (void)gb_file_write(p, line, (size_t)len, &e); /* a cache: failing to keep it costs a re-measurement */
-    snprintf(f32_why, sizeof f32_why, "measured: %s (OpenBLAS %.0f, oneDNN %.0f GFLOP/s at %d^3)",
-             f32_lib == GB_CPU_GEMM_ONEDNN ? "onednn" : "openblas", ob, dn, CHOICE_N);
+    line[strcspn(line, "\n")] = '\0';
+    snprintf(x->why, sizeof x->why, "measured: %s for %s products (%.90s GFLOP/s at %dx%dx%d)", lib_names[lib],
+             class_names[cls], rates_of(line), s[0], s[1], s[2]);
 }
 
-/* Below this in any dimension a float32 product stays on OpenBLAS: the
- * 1024³ measurement says nothing about small products, and oneDNN's time
- * of a 64³ one varied by 3x between fresh processes on the development
- * machine (the --confirm tests caught it), OpenBLAS's did not. */
-#define CHOICE_MIN_DIM 512
-
 int gb_cpu_gemm_library_for(const gb_case *c) {
-    if (gemm_choice == GB_CPU_GEMM_AUTO && c->dtype == GB_FLOAT32 &&
-        (c->shape[0] < CHOICE_MIN_DIM || c->shape[1] < CHOICE_MIN_DIM || c->shape[2] < CHOICE_MIN_DIM))
-        return GB_CPU_GEMM_OPENBLAS;
-    return gb_cpu_gemm_library(c->dtype);
+    int f32 = c->dtype == GB_FLOAT32, f64 = c->dtype == GB_FLOAT64;
+    if (gb_cpu_blas_path() && (f32 || f64)) return GB_CPU_GEMM_CBLAS;
+    if (gemm_choice != GB_CPU_GEMM_AUTO) return gemm_choice;
+    if (!f32 && !f64) return GB_CPU_GEMM_ONEDNN;
+    /* batched products run one single-threaded GEMM per OpenMP thread
+     * (cpu_matmul.c): OpenBLAS's path, not what the classes measured */
+    if (c->op_id == GB_OP_BATCHED_MATMUL) return GB_CPU_GEMM_OPENBLAS;
+    int cls = class_of(c);
+    if (decided[f64][cls].lib == GB_CPU_GEMM_AUTO) decide(c->dtype, cls);
+    return decided[f64][cls].lib;
 }
 
 const char *gb_cpu_gemm_choice_reason_for(const gb_case *c) {
-    if (gb_cpu_gemm_library_for(c) == GB_CPU_GEMM_OPENBLAS && gemm_choice == GB_CPU_GEMM_AUTO &&
-        c->dtype == GB_FLOAT32 && gb_cpu_gemm_library(GB_FLOAT32) != GB_CPU_GEMM_OPENBLAS)
-        return "OpenBLAS below 512 in a dimension (the measured choice is for large products)";
-    return gb_cpu_gemm_choice_reason(c->dtype);
-}
-
-int gb_cpu_gemm_library(gb_dtype d) {
-    if (gemm_choice != GB_CPU_GEMM_AUTO) return gemm_choice;
-    if (d == GB_FLOAT64) return GB_CPU_GEMM_OPENBLAS;
-    if (d != GB_FLOAT32) return GB_CPU_GEMM_ONEDNN;
-    if (f32_lib < 0) decide_float32();
-    return f32_lib;
-}
-
-const char *gb_cpu_gemm_choice_reason(gb_dtype d) {
-    if (gemm_choice != GB_CPU_GEMM_AUTO) return "forced (--cpu-gemm)";
-    if (d == GB_FLOAT32) return f32_lib < 0 ? "undecided" : f32_why;
-    return "the only library of this build with the dtype";
+    int f32 = c->dtype == GB_FLOAT32, f64 = c->dtype == GB_FLOAT64;
+    if (gb_cpu_blas_path() && (f32 || f64)) {
+        snprintf(forced_why, sizeof forced_why, "forced (--cpu-blas %.300s)", gb_cpu_blas_path());
+        return forced_why;
+    }
+    if (gemm_choice != GB_CPU_GEMM_AUTO) {
+        snprintf(forced_why, sizeof forced_why, "forced (--cpu-gemm %s)", lib_names[gemm_choice]);
+        return forced_why;
+    }
+    if (!f32 && !f64) return "the only library of this build with the dtype";
+    if (c->op_id == GB_OP_BATCHED_MATMUL) return "OpenBLAS: one single-threaded GEMM per product, OpenMP over the batch";
+    int lib = gb_cpu_gemm_library_for(c);
+    (void)lib;
+    return decided[f64][class_of(c)].why;
 }

@@ -2,8 +2,10 @@
  * batched_matmul, `batch` such products: float32 and float64 through
  * OpenBLAS cblas_sgemm/dgemm, the reduced precisions (bfloat16, float16,
  * int8) through oneDNN's matmul (cpu_onednn.c), which --cpu-gemm onednn
- * also takes for float32. Which library: gb_cpu_gemm_library()
- * (cpu_gemm_choice.c; float32 measured once per machine and build).
+ * also takes for float32; BLIS (--cpu-gemm blis) and a site's CBLAS
+ * (--cpu-blas PATH) through cpu_gemm_dl.c. Which library:
+ * gb_cpu_gemm_library_for() (cpu_gemm_choice.c; float32/float64 measured
+ * once per machine, build and shape class).
  *
  * OpenBLAS matmul: one GEMM, threaded by OpenBLAS itself.
  * OpenBLAS batched_matmul: OpenMP threads over the batch, each product one
@@ -35,6 +37,8 @@ typedef struct {
     gb_arrays out; /* "C", owned here */
     int threads;
     gb_onednn_mm *dnnl; /* non-NULL: oneDNN computes it */
+    int lib;            /* gb_cpu_gemm_lib: OpenBLAS, BLIS or the --cpu-blas CBLAS when !dnnl */
+    const char *shape_class;
     const char *choice; /* how its library was chosen (extra.library_choice) */
 } mm_state;
 
@@ -42,9 +46,12 @@ static int mm_supports(const gb_case *c, gb_err *why) {
     if (c->dtype == GB_FLOAT8_E4M3)
         return gb_errf(why, GB_SKIP, "no CPU library of this build has a float8 GEMM (OpenBLAS 0.3.21: none; "
                                      "oneDNN %s: none)", gb_onednn_version((char[16]){0}, 16));
-    if (gb_cpu_gemm_library_for(c) == GB_CPU_GEMM_ONEDNN) return gb_onednn_matmul_supports(c, why);
+    int lib = gb_cpu_gemm_library_for(c);
+    if (lib == GB_CPU_GEMM_ONEDNN) return gb_onednn_matmul_supports(c, why);
     if (c->dtype != GB_FLOAT32 && c->dtype != GB_FLOAT64)
-        return gb_errf(why, GB_SKIP, "OpenBLAS (--cpu-gemm openblas) has no %s GEMM", gb_dtype_name(c->dtype));
+        return gb_errf(why, GB_SKIP, "%s (--cpu-gemm %s) has no %s GEMM",
+                       lib == GB_CPU_GEMM_BLIS ? "BLIS" : "OpenBLAS", gb_cpu_gemm_lib_name(lib), gb_dtype_name(c->dtype));
+    if (lib != GB_CPU_GEMM_OPENBLAS && gb_cpu_dl_available(lib, why) != GB_OK) return GB_SKIP;
     /* OpenBLAS's CBLAS takes int dimensions (this build is LP64). */
     for (int i = 0; i < 3; i++)
         if (c->shape[i] > INT_MAX)
@@ -79,8 +86,10 @@ static int mm_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
         return GB_SKIP;
     }
     gb_array_poison(C); /* an element the library fails to write fails verification */
+    s->lib = gb_cpu_gemm_library_for(c);
     s->choice = gb_cpu_gemm_choice_reason_for(c);
-    if (gb_cpu_gemm_library_for(c) == GB_CPU_GEMM_ONEDNN) {
+    s->shape_class = gb_cpu_gemm_shape_class(c);
+    if (s->lib == GB_CPU_GEMM_ONEDNN) {
         int st = gb_onednn_matmul_prepare(c, batch, A->data, B->data, C->data, &s->dnnl, e);
         if (st != GB_OK) {
             gb_arrays_free(&s->out);
@@ -90,15 +99,19 @@ static int mm_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
     }
     s->threads = gb_cpu_threads();
     openblas_set_num_threads(s->threads);
+    if (s->lib == GB_CPU_GEMM_BLIS || s->lib == GB_CPU_GEMM_CBLAS) gb_cpu_dl_set_threads(s->lib, s->threads);
     *state = s;
     return GB_OK;
 }
 
 /* Product i of the batch (or the one product), on the calling thread's
- * OpenBLAS. */
+ * OpenBLAS (or BLIS, or the --cpu-blas library). */
 static void gemm_one(const mm_state *s, size_t i) {
-    size_t sa = (size_t)s->m * s->k, sb = (size_t)s->k * s->n, sc = (size_t)s->m * s->n;
-    if (s->dtype == GB_FLOAT32)
+    size_t sa = (size_t)s->m * s->k, sb = (size_t)s->k * s->n, sc = (size_t)s->m * s->n, es = gb_dtype_size(s->dtype);
+    if (s->lib != GB_CPU_GEMM_OPENBLAS)
+        gb_cpu_dl_gemm(s->lib, s->dtype, s->m, s->n, s->k, (const char *)s->A + i * sa * es,
+                       (const char *)s->B + i * sb * es, (char *)s->out.item[0].data + i * sc * es);
+    else if (s->dtype == GB_FLOAT32)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s->m, s->n, s->k, 1.0f, (const float *)s->A + i * sa,
                     s->k, (const float *)s->B + i * sb, s->n, 0.0f, (float *)s->out.item[0].data + i * sc, s->n);
     else
@@ -117,11 +130,13 @@ static int mm_run(void *state, int timing, double *seconds, gb_err *e) {
     }
     int batch = s->batch, nt = s->threads;
     openblas_set_num_threads(1);
+    if (s->lib != GB_CPU_GEMM_OPENBLAS) gb_cpu_dl_set_threads(s->lib, 1);
     double t0 = gb_now();
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int i = 0; i < batch; i++) gemm_one(s, (size_t)i);
     *seconds = gb_now() - t0;
     openblas_set_num_threads(s->threads);
+    if (s->lib != GB_CPU_GEMM_OPENBLAS) gb_cpu_dl_set_threads(s->lib, s->threads);
     return GB_OK;
 }
 
@@ -134,15 +149,18 @@ static int mm_fetch(void *state, gb_arrays *out, gb_err *e) {
 static void mm_annotate(void *state, cJSON *extra) {
     mm_state *s = state;
     gb_gemm_types_annotate(extra, s->dtype);
+    cJSON_AddStringToObject(extra, "shape_class", s->shape_class);
     if (s->dnnl) {
         gb_onednn_matmul_annotate(s->dnnl, extra);
         cJSON_AddStringToObject(extra, "library_choice", s->choice);
         cJSON_AddNumberToObject(extra, "threads", s->threads);
         return;
     }
-    cJSON_AddStringToObject(extra, "library", "openblas");
+    cJSON_AddStringToObject(extra, "library", gb_cpu_gemm_lib_name(s->lib));
+    if (s->lib != GB_CPU_GEMM_OPENBLAS) cJSON_AddStringToObject(extra, "library_version", gb_cpu_dl_name(s->lib));
     cJSON_AddStringToObject(extra, "library_choice", s->choice);
     const char *routine = s->dtype == GB_FLOAT32 ? "cblas_sgemm" : "cblas_dgemm";
+    if (s->lib == GB_CPU_GEMM_BLIS) routine = s->dtype == GB_FLOAT32 ? "bli_sgemm" : "bli_dgemm";
     if (s->batch) {
         char what[96];
         snprintf(what, sizeof what, "%s per product, OpenMP over the batch", routine);
@@ -152,7 +170,7 @@ static void mm_annotate(void *state, cJSON *extra) {
         return;
     }
     cJSON_AddStringToObject(extra, "routine", routine);
-    cJSON_AddNumberToObject(extra, "threads", openblas_get_num_threads());
+    cJSON_AddNumberToObject(extra, "threads", s->lib == GB_CPU_GEMM_OPENBLAS ? openblas_get_num_threads() : s->threads);
     if (s->dtype == GB_FLOAT32 && s->math == GB_MATH_TF32)
         cJSON_AddStringToObject(extra, "math", "fp32 (tf32 is a GPU mode; the CPU computes full FP32)");
 }

@@ -14,6 +14,9 @@ Writes, for each op and dtype, <op>_<dtype>.<fmt>:
   crossing of it marked),
   achieved rate vs n (GFLOP/s or GB/s; the GPU's from its device-resident
   time) with the run's measured ceilings as labelled horizontal lines;
+precision_<op>.<fmt> for an op run in a reduced precision and another dtype:
+the precision ladder (each dtype's CPU and GPU rate at its largest size,
+with their ceilings, and each side's error against float64: plot_ladder.py);
 and overview.<fmt>: one small panel per op, each with its own y range, with
 every speedup (device-resident: solid, squares; end-to-end: dashed,
 triangles), or every op's CPU time when no run in the file has a GPU.
@@ -42,7 +45,7 @@ Exit status: 0 written, 2 usage error, unreadable input or no matplotlib.
 
 The drawing is in the modules next to this file, by figure family:
 plot_op.py (the figure of one op and dtype), plot_overview.py (the
-overview), plot_fleet.py (the fleet heatmap); what they share is in
+overview), plot_ladder.py (the precision ladder), plot_fleet.py (the fleet heatmap); what they share is in
 plot_data.py (what is read from the results) and plot_style.py (matplotlib,
 colours, axes, labels, saving).
 """
@@ -58,6 +61,7 @@ from plot_style import load_matplotlib  # noqa: E402
 from plot_data import combine, first_device_only  # noqa: E402
 from plot_op import plot_group  # noqa: E402
 from plot_overview import plot_overview  # noqa: E402
+from plot_ladder import plot_ladders  # noqa: E402
 
 
 # ---- main ----------------------------------------------------------------------------
@@ -144,6 +148,7 @@ def main(argv=None):
     try:
         for (op, dtype), cs in groups.items():
             written.append(plot_group(doc, op, dtype, cs, args.out, args.format))
+        written.extend(plot_ladders(doc, cases, args.out, args.format))
         written.append(plot_overview(doc, cases, args.out, args.format))
     except OSError as e:
         print("plot.py: writing into %s: %s" % (args.out, e), file=sys.stderr)

@@ -4,6 +4,8 @@
 #
 #   bin/gpubench                    RUNPATH $ORIGIN/../lib (set by the Makefile)
 #   lib/gpubench/gpubench-cuda.so   RUNPATH $ORIGIN/..:$ORIGIN/../..:<CUDA_HOME>/lib64
+#   lib/libblis.so.4                BLIS, which gpubench opens at run time (dlopen, so
+#                                   ldd does not list it), when this machine has it
 #   lib/*.so.*                      every shared library gpubench and the plugin load
 #                                   except glibc's and the CUDA/driver ones, each under
 #                                   its SONAME, with RUNPATH $ORIGIN (so that their own
@@ -59,6 +61,25 @@ if ls build/standalone/* >/dev/null 2>&1; then
     done
 fi
 
+# Libraries gpubench opens with dlopen (cpu_backends/cpu_gemm_dl.c): ldd
+# cannot see them, so they are named here, copied when this machine has them
+# (the bundle then runs BLIS where the target has none) and their own
+# dependencies collected with the rest below. dlopen finds them through
+# bin/gpubench's RUNPATH ($ORIGIN/../lib).
+DLOPENED=""
+for soname in libblis.so.4; do
+    path=$(ldconfig -p 2>/dev/null | awk -v s="$soname" '$1 == s && /x86-64/ { print $NF; exit }')
+    if [ -z "$path" ]; then
+        echo "bundle: note: no $soname here: the bundle has no BLIS (its GEMM candidate is skipped with the reason)" >&2
+        continue
+    fi
+    cp -L "$path" "$STAGE/lib/$soname"
+    chmod 755 "$STAGE/lib/$soname"
+    patchelf --set-rpath '$ORIGIN' "$STAGE/lib/$soname"
+    OBJECTS="$OBJECTS $STAGE/lib/$soname"
+    DLOPENED="$DLOPENED $soname"
+done
+
 # The Makefile's rpaths are what make the bundle relocatable: check them.
 readelf -d "$STAGE/bin/gpubench" | grep -E 'R(UN)?PATH' | grep -qF '$ORIGIN/../lib' ||
     die "bin/gpubench lacks the rpath \$ORIGIN/../lib (see LDFLAGS in the Makefile)"
@@ -100,6 +121,7 @@ while read -r soname path; do
 done < "$STAGE/.deps"
 rm -f "$STAGE/.deps"
 [ -n "$copied" ] || die "no libraries collected (ldd output unexpected?)"
+copied="$copied$DLOPENED"
 
 cp suites/*.json "$STAGE/suites/"
 # The user scripts and the developers' (gpu-host-check.sh runs from an
@@ -158,6 +180,12 @@ for soname in $copied; do
         [ "$got_dir" = "$want_dir" ] || die "$soname resolves outside the bundle: $got"
     done
 done
+# A dlopened library must open from the bundle too (info reports BLIS's version or why not).
+case "$DLOPENED" in *libblis*)
+    env -i PATH=/usr/bin:/bin "$B/bin/gpubench" info --format json > "$T/info.json" 2>&1 || true
+    grep -q '"version":[[:space:]]*"BLIS' "$T/info.json" || die "the unpacked bundle's gpubench could not open its libblis.so.4 (see gpubench info)"
+    ;;
+esac
 cuda_line=$(grep -E '^ +cuda +' "$T/list.txt" | sed 's/^ *//')
 echo "bundle: $TARBALL ($(( (size + 1048575) / 1048576 )) MiB, limit 64 MiB)"
 echo "bundle: $(echo "$copied" | wc -w) libraries bundled; needs glibc >= ${glibc_need:-?}"

@@ -51,39 +51,8 @@ while [ $# -gt 0 ]; do
             python3 scripts/dev/torch-gemm-peer.py --n 8192 --device cpu --dtypes float32,bfloat16,int8 --reps 3 \
                 >>"$OUTDIR/torch8192.jsonl" 2>>"$OUTDIR/pairs.log"
         done
-        python3 - "$OUTDIR" "$n" <<'EOF' | tee "$OUTDIR/pairs.txt"
-import json, sys, statistics, math
-out, n = sys.argv[1], int(sys.argv[2])
-torch = [json.loads(l) for l in open(out + "/torch8192.jsonl") if l.startswith("{")]
-rows = {}
-for i in range(1, n + 1):
-    try:
-        d = json.load(open(f"{out}/gb8192-{i}.json"))
-    except Exception as e:
-        print("pair", i, "no gpubench file:", e); continue
-    for c in d["cases"]:
-        for r in c["results"]:
-            if r.get("status") != "ok": continue
-            side = "cpu" if r["backend"] == "cpu" else ("cuda" if r.get("timing") == "device" else None)
-            if not side: continue
-            rows.setdefault((side, c["dtype"]), {})[i] = r["stats"]["median"]
-tp = {}
-for t in torch:  # one line per pair, device and dtype, in pair order
-    tp.setdefault((t["device"], t["dtype"]), []).append(t.get("median_s"))
-print("side dtype | gpubench median s (per pair) | torch median s | ratio gb/torch per pair | geo-mean ratio, 95% upper")
-for (side, dt), per in sorted(rows.items()):
-    t = tp.get(("cuda" if side == "cuda" else "cpu", dt), [])
-    ratios = [per[i] / t[i - 1] for i in sorted(per) if i - 1 < len(t) and t[i - 1]]
-    if not ratios:
-        print(side, dt, "no peer"); continue
-    logs = [math.log(x) for x in ratios]
-    m = statistics.mean(logs)
-    sd = statistics.stdev(logs) if len(logs) > 1 else float("nan")
-    tq = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26}.get(len(logs) - 1, 2.0)
-    up = math.exp(m + tq * sd / math.sqrt(len(logs))) if len(logs) > 1 else float("nan")
-    print(f"{side} {dt} | {[round(per[i], 5) for i in sorted(per)]} | {[round(x, 5) if x else None for x in t]} | "
-          f"{[round(x, 3) for x in ratios]} | {math.exp(m):.3f}, {up:.3f}")
-EOF
+        python3 scripts/dev/precision-pairs.py --torch "$OUTDIR/torch8192.jsonl" \
+            $(for i in $(seq 1 "$n"); do echo "$OUTDIR/gb8192-$i.json"; done) | tee "$OUTDIR/pairs.txt"
         ;;
     *) echo "precision-check: unknown step $1" >&2; exit 2 ;;
     esac

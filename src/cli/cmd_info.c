@@ -77,7 +77,9 @@ int gb_cmd_info(int argc, char **argv) {
                    "memory, OS, GPU, library versions (OpenBLAS with the core it runs, who chose it\n"
                    "— gpubench picks the best for this CPU unless OPENBLAS_CORETYPE or\n"
                    "--openblas-core says otherwise — and its\n"
-                   "threads, FFTW, GraphBLAS, cJSON, CUDA libraries), compiler and build flags,\n"
+                   "threads, oneDNN with the ISA it dispatches to, BLIS or why it is not there,\n"
+                   "the --cpu-blas library when given, FFTW, GraphBLAS, cJSON, CUDA libraries),\n"
+                   "compiler and build flags,\n"
                    "and warnings about anything that would make CPU numbers unfair.\n");
             return GB_EXIT_OK;
         default:

@@ -24,6 +24,15 @@ static const struct {
     {"gemm_float32_gflops", "GEMM float32", "GFLOP/s"},
     {"gemm_tf32_gflops", "GEMM float32, TF32 tensor cores", "GFLOP/s"},
     {"gemm_float64_gflops", "GEMM float64", "GFLOP/s"},
+    {"gemm_bfloat16_gflops", "GEMM bfloat16", "GFLOP/s"},
+    {"gemm_float16_gflops", "GEMM float16", "GFLOP/s"},
+    {"gemm_float8_e4m3_gflops", "GEMM float8_e4m3", "GFLOP/s"},
+    {"gemm_int8_gops", "GEMM int8", "GOP/s"},
+    {"isa_gemm_float64_gflops", "ISA ceiling float64 (see isa_peak_inputs)", "GFLOP/s"},
+    {"isa_gemm_float32_gflops", "ISA ceiling float32", "GFLOP/s"},
+    {"isa_gemm_bfloat16_gflops", "ISA ceiling bfloat16", "GFLOP/s"},
+    {"isa_gemm_float16_gflops", "ISA ceiling float16", "GFLOP/s"},
+    {"isa_gemm_int8_gops", "ISA ceiling int8", "GOP/s"},
     {"h2d_pinned_gbs", "host to device, pinned", "GB/s"},
     {"d2h_pinned_gbs", "device to host, pinned", "GB/s"},
     {"h2d_pageable_gbs", "host to device, pageable", "GB/s"},
@@ -38,14 +47,18 @@ static void usage(FILE *f) {
     fprintf(f, "\n\n"
                "Measures the ceilings results are judged against (pct_of_peak):\n"
                "  cpu:  STREAM copy and triad bandwidth (arrays >> last-level cache, all threads),\n"
-               "        OpenBLAS sgemm/dgemm rate at the largest size taking ~0.3-1 s.\n"
+               "        OpenBLAS sgemm/dgemm rate at the largest size taking ~0.3-1 s (float32:\n"
+               "        oneDNN's instead where the kept GEMM choice runs it and it is faster),\n"
+               "        oneDNN's bfloat16/float16/int8 rate where this CPU has a kernel, and the\n"
+               "        ISA's theoretical ceiling per dtype (cores x clock x FLOP/cycle, inputs\n"
+               "        printed: docs/precision.md).\n"
                "  cuda: device-to-device copy bandwidth, cuBLAS GEMM float32/float64/TF32 at\n"
-               "        n=8192 (or what fits), host<->device rates from pinned and pageable memory,\n"
-               "        and pinned both ways at once.\n"
+               "        n=8192 (or what fits), cuBLASLt bfloat16/float16/float8/int8, host<->device\n"
+               "        rates from pinned and pageable memory, and pinned both ways at once.\n"
                "Also runs the sanity checks (OpenBLAS core, threads, governor, load) and prints\n"
-               "their warnings. The CPU side runs the best OpenBLAS kernels for this CPU unless\n"
-               "OPENBLAS_CORETYPE or --openblas-core says otherwise (detected: what OpenBLAS\n"
-               "picks itself). See docs/honest-numbers.md.\n");
+               "their warnings. The OpenBLAS figures use the best OpenBLAS kernels for this CPU\n"
+               "unless OPENBLAS_CORETYPE or --openblas-core says otherwise (detected: what\n"
+               "OpenBLAS picks itself). See docs/honest-numbers.md.\n");
 }
 
 
@@ -79,6 +92,10 @@ static void print_table(const cJSON *doc, FILE *out) {
             fprintf(out, "  %-44s %10.1f %-7s  %s\n", label, v->valuedouble, rows[i].unit, rows[i].key);
         }
         const cJSON *err = cJSON_GetObjectItemCaseSensitive(b, "error");
+        const cJSON *lib32 = cJSON_GetObjectItemCaseSensitive(b, "gemm_float32_library");
+        if (cJSON_IsString(lib32)) fprintf(out, "  GEMM float32 ceiling from: %s\n", lib32->valuestring);
+        const cJSON *isa = cJSON_GetObjectItemCaseSensitive(b, "isa_peak_inputs");
+        if (cJSON_IsString(isa)) fprintf(out, "  ISA ceilings: %s\n", isa->valuestring);
         if (cJSON_IsString(err)) fprintf(out, "  not measured: %s\n", err->valuestring);
         fprintf(out, "\n");
     }
@@ -91,7 +108,9 @@ int gb_cmd_peak(int argc, char **argv) {
         {"help", no_argument, 0, 'h'}};
     gb_backend_options_getopt(opts, 5, 16);
     const char *backends = NULL;
-    gb_backend_options opt = {.threads = 0, .device = 0, .cache_cold = 0};
+    /* every reduced-precision GEMM ceiling too (a run measures only its plan's) */
+    gb_backend_options opt = {.threads = 0, .device = 0, .cache_cold = 0,
+                              .peak_dtypes = 1u << GB_BFLOAT16 | 1u << GB_FLOAT16 | 1u << GB_FLOAT8_E4M3 | 1u << GB_INT8};
     int json = 0, ch;
     long v;
     optind = 1;

@@ -61,8 +61,6 @@ static void run_usage(FILE *out) {
         "  --format FMT        stdout table format: table (default), md, csv\n"
         "  --wide              table: every column (by default the summary keeps to 100 columns)\n"
         "  --threads N         CPU threads (default: all %d logical CPUs)\n"
-        "  --cpu-gemm LIB      CPU GEMM library: auto (OpenBLAS for float32/float64, oneDNN for\n"
-        "                      bfloat16/float16/int8), openblas or onednn (every dtype it has)\n"
         "  --device N          CUDA device ordinal (default 0)\n"
         "  --devices LIST      measure the GPU side on each of these devices in turn: all, or\n"
         "                      ordinals such as 0,2,3 (default: --device); multi-GPU ops use them\n"
@@ -74,7 +72,7 @@ static void run_usage(FILE *out) {
         "  --cache MODE        hot (default) or cold: flush CPU LLC / GPU L2 between repetitions\n"
         "  --no-peak           do not measure the ceilings (no %% of peak in the results)\n"
         , gb_sysinfo_logical_cpus());
-    gb_backend_options_help(out); /* the backends' own options (--openblas-core) */
+    gb_backend_options_help(out); /* the backends' own options (--openblas-core, --cpu-gemm, --cpu-blas) */
     fprintf(out,
         "  --plot DIR          render plots with scripts/plot.py (needs Python 3 + matplotlib)\n"
         "  --export-gbench F   also write Google Benchmark JSON to F\n"
@@ -373,12 +371,11 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
         {"sizes", required_argument, 0, 'S'},   {"max-time", required_argument, 0, 'M'},
         {"min-time", required_argument, 0, 'm'}, {"warmup", required_argument, 0, 'W'},
         {"filter", required_argument, 0, 'F'}, {"list", no_argument, 0, 'L'},
-        {"cpu-gemm", required_argument, 0, 'G'},
         {"case", required_argument, 0, 'N'},
         {"force", no_argument, 0, 'Y'},
         {"history", optional_argument, 0, 'H'},
         {"help", no_argument, 0, 'h'}};
-    /* then the backends' own options (--openblas-core: backend.h, gb_backend_process) */
+    /* then the backends' own options (--openblas-core, --cpu-gemm, --cpu-blas: backend.h, gb_backend_process) */
     int nopts = 0;
     while (opts[nopts].name) nopts++;
     gb_backend_options_getopt(opts, nopts, 48);
@@ -453,15 +450,6 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
                 return GB_EXIT_USAGE;
             }
             o->bopt.cache_cold = strcmp(optarg, "cold") == 0;
-            break;
-        case 'G':
-            if (!strcmp(optarg, "auto")) o->bopt.cpu_gemm = GB_CPU_GEMM_AUTO;
-            else if (!strcmp(optarg, "openblas")) o->bopt.cpu_gemm = GB_CPU_GEMM_OPENBLAS;
-            else if (!strcmp(optarg, "onednn")) o->bopt.cpu_gemm = GB_CPU_GEMM_ONEDNN;
-            else {
-                fprintf(stderr, "gpubench run: --cpu-gemm: expected auto, openblas or onednn, got \"%s\"\n", optarg);
-                return GB_EXIT_USAGE;
-            }
             break;
         case 'S': o->filter.sizes = optarg; break;
         case 'M':

@@ -22,16 +22,11 @@ typedef struct {
     int devices[GB_MAX_DEVICES];
     int all_devices;   /* --devices all: every device the backend sees (devices[] unused) */
     int cache_cold;    /* flush caches between reps (flush_caches is called) */
-    int cpu_gemm;      /* --cpu-gemm: gb_cpu_gemm_lib */
     /* Bits (1 << gb_dtype) of the dtypes the run's GEMMs use: measure_peaks
      * adds the GEMM ceilings of those beyond float32/float64 (so a run
      * without them spends no time on them). */
     unsigned peak_dtypes;
 } gb_backend_options;
-
-/* The CPU GEMM library (--cpu-gemm): auto takes, per dtype, the one library
- * of this build that has it, OpenBLAS for float32 and float64. */
-typedef enum { GB_CPU_GEMM_AUTO = 0, GB_CPU_GEMM_OPENBLAS = 1, GB_CPU_GEMM_ONEDNN = 2 } gb_cpu_gemm_lib;
 
 /* How a repetition is timed. A backend offers one or more timings; the
  * runner measures each with the same stopping rule and records each. */
@@ -147,7 +142,7 @@ typedef struct {
     int (*setup_process)(char **argv, gb_err *e);
 } gb_backend_process;
 /* The CPU backend's (cpu_backends/cpu_environment.c): --openblas-core, the
- * OpenBLAS core and OpenMP's wait policy. */
+ * OpenBLAS core and OpenMP's wait policy; --cpu-gemm and --cpu-blas. */
 const gb_backend_process *gb_cpu_process(void);
 typedef const gb_backend *(*gb_backend_plugin_fn)(void);
 #define GB_PLUGIN_SYMBOL "gb_backend_plugin"

@@ -430,6 +430,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         gb_report_crossover_section(wr, out, results, xs, nx, ops, color, d.narrow);
         failed_section = gb_report_scaling_section(wr, out, results, ops, color) != 0;
         gb_report_concurrent_section(wr, out, results, ops, color);
+        gb_report_precision_section(wr, out, results, ops);
         int ok = 0, skipped = 0, failed = 0, total = 0;
         for (size_t i = 0; i < d.n; i++)
             for (int k = 0; k < NSIDES; k++) {

@@ -99,6 +99,11 @@ int gb_report_scaling_section(const gb_writer *wr, FILE *out, const gb_results *
 void gb_report_concurrent_section(const gb_writer *wr, FILE *out, const gb_results *results, const char *ops,
                                   int color);
 
+/* The mixed-precision sentences (report_precision.c): each reduced
+ * precision's rate as a multiple of float32's on the same side, with its
+ * error against float64; nothing when the document has no such pair. */
+void gb_report_precision_section(const gb_writer *wr, FILE *out, const gb_results *results, const char *ops);
+
 /* The report's records (report_records.c): a table of one row per case of
  * d and one per crossover entry of the ops in ops (gb_table_free it, also
  * on failure). 0, or -1 out of memory. */

@@ -353,44 +353,72 @@ TEST(precision_dtype_flag_reaches_new_dtypes_only_where_the_suite_names_none) {
     if (r == GB_OK) gb_suite_free(&s);
 }
 
-/* float32's library under auto: read from the kept file when there is one
- * (no measuring), OpenBLAS unmeasured when keeping is off; --cpu-gemm wins. */
-TEST(precision_cpu_gemm_choice_kept_off_and_forced) {
-    int lib = 0;
-    double ob = 0, dn = 0;
-    CHECK(gb_cpu_gemm_parse_choice("float32 onednn 134.1 147.5\n", &lib, &ob, &dn) && lib == GB_CPU_GEMM_ONEDNN &&
-          ob == 134.1 && dn == 147.5);
-    CHECK(gb_cpu_gemm_parse_choice("float32 openblas 2 1", &lib, &ob, &dn) && lib == GB_CPU_GEMM_OPENBLAS);
-    CHECK(!gb_cpu_gemm_parse_choice("float32 blis 2 1", &lib, &ob, &dn));
-    CHECK(!gb_cpu_gemm_parse_choice("", &lib, &ob, &dn) && !gb_cpu_gemm_parse_choice(NULL, &lib, &ob, &dn));
+/* float32/float64's library under auto: per dtype and shape class, read
+ * from the kept file when it has the line (no measuring), OpenBLAS
+ * unmeasured when keeping is off; --cpu-gemm wins; lowp dtypes on oneDNN. */
+TEST(precision_cpu_gemm_choice_kept_per_class_off_and_forced) {
+    int lib = 0, cls = 0;
+    gb_dtype d = GB_FLOAT64;
+    CHECK(gb_cpu_gemm_parse_choice("float32 large onednn openblas=134.1 onednn=147.5\n", &d, &cls, &lib) &&
+          lib == GB_CPU_GEMM_ONEDNN && d == GB_FLOAT32 && cls == 0);
+    CHECK(gb_cpu_gemm_parse_choice("float64 skinny blis openblas=2 blis=3", &d, &cls, &lib) && lib == GB_CPU_GEMM_BLIS &&
+          d == GB_FLOAT64 && cls == 1);
+    CHECK(!gb_cpu_gemm_parse_choice("float32 onednn 134.1 147.5", &d, &cls, &lib)); /* the old one-line format */
+    CHECK(!gb_cpu_gemm_parse_choice("float32 large mkl", &d, &cls, &lib));
+    CHECK(!gb_cpu_gemm_parse_choice("", &d, &cls, &lib) && !gb_cpu_gemm_parse_choice(NULL, &d, &cls, &lib));
     const char *path = "build/tests/cpu-gemm-choice-test";
     FILE *f = fopen(path, "w");
     if (!CHECK(f != NULL)) return;
-    fputs("float32 onednn 10 20\n", f);
+    fputs("float32 large onednn openblas=10 onednn=20\nfloat32 skinny blis openblas=1 blis=2\n"
+          "float32 small openblas openblas=5 blis=4\nfloat64 large openblas openblas=9 blis=8\n", f);
     fclose(f);
     const char *old = getenv("GPUBENCH_CPU_GEMM_CHOICE");
     char *saved = old ? strdup(old) : NULL;
     setenv("GPUBENCH_CPU_GEMM_CHOICE", path, 1);
     gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
-    CHECK(gb_cpu_gemm_library(GB_FLOAT32) == GB_CPU_GEMM_ONEDNN);
-    CHECK(strstr(gb_cpu_gemm_choice_reason(GB_FLOAT32), "kept: onednn") != NULL);
-    CHECK(gb_cpu_gemm_library(GB_FLOAT64) == GB_CPU_GEMM_OPENBLAS && gb_cpu_gemm_library(GB_BFLOAT16) == GB_CPU_GEMM_ONEDNN);
-    /* the measured choice is for large products: a small one stays on OpenBLAS, a small bfloat16 one on oneDNN */
-    gb_case small = make_case(&gb_op_matmul, "[64,1024,1024]", GB_FLOAT32, 1), large = small;
-    large.shape[0] = 1024;
-    CHECK(gb_cpu_gemm_library_for(&small) == GB_CPU_GEMM_OPENBLAS && gb_cpu_gemm_library_for(&large) == GB_CPU_GEMM_ONEDNN);
-    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&small), "below 512") != NULL);
+    gb_case large = make_case(&gb_op_matmul, "[1024,1024,1024]", GB_FLOAT32, 1);
+    gb_case skinny = make_case(&gb_op_matmul, "[16,4096,4096]", GB_FLOAT32, 1);
+    gb_case small = make_case(&gb_op_matmul, "[64,128,64]", GB_FLOAT32, 1);
+    CHECK(!strcmp(gb_cpu_gemm_shape_class(&large), "large") && !strcmp(gb_cpu_gemm_shape_class(&skinny), "skinny") &&
+          !strcmp(gb_cpu_gemm_shape_class(&small), "small"));
+    CHECK(gb_cpu_gemm_library_for(&large) == GB_CPU_GEMM_ONEDNN);
+    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&large), "kept: onednn for large") != NULL);
+    CHECK(gb_cpu_gemm_library_for(&skinny) == GB_CPU_GEMM_BLIS && gb_cpu_gemm_library_for(&small) == GB_CPU_GEMM_OPENBLAS);
+    large.dtype = GB_FLOAT64;
+    CHECK(gb_cpu_gemm_library_for(&large) == GB_CPU_GEMM_OPENBLAS);
     small.dtype = GB_BFLOAT16;
     CHECK(gb_cpu_gemm_library_for(&small) == GB_CPU_GEMM_ONEDNN);
     setenv("GPUBENCH_CPU_GEMM_CHOICE", "", 1);
     gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
-    CHECK(gb_cpu_gemm_library(GB_FLOAT32) == GB_CPU_GEMM_OPENBLAS);
-    CHECK(strstr(gb_cpu_gemm_choice_reason(GB_FLOAT32), "not measured") != NULL);
+    large.dtype = GB_FLOAT32;
+    CHECK(gb_cpu_gemm_library_for(&large) == GB_CPU_GEMM_OPENBLAS);
+    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&large), "not measured") != NULL);
     gb_cpu_set_gemm(GB_CPU_GEMM_OPENBLAS);
-    CHECK(gb_cpu_gemm_library(GB_BFLOAT16) == GB_CPU_GEMM_OPENBLAS && gb_cpu_gemm_library(GB_FLOAT32) == GB_CPU_GEMM_OPENBLAS);
+    CHECK(gb_cpu_gemm_library_for(&small) == GB_CPU_GEMM_OPENBLAS && gb_cpu_gemm_library_for(&large) == GB_CPU_GEMM_OPENBLAS);
+    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&large), "--cpu-gemm openblas") != NULL);
     gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
     if (saved) setenv("GPUBENCH_CPU_GEMM_CHOICE", saved, 1);
     else unsetenv("GPUBENCH_CPU_GEMM_CHOICE");
     free(saved);
     remove(path);
+}
+
+/* The ISA ceiling's FLOP per cycle per core follows the best instruction
+ * the cpuid flags offer (AMX over AVX512_BF16/VNNI over AVX2), flags matched
+ * as whole words (avx512f is not avx512fp16's prefix match). */
+TEST(precision_isa_flop_per_cycle_follows_the_cpuid_flags) {
+    const char *how = NULL;
+    const char *spr = "flags\t\t: fpu avx2 fma avx512f avx512_bf16 avx512_vnni avx512_fp16 amx_bf16 amx_tile amx_int8\n";
+    const char *zen5 = "flags\t\t: fpu avx2 fma avx512f avx512_bf16 avx512_vnni\n";
+    const char *hsw = "flags\t\t: fpu avx2 fma\n";
+    CHECK(gb_cpu_isa_per_cycle(spr, GB_BFLOAT16, &how) == 1024 && !strcmp(how, "AMX-BF16"));
+    CHECK(gb_cpu_isa_per_cycle(spr, GB_INT8, &how) == 2048 && !strcmp(how, "AMX-INT8"));
+    CHECK(gb_cpu_isa_per_cycle(spr, GB_FLOAT16, &how) == 128 && !strcmp(how, "AVX512_FP16"));
+    CHECK(gb_cpu_isa_per_cycle(spr, GB_FLOAT32, &how) == 64 && gb_cpu_isa_per_cycle(spr, GB_FLOAT64, &how) == 32);
+    CHECK(gb_cpu_isa_per_cycle(zen5, GB_BFLOAT16, &how) == 128 && gb_cpu_isa_per_cycle(zen5, GB_INT8, &how) == 256);
+    CHECK(gb_cpu_isa_per_cycle(zen5, GB_FLOAT16, &how) == 0 && how == NULL);
+    CHECK(gb_cpu_isa_per_cycle(hsw, GB_FLOAT32, &how) == 32 && gb_cpu_isa_per_cycle(hsw, GB_BFLOAT16, &how) == 0);
+    /* "avx512fp16" holds no whole-word avx512f: the AVX2 FMA rate, not AVX-512's */
+    CHECK(gb_cpu_isa_per_cycle("flags : avx512fp16 fma\n", GB_FLOAT32, &how) == 32 && !strcmp(how, "AVX2 FMA"));
+    CHECK(gb_cpu_isa_per_cycle(spr, GB_FLOAT8_E4M3, &how) == 0);
 }
