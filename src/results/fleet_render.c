@@ -185,14 +185,16 @@ static void render_document(const gb_fleet_result *doc, const gb_writer *w, FILE
             free(nl);
         }
     }
-    /* under a node or GPU judged slow as a whole, its slow cases */
+    /* under a node or GPU judged slow as a whole, its cases beyond the
+     * threshold (with each cell's own verdict) */
     for (size_t i = 0; i < doc->ncol; i++) {
         const gb_fleet_column *col = &doc->columns[i];
         if (!col->flagged_slow && strcmp(col->verdict.verdict, "differ")) continue;
         size_t n = 0;
         for (size_t r = 0; r < doc->nrow; r++)
-            if (!strcmp(doc->rows[r].cells[i].verdict ? doc->rows[r].cells[i].verdict : "", "slow") &&
-                asprintf(&items[n], "%s: %.2f", doc->rows[r].name, doc->rows[r].cells[i].relative) >= 0)
+            if (isfinite(doc->rows[r].cells[i].relative) && doc->rows[r].cells[i].relative > 1.0 + doc->rule.threshold &&
+                asprintf(&items[n], "%s: %.2f (%s)", doc->rows[r].name, doc->rows[r].cells[i].relative,
+                         doc->rows[r].cells[i].verdict) >= 0)
                 n++;
         char *cap = NULL;
         if (n && asprintf(&cap, "Slow cases of %s:", col->name) >= 0) {
