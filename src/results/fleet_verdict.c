@@ -55,6 +55,11 @@ int gb_fleet_judge_columns(gb_fleet_result *res, double *const *ratios, const si
  * gpu_required reason, else a plain line. */
 static void why_not_measured(const gb_results *d, int r, const char *timing, char *buf, size_t len) {
     const gb_backend_desc *acc = gb_results_accelerator(d, r);
+    cJSON *ctx = d->runs[r].context.json ? cJSON_Parse(d->runs[r].context.json) : NULL;
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ctx, "gpu_required"), "reason");
+    if (cJSON_IsString(req)) snprintf(buf, len, "GPU required and not measured: %s", req->valuestring);
+    cJSON_Delete(ctx);
+    if (*buf) return;
     if (acc->available == 0 && acc->reason && *acc->reason)
         snprintf(buf, len, "%s not available: %s", acc->name, acc->reason);
     else
