@@ -70,7 +70,7 @@ typedef struct {
  * distribution-free 95% interval over the cases. "slow" / "fast" when the
  * whole interval lies beyond the threshold (1 + t, 1 / (1 + t)); "same" when
  * it lies within; "unsure" otherwise; "differ" in a fleet of two that is not
- * "same" (with two, which one is slow cannot be told); "none" without cases.
+ * "same" (with two, which one is slow cannot be told); "none" without cases or for the only node measured.
  * One slow case no longer marks a node: a node is judged on all its cases. */
 typedef struct {
     gb_common_shift shift;

@@ -65,7 +65,7 @@ static char *column_text(const gb_fleet_column *col) {
  * [1.27, 1.35] over 34 cases -- SLOW". */
 static void verdict_text(const gb_fleet_verdict *v, char *buf, size_t len) {
     if (!v->shift.n) {
-        snprintf(buf, len, "no case to judge");
+        snprintf(buf, len, "not judged (nothing else measured its cases)");
         return;
     }
     const char *tag = !strcmp(v->verdict, "slow")     ? GB_MK_DASH GB_MK_STRONG "SLOW" GB_MK_STRONG

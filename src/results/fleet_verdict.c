@@ -101,6 +101,13 @@ int gb_fleet_list_nodes(gb_fleet_result *res, const gb_results *const *docs, con
             have += o->columns > 0;
             without += !o->columns;
         }
+    /* one node measured: nothing to hold it against (its GPUs are the
+     * columns, judged above) */
+    if (have == 1)
+        for (size_t i = 0; i < res->nnode; i++) {
+            res->nodes[i].verdict.verdict = "none";
+            res->nodes[i].verdict.shift = (gb_common_shift){0, NAN, NAN, NAN};
+        }
     two_differ(v, res->nnode);
     /* a node without a column is in no row of the table: say so where the
      * reader looks, and say that the fleet mixes kinds of node */

@@ -286,3 +286,50 @@ TEST(fleet_verdict_simulation_with_whole_run_noise_reported) {
     }
     whole_runs = 0;
 }
+
+/* The node health NVML read (gpu_backends/cuda_node_health.c writes
+ * health.<when>.cuda.node) shown on the node's line, a degraded PCIe link
+ * and an XID named. */
+TEST(fleet_shows_each_nodes_pcie_ecc_and_xid_health) {
+    cJSON *doc = gb_test_load_json("tests/data/results_small.json");
+    if (!CHECK(doc != NULL)) return;
+    cJSON *node = cJSON_Parse("{\"pcie\":{\"gen\":3,\"width\":8,\"max_gen\":5,\"max_width\":16},"
+                              "\"ecc_errors\":{\"volatile_corrected\":4,\"volatile_uncorrected\":1,"
+                              "\"aggregate_corrected\":9,\"aggregate_uncorrected\":1},"
+                              "\"xid_events\":{\"watching\":\"since the run started\",\"count\":2,\"codes\":[79,79]},"
+                              "\"gpu_cpu_affinity\":\"0-15\",\"numa_node\":0,\"task_cpus_local\":false}");
+    cJSON *health = cJSON_GetObjectItemCaseSensitive(doc, "health");
+    cJSON *after = cJSON_GetObjectItemCaseSensitive(health, "after");
+    if (!after) after = cJSON_AddObjectToObject(health, "after");
+    cJSON *cuda = cJSON_GetObjectItemCaseSensitive(after, "cuda");
+    if (!cuda) cuda = cJSON_AddObjectToObject(after, "cuda");
+    cJSON_AddItemToObject(cuda, "node", node);
+    gb_results a, b;
+    gb_err e = {{0}};
+    int ok = gb_results_from_json(doc, "sick.json", &a, &e) == GB_OK;
+    cJSON_Delete(doc);
+    if (!CHECK(ok && scaled_doc("tests/data/results_small.json", 1.0, "well", &b) == 0)) return;
+    const gb_results *docs[2] = {&a, &b};
+    const char *names[2] = {"sick.json", "well.json"};
+    gb_fleet_result *f = gb_fleet_judge(docs, names, 2, NULL, &e);
+    if (CHECK(f != NULL)) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&text, &len);
+        gb_fleet_render_result(f, &gb_writer_term, out);
+        fclose(out);
+        CHECK(text && strstr(text, "PCIe gen3 x8 (DEGRADED, max gen5 x16)"));
+        CHECK(text && strstr(text, "ECC errors since boot 1 uncorrected, 4 corrected"));
+        CHECK(text && strstr(text, "2 XID events"));
+        CHECK(text && strstr(text, "task CPUs NOT local to the GPU"));
+        free(text);
+        cJSON *j = gb_fleet_result_json(f);
+        cJSON *n0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "nodes"), 0);
+        cJSON *nh = cJSON_GetObjectItemCaseSensitive(n0, "node_health");
+        CHECK(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(nh, "pcie"), "gen")->valuedouble == 3);
+        cJSON_Delete(j);
+    }
+    gb_fleet_result_free(f);
+    gb_results_free(&a);
+    gb_results_free(&b);
+}
