@@ -3,7 +3,8 @@
  * The OpenMP threads are bound one per CPU of the process's CPU set
  * (node_env.h), in order, unless the user chose otherwise: OMP_PROC_BIND or
  * OMP_PLACES in the environment (libgomp binds by those itself), or an
- * explicit --threads larger than the set (the threads must share CPUs). Unbound threads migrate between cores mid-measurement, and two
+ * explicit --threads larger than the set (the threads must share CPUs).
+ * Unbound threads migrate between cores mid-measurement, and two
  * --per-gpu tasks on one node may pile onto the same CPUs. The choice is
  * recorded as context.cpu_binding and, where the user's setting decided,
  * named in a warning (DESIGN: the user's explicit setting wins and is

@@ -176,7 +176,8 @@ void gb_fleet_node_health_text(const char *health_json, char *buf, size_t len) {
                                  isfinite(vu) ? vu : 0.0, isfinite(vc) ? vc : 0.0,
                                  isfinite(au) && au > 0 ? " (uncorrected ever: yes)" : "");
     double xid = num_at(n, "xid_events", "count");
-    if (used < len && isfinite(xid)) used += (size_t)snprintf(buf + used, len - used, "; %.0f XID event%s", xid, xid == 1 ? "" : "s");
+    if (used < len && isfinite(xid))
+        used += (size_t)snprintf(buf + used, len - used, "; %.0f XID event%s", xid, xid == 1 ? "" : "s");
     const cJSON *local = cJSON_GetObjectItemCaseSensitive(n, "task_cpus_local");
     if (used < len && cJSON_IsBool(local))
         snprintf(buf + used, len - used, "; task CPUs %s the GPU", cJSON_IsTrue(local) ? "local to" : "NOT local to");

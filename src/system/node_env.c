@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sysinfo.h"
 
 int gb_node_cpu_set(int *cpus, int max) {
     /* A machine of more CPUs than CPU_SETSIZE needs a bigger set: grow until
@@ -78,8 +77,11 @@ int gb_node_default_threads(const char **from) {
         *from = "cpu_set";
         return set;
     }
+    /* the set could not be read: the machine's online CPUs (sysinfo.c calls
+     * this module, so its gb_sysinfo_logical_cpus is not called back) */
     *from = "online_cpus";
-    return gb_sysinfo_logical_cpus();
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (int)online : 1;
 }
 
 static void add_env_str(cJSON *o, const char *key, const char *var) {

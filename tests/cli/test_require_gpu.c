@@ -10,18 +10,25 @@
 
 #include "testlib.h"
 
+/* A one-case run of the real binary: PRE (environment, a wrapper) before
+ * it, FLAGS after the case, results to out; its stderr into text. The exit
+ * status. */
+static int tiny_run(const char *pre, const char *flags, const char *out, char *text, size_t len) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "%s %s run --op reduction --sizes 256 --no-peak --min-time 10ms --max-time 20ms %s -o %s 2>&1 >/dev/null",
+             pre, gb_test_binary(), flags, out);
+    return gb_test_sh(cmd, text, len);
+}
+
 TEST(require_gpu_without_a_device_writes_results_and_exits_3_with_the_reason) {
     if (access(gb_test_binary(), X_OK) != 0) {
         SKIP("no gpubench binary");
         return;
     }
     const char *out = gb_test_tmp("require_gpu.json");
-    char cmd[1024], text[8192];
-    snprintf(cmd, sizeof cmd,
-             "CUDA_VISIBLE_DEVICES= %s run --op reduction --sizes 256 --no-peak --min-time 10ms --max-time 20ms --quiet "
-             "--require-gpu -o %s 2>&1 >/dev/null",
-             gb_test_binary(), out);
-    CHECK(gb_test_sh(cmd, text, sizeof text) == 3);
+    char text[8192];
+    CHECK(tiny_run("CUDA_VISIBLE_DEVICES=", "--quiet --require-gpu", out, text, sizeof text) == 3);
     CHECK(strstr(text, "the GPU side was required (--require-gpu) and no device was measured: ") != NULL);
     cJSON *doc = gb_test_load_json(out);
     if (CHECK(doc != NULL)) {
@@ -44,11 +51,7 @@ TEST(require_gpu_without_a_device_writes_results_and_exits_3_with_the_reason) {
         cJSON_Delete(doc);
     }
     /* without the flag the same run is a CPU-only success, as before */
-    snprintf(cmd, sizeof cmd,
-             "CUDA_VISIBLE_DEVICES= %s run --op reduction --sizes 256 --no-peak --min-time 10ms --max-time 20ms --quiet -o %s "
-             ">/dev/null 2>&1",
-             gb_test_binary(), out);
-    CHECK(gb_test_sh(cmd, text, sizeof text) == 0);
+    CHECK(tiny_run("CUDA_VISIBLE_DEVICES=", "--quiet", out, text, sizeof text) == 0);
     doc = gb_test_load_json(out);
     CHECK(doc && !cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "context"), "gpu_required"));
     cJSON_Delete(doc);
@@ -63,12 +66,9 @@ TEST(run_under_taskset_uses_the_cpu_set_and_records_it) {
         return;
     }
     const char *out = gb_test_tmp("taskset.json");
-    char cmd[1024], text[8192];
-    snprintf(cmd, sizeof cmd,
-             "env -u OMP_PROC_BIND -u OMP_PLACES -u SLURM_CPUS_PER_TASK taskset -c 0 %s run --op reduction --sizes 256 "
-             "--no-peak --min-time 10ms --max-time 20ms --quiet -o %s >/dev/null 2>&1",
-             gb_test_binary(), out);
-    CHECK(gb_test_sh(cmd, text, sizeof text) == 0);
+    char text[8192];
+    CHECK(tiny_run("env -u OMP_PROC_BIND -u OMP_PLACES -u SLURM_CPUS_PER_TASK taskset -c 0", "--quiet", out, text,
+                   sizeof text) == 0);
     cJSON *doc = gb_test_load_json(out);
     if (CHECK(doc != NULL)) {
         cJSON *ctx = cJSON_GetObjectItemCaseSensitive(doc, "context");
@@ -81,18 +81,12 @@ TEST(run_under_taskset_uses_the_cpu_set_and_records_it) {
         cJSON_Delete(doc);
     }
     /* OMP_PROC_BIND set: respected and named */
-    snprintf(cmd, sizeof cmd,
-             "OMP_PROC_BIND=spread %s run --op reduction --sizes 256 --no-peak --min-time 10ms --max-time 20ms -o %s 2>&1 >/dev/null",
-             gb_test_binary(), out);
-    CHECK(gb_test_sh(cmd, text, sizeof text) == 0);
+    CHECK(tiny_run("OMP_PROC_BIND=spread", "", out, text, sizeof text) == 0);
     CHECK(strstr(text, "OMP_PROC_BIND=spread is respected") != NULL);
     /* under SLURM: the job is recorded, the thread count from SLURM_CPUS_PER_TASK */
-    snprintf(cmd, sizeof cmd,
-             "SLURM_JOB_ID=900 SLURM_ARRAY_JOB_ID=899 SLURM_ARRAY_TASK_ID=2 SLURM_JOB_PARTITION=gpu "
-             "SLURM_JOB_NODELIST=n[1-4] SLURM_CPUS_PER_TASK=1 GPUBENCH_SLURM_ATTEMPT=2 %s run --op reduction "
-             "--sizes 256 --no-peak --min-time 10ms --max-time 20ms --quiet -o %s >/dev/null 2>&1",
-             gb_test_binary(), out);
-    CHECK(gb_test_sh(cmd, text, sizeof text) == 0);
+    CHECK(tiny_run("SLURM_JOB_ID=900 SLURM_ARRAY_JOB_ID=899 SLURM_ARRAY_TASK_ID=2 SLURM_JOB_PARTITION=gpu "
+                   "SLURM_JOB_NODELIST=n[1-4] SLURM_CPUS_PER_TASK=1 GPUBENCH_SLURM_ATTEMPT=2",
+                   "--quiet", out, text, sizeof text) == 0);
     doc = gb_test_load_json(out);
     if (CHECK(doc != NULL)) {
         cJSON *ctx = cJSON_GetObjectItemCaseSensitive(doc, "context");
