@@ -86,6 +86,7 @@ static int add_warning(gb_results *out, const char *line, gb_err *e) {
 /* One more case of run `run` that an earlier file (source) also had; its
  * line kept in the details. 0, or -1 out of memory. */
 static int tally_repeat(gb_merge *k, int run, const char *source, const char *line) {
+    if (!source) source = "";
     char **d = grow(k->details.item, k->details.n, sizeof *d);
     if (!d) return -1;
     k->details.item = d;
@@ -99,7 +100,7 @@ static int tally_repeat(gb_merge *k, int run, const char *source, const char *li
     gb_merge_repeat *r = grow(k->repeats, k->nrepeats, sizeof *r);
     if (!r) return -1;
     k->repeats = r;
-    if (!(r[k->nrepeats].source = strdup(source ? source : ""))) return -1;
+    if (!(r[k->nrepeats].source = strdup(source))) return -1;
     r[k->nrepeats].run = run;
     r[k->nrepeats++].n = 1;
     return 0;
@@ -176,10 +177,11 @@ static int add_input(gb_results *out, gb_merge *k, const gb_results *doc, const 
      * m->details (merge --verbose prints them) */
     for (size_t t = 0; t < k->nrepeats; t++) {
         char line[700];
-        const gb_merge_repeat *r = &k->repeats[t];
+        gb_merge_repeat *r = &k->repeats[t];
         snprintf(line, sizeof line, "%zu case%s of run %s appear%s in %s and %s; kept the later (%s)", r->n,
                  r->n == 1 ? "" : "s", out->runs[r->run].name, r->n == 1 ? "s" : "", r->source, path, path);
         free(r->source);
+        r->source = NULL; /* gb_merge_free frees what is left after a failure */
         if (add_warning(out, line, e) != GB_OK) return GB_FAIL;
     }
     k->nrepeats = 0;
