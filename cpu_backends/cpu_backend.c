@@ -15,6 +15,7 @@
 #include "cpu_backend.h"
 #include "openblas_core.h"
 #include "cpu_onednn.h"
+#include "node_env.h"
 
 /* Each op's implementation, by op id (the table of ops, column cpu). */
 static const gb_op_impl *const impls[GB_OP_COUNT] = {
@@ -33,10 +34,13 @@ typedef struct {
 } cpu_state;
 
 static int cpu_init(const gb_backend_options *opt, gb_err *why) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int cpu_threads = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
+    /* the CPUs this process was given (taskset, cgroups, SLURM), not the
+     * machine's: node_env.h */
+    const char *from = "threads_option";
+    int cpu_threads = opt->threads > 0 ? opt->threads : gb_node_default_threads(&from);
     gb_cpu_set_threads(cpu_threads);
     omp_set_num_threads(cpu_threads);
+    gb_cpu_bind_threads(cpu_threads, from);
     openblas_set_num_threads(cpu_threads);
     gb_cpu_set_peak_dtypes(opt->peak_dtypes);
     return GB_OK;
@@ -76,6 +80,7 @@ static void cpu_describe(cJSON *ctx) {
     snprintf(lv, sizeof lv, "%d.%d.%d", (int)lma, (int)lmi, (int)lpa);
     cJSON_AddStringToObject(libs, "lapacke", lv);
     cJSON_AddNumberToObject(ctx, "cpu_threads_used", gb_cpu_threads());
+    gb_cpu_describe_binding(ctx);
 }
 
 /* Memory-bound ops against STREAM triad, the rest against OpenBLAS GEMM of
@@ -113,7 +118,7 @@ static int cpu_check(const cJSON *context, cJSON *warnings) {
         if (!v || !*v || !cJSON_IsNumber(used) || atoi(v) == used->valueint) continue;
         snprintf(msg, sizeof msg,
                  "%s=%.16s is set in the environment, but the CPU side uses %d threads: gpubench gives every "
-                 "library the --threads count (default: all logical CPUs). Pass --threads %.16s to measure with "
+                 "library the --threads count (default: the CPUs this process may run on). Pass --threads %.16s to measure with "
                  "that many",
                  thread_vars[i], v, used->valueint, v);
         cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
@@ -127,6 +132,18 @@ static int cpu_check(const cJSON *context, cJSON *warnings) {
                  gb_cpu_dl_threads_settable(GB_CPU_GEMM_CBLAS)
                      ? ""
                      : " (it has no thread setter gpubench knows: it runs its own default thread count)");
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+        count++;
+    }
+    /* the user's own binding (OMP_PROC_BIND, OMP_PLACES, --threads) is kept,
+     * and named, since it is not the one-thread-per-CPU default */
+    const cJSON *bind = cJSON_GetObjectItemCaseSensitive(context, "cpu_binding");
+    const cJSON *us = bind ? cJSON_GetObjectItemCaseSensitive(bind, "user_setting") : NULL;
+    if (cJSON_IsString(us) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(bind, "how"))) {
+        snprintf(msg, sizeof msg,
+                 "CPU threads are placed %.200s, not one per CPU of the process's CPU set as by default: %.96s "
+                 "is respected",
+                 cJSON_GetObjectItemCaseSensitive(bind, "how")->valuestring, us->valuestring);
         cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
         count++;
     }

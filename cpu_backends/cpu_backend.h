@@ -13,6 +13,14 @@ int gb_cpu_threads(void);
 /* Set by the backend's init (cpu_threads.c: apart from cpu_backend.c, which
  * calls every op file, so that an op file reading it depends on no caller). */
 void gb_cpu_set_threads(int n);
+/* Bind the n OpenMP threads one per CPU of the process's CPU set, unless the
+ * user chose (OMP_PROC_BIND / OMP_PLACES set, or from "threads_option":
+ * --threads given, more than the set has); from: what decided n (node_env.h's names). And the
+ * choice as context.cpu_binding {threads_from, bound, how, user_setting}
+ * (cpu_bind.c). */
+void gb_cpu_bind_threads(int n, const char *from);
+struct cJSON;
+void gb_cpu_describe_binding(struct cJSON *ctx);
 
 /* The folder where the CPU side keeps what it measured once (FFTW wisdom,
  * the float32 GEMM library choice): $XDG_CACHE_HOME/gpubench, else

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cuda_common.h"
+#include "cuda_node_health.h"
 
 typedef int nvml_return;                    /* nvmlReturn_t: NVML_SUCCESS = 0 */
 typedef struct nvml_device_st *nvml_device; /* nvmlDevice_t */
@@ -202,6 +203,9 @@ void gb_cuda_health(cJSON *health) {
             cJSON_AddStringToObject(health, "performance_state", rc == NVML_OK ? "unknown" : nvml.error_string(rc));
         }
     }
+    /* the node's side (PCIe link, ECC error counts, XIDs, CPU locality):
+     * cuda_node_health.c, with its own NVML symbols */
+    gb_cuda_node_health(health, dev, bus);
 }
 
 /* ---- cold-cache mode ------------------------------------------------------ */

@@ -19,7 +19,7 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: gpubench merge A.json B.json ... -o all.json [--name NAME ...] [--allow-missing]\n"
-            "                      [--note TEXT ...]\n"
+            "                      [--note TEXT ...] [--verbose]\n"
             "\n"
             "  -o, --output FILE   merged results file (written atomically; '-' = stdout)\n"
             "  -n, --name NAME     name of the next input's run (default: its hostname);\n"
@@ -30,6 +30,8 @@ static void usage(FILE *f) {
             "                      failed still merges the others; exit 2 only when none is left\n"
             "      --note TEXT     add TEXT to the merged file's warnings (repeatable): what the\n"
             "                      SLURM merge job knows about a failed task (gpubench slurm)\n"
+            "  -v, --verbose       also name each repeated case that a later input replaced\n"
+            "                      (by default one line per run says how many)\n"
             "  -h, --help\n");
 }
 
@@ -44,20 +46,22 @@ int gb_cmd_merge(int argc, char **argv) {
                                          {"name", required_argument, 0, 'n'},
                                          {"allow-missing", no_argument, 0, 'A'},
                                          {"note", required_argument, 0, 'N'},
+                                         {"verbose", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *output = NULL;
     const char *names[256], *notes[256];
-    int nnames = 0, nnotes = 0, allow_missing = 0;
+    int nnames = 0, nnotes = 0, allow_missing = 0, verbose = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "o:n:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:n:vh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 'n':
             if (nnames < 256) names[nnames++] = optarg;
             break;
         case 'A': allow_missing = 1; break;
+        case 'v': verbose = 1; break;
         case 'N':
             if (nnotes == 256) {
                 fprintf(stderr, "gpubench merge: more than 256 --note\n");
@@ -113,8 +117,10 @@ int gb_cmd_merge(int argc, char **argv) {
             }
             continue;
         }
-        size_t warned = out->warnings.n;
+        size_t warned = out->warnings.n, detailed = m.details.n;
         if (st == GB_OK) st = gb_merge_add(&m, &doc, path, in < nnames ? names[in] : NULL, &e);
+        for (size_t i = detailed; verbose && i < m.details.n; i++)
+            fprintf(stderr, "gpubench merge: replaced: %s\n", m.details.item[i]);
         print_warnings(out, warned);
         gb_results_free(&doc);
         if (st != GB_OK) {

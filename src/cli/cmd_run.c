@@ -11,6 +11,8 @@
 
 #include "backends.h"
 #include "devices.h"
+#include "node_env.h"
+#include "run_require_gpu.h"
 #include "commands.h"
 #include "file_roles.h"
 #include "fleet.h"
@@ -58,9 +60,10 @@ static void run_usage(FILE *out) {
         "  -o, --out PATH      results file (default results/<suite>-<host>-<UTC time>.json);\n"
         "                      checked before anything is measured, locked against a second run\n"
         "  --force             write --out even while another run holds its lock\n"
+        "  --require-gpu       fail (exit 3) when no GPU result is measured; results still written\n"
         "  --format FMT        stdout table format: table (default), md, csv\n"
         "  --wide              table: every column (by default the summary keeps to 100 columns)\n"
-        "  --threads N         CPU threads (default: all %d logical CPUs)\n"
+        "  --threads N         CPU threads (default: the %d CPUs this process may run on)\n"
         "  --device N          CUDA device ordinal (default 0)\n"
         "  --devices LIST      measure the GPU side on each of these devices in turn: all, or\n"
         "                      ordinals such as 0,2,3 (default: --device); multi-GPU ops use them\n"
@@ -71,7 +74,7 @@ static void run_usage(FILE *out) {
         "  --seed N            input seed (default: the suite's, else 42)\n"
         "  --cache MODE        hot (default) or cold: flush CPU LLC / GPU L2 between repetitions\n"
         "  --no-peak           do not measure the ceilings (no %% of peak in the results)\n"
-        , gb_sysinfo_logical_cpus());
+        , gb_node_cpu_set(NULL, 0) > 0 ? gb_node_cpu_set(NULL, 0) : gb_sysinfo_logical_cpus());
     gb_backend_options_help(out); /* the backends' own options (--openblas-core, --cpu-gemm, --cpu-blas) */
     fprintf(out,
         "  --plot DIR          render plots with scripts/plot.py (needs Python 3 + matplotlib)\n"
@@ -350,7 +353,7 @@ typedef struct {
     const char *history; /* --history: the database ("" for the default) */
     gb_suite_filter filter;
     gb_backend_options bopt;
-    int format, quiet, peaks, concurrent, wide, list_only, force;
+    int format, quiet, peaks, concurrent, wide, list_only, force, require_gpu;
 } run_opts;
 
 /* Step 1: the options into *o. -1 to go on, else the exit code (help, or a
@@ -372,7 +375,7 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
         {"min-time", required_argument, 0, 'm'}, {"warmup", required_argument, 0, 'W'},
         {"filter", required_argument, 0, 'F'}, {"list", no_argument, 0, 'L'},
         {"case", required_argument, 0, 'N'},
-        {"force", no_argument, 0, 'Y'},
+        {"force", no_argument, 0, 'Y'}, {"require-gpu", no_argument, 0, 'r'},
         {"history", optional_argument, 0, 'H'},
         {"help", no_argument, 0, 'h'}};
     /* then the backends' own options (--openblas-core, --cpu-gemm, --cpu-blas: backend.h, gb_backend_process) */
@@ -491,6 +494,7 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
         case 'g': o->gbench = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'Y': o->force = 1; break;
+        case 'r': o->require_gpu = 1; break;
         case 'H': o->history = optarg ? optarg : ""; break;
         case 'h': run_usage(stdout); return GB_EXIT_OK;
         default: run_usage(stderr); return GB_EXIT_USAGE;
@@ -644,6 +648,9 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
             fprintf(stderr, "WARNING: %s\n", msg);
         }
 
+    char gpu_why[1024] = "";
+    int gpu_missing = o.require_gpu && !gb_run_gpu_measured(&set, &results, gpu_why, sizeof gpu_why);
+    if (o.require_gpu) gb_run_record_gpu_required(context, warnings, !gpu_missing, gpu_why);
     int bad = 0, exit_code = GB_EXIT_OK;
     int written = write_final(&results, doc, path, status, &times, t_start, quiet, &bad, &exit_code, why, sizeof why);
     gb_output_unlock(); /* the results file is final: another run may take it now */
@@ -656,6 +663,11 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     }
 
     show_results(&results, &set, format, wide, path, written, bad);
+    if (gpu_missing) {
+        fprintf(stderr, "gpubench run: the GPU side was required (--require-gpu) and no device was measured: %s: "
+                        "exit 3\n", gpu_why);
+        if (exit_code == GB_EXIT_OK || exit_code == GB_EXIT_CHECK) exit_code = GB_EXIT_NO_GPU;
+    }
     exit_code = after_run(path, written, gbench, plot_dir, history, exit_code);
 
     gb_results_free(&results);

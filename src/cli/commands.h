@@ -6,7 +6,8 @@
 #define GB_COMMANDS_H
 #include <cjson/cJSON.h>
 #include "backends.h"
-enum { GB_EXIT_OK = 0, GB_EXIT_CHECK = 1, GB_EXIT_USAGE = 2 };
+enum { GB_EXIT_OK = 0, GB_EXIT_CHECK = 1, GB_EXIT_USAGE = 2,
+       GB_EXIT_NO_GPU = 3 /* run --require-gpu: no device measured (run_require_gpu.h) */ };
 
 /* The whole command line as main() received it (provenance, re-exec). */
 extern int gb_full_argc;

@@ -1,7 +1,8 @@
 /* fleet.c — columns (run, device), rows (cases), and each cell judged
  * against the row's reference column with compare's statistics. */
-#include "fleet.h"
+#include "fleet_internal.h"
 #include "compare_stats.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -306,6 +307,8 @@ typedef struct {
     size_t compared, slow, fast, missing;
     double *rel;        /* relative times of the column's usable cells */
     size_t nrel;
+    double *vs_median;  /* the same cells' times over the case's fleet median */
+    size_t nvs;
 } col_tally;
 
 static int cmp_double(const void *a, const void *b) {
@@ -332,12 +335,27 @@ static int judge_fleet(const fleet *f, const gb_results *const *docs, const char
     }
     if (judge_columns(f, refs, rule, fam) != 0) goto out;
     for (size_t i = 0; i < f->ncol; i++)
-        if (!(t[i].rel = malloc((f->nrow + 1) * sizeof *t[i].rel))) goto out;
+        if (!(t[i].rel = malloc((f->nrow + 1) * sizeof *t[i].rel)) ||
+            !(t[i].vs_median = malloc((f->nrow + 1) * sizeof *t[i].vs_median)))
+            goto out;
 
     char desc[200];
     for (size_t w = 0; w < f->nrow; w++) {
         const row *rw = &f->row[w];
-        for (size_t i = 0; i < f->ncol; i++) med[i] = usable(rw->cell[i]) ? median_of(rw->cell[i]) : NAN;
+        size_t nfin = 0;
+        for (size_t i = 0; i < f->ncol; i++) {
+            med[i] = usable(rw->cell[i]) ? median_of(rw->cell[i]) : NAN;
+            if (isfinite(med[i])) order[nfin++].median = med[i];
+        }
+        /* the case's fleet median (of the columns that measured it): what
+         * each column's verdict over all its cases is relative to */
+        double *fin = malloc((nfin + 1) * sizeof *fin);
+        if (!fin) goto out;
+        for (size_t k = 0; k < nfin; k++) fin[k] = order[k].median;
+        double case_median = nfin ? gb_median(fin, nfin) : NAN;
+        free(fin);
+        for (size_t i = 0; i < f->ncol && nfin > 1; i++)
+            if (isfinite(med[i])) t[i].vs_median[t[i].nvs++] = med[i] / case_median;
         long ref = refs[w];
         gb_fleet_row *item = &res->rows[res->nrow++];
         gb_result_name(rw->c, rw->r, NULL, item->name, sizeof item->name);
@@ -390,7 +408,25 @@ static int judge_fleet(const fleet *f, const gb_results *const *docs, const char
         o->median_relative = !t[i].nrel ? NAN
                              : t[i].nrel % 2 ? t[i].rel[t[i].nrel / 2]
                                              : 0.5 * (t[i].rel[t[i].nrel / 2 - 1] + t[i].rel[t[i].nrel / 2]);
-        o->flagged_slow = t[i].slow > 0;
+    }
+    {
+        double **ratios = malloc((f->ncol + 1) * sizeof *ratios);
+        size_t *nratios = malloc((f->ncol + 1) * sizeof *nratios), *col_doc = malloc((f->ncol + 1) * sizeof *col_doc);
+        int *col_run = malloc((f->ncol + 1) * sizeof *col_run);
+        int bad = !ratios || !nratios || !col_doc || !col_run;
+        for (size_t i = 0; !bad && i < f->ncol; i++) {
+            ratios[i] = t[i].vs_median;
+            nratios[i] = t[i].nvs;
+            col_doc[i] = f->col[i].doc;
+            col_run[i] = f->col[i].run;
+        }
+        bad = bad || gb_fleet_judge_columns(res, ratios, nratios) != 0 ||
+              gb_fleet_list_nodes(res, docs, names, ndocs, col_doc, col_run, ratios, nratios) != 0;
+        free(ratios);
+        free(nratios);
+        free(col_doc);
+        free(col_run);
+        if (bad) goto out;
     }
     /* What the documents say about themselves: a merge's notes (the nodes
      * that failed or timed out, with their reasons) and incomplete runs. */
@@ -409,7 +445,10 @@ static int judge_fleet(const fleet *f, const gb_results *const *docs, const char
     rc = 0;
 out:
     if (t)
-        for (size_t i = 0; i < f->ncol; i++) free(t[i].rel);
+        for (size_t i = 0; i < f->ncol; i++) {
+            free(t[i].rel);
+            free(t[i].vs_median);
+        }
     free(t);
     free(med);
     free(order);
@@ -423,6 +462,7 @@ void gb_fleet_result_free(gb_fleet_result *res) {
     for (size_t w = 0; w < res->nrow; w++) free(res->rows[w].cells);
     free(res->rows);
     free(res->columns);
+    free(res->nodes);
     gb_cmp_strs_free(&res->notes);
     free(res);
 }

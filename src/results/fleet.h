@@ -25,6 +25,7 @@
 #include "compare.h"
 #include "gb.h"
 #include "results_model.h"
+#include "stats.h"
 
 typedef struct {
     gb_rule rule;         /* compare's threshold, alpha and time floor */
@@ -63,6 +64,23 @@ typedef struct {
     double spread;            /* slowest over fastest column, minus 1; NAN: none */
 } gb_fleet_row;
 
+/* The verdict on a column or node as a whole (fleet_verdict.c): the median
+ * of its cases' times relative to each case's fleet median (the median over
+ * the columns that measured it), with gb_common_shift_compute's
+ * distribution-free 95% interval over the cases. "slow" / "fast" when the
+ * whole interval lies beyond the threshold (1 + t, 1 / (1 + t)); "same" when
+ * it lies within; "unsure" otherwise; "differ" in a fleet of two that is not
+ * "same" (with two, which one is slow cannot be told); "none" without cases or for the only node measured.
+ * One slow case no longer marks a node: a node is judged on all its cases. */
+typedef struct {
+    gb_common_shift shift;
+    const char *verdict;
+} gb_fleet_verdict;
+
+/* The verdict on n relative times (ratios to each case's fleet median) for
+ * threshold t, into *out. */
+void gb_fleet_verdict_of(const double *ratios, size_t n, double t, gb_fleet_verdict *out);
+
 /* One column: a (run, device) of a document. */
 typedef struct {
     char name[160];
@@ -70,8 +88,22 @@ typedef struct {
     const gb_device_id *device;            /* borrowed; NULL when the results name none */
     size_t cases, compared, slow, fast, not_measured;
     double median_relative;                /* NAN: none */
-    int flagged_slow;
+    gb_fleet_verdict verdict;              /* the column over all its cases */
+    int flagged_slow;                      /* verdict "slow" */
 } gb_fleet_column;
+
+/* One node: a run of a document, whether or not it has a column (a node
+ * asked for GPUs that measured none is listed with why, never dropped). */
+typedef struct {
+    char name[160];
+    const char *source, *hostname;         /* borrowed */
+    const gb_job_info *job;                /* borrowed; job->present 0 outside SLURM */
+    const char *health_json;               /* borrowed: the run's "health" (NVML's node health), or NULL */
+    size_t columns;                        /* its columns in the table */
+    const char *status;                    /* "measured", "no_results" (none of the fleet's timing), "incomplete" */
+    char reason[300];                      /* why not measured, e.g. the accelerator's "no NVIDIA driver" */
+    gb_fleet_verdict verdict;              /* over all its columns' cases */
+} gb_fleet_node;
 
 typedef struct {
     const char *const *sources;            /* borrowed: the names given */
@@ -82,7 +114,9 @@ typedef struct {
     size_t nrow;
     gb_fleet_column *columns;
     size_t ncol;
-    gb_cmp_strs notes;                     /* failed nodes, incomplete runs */
+    gb_fleet_node *nodes;                  /* every run of every document */
+    size_t nnode;
+    gb_cmp_strs notes;                     /* failed nodes, incomplete runs, nodes not in the table */
 } gb_fleet_result;
 
 /* The fleet over ndocs loaded documents, named by names[i] (their paths).

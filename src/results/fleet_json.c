@@ -4,7 +4,7 @@
  * writer of it. */
 #include <math.h>
 
-#include "fleet.h"
+#include "fleet_internal.h"
 #include "format.h"
 
 static cJSON *device_json(const gb_device_id *d) {
@@ -52,6 +52,16 @@ static cJSON *row_json(const gb_fleet_result *f, const gb_fleet_row *rw) {
     return item;
 }
 
+/* "verdict" and "shift": the column's or node's cases as a whole. */
+static void add_verdict(cJSON *o, const gb_fleet_verdict *v) {
+    cJSON_AddStringToObject(o, "verdict", v->verdict);
+    cJSON *sh = cJSON_AddObjectToObject(o, "shift");
+    cJSON_AddNumberToObject(sh, "cases", (double)v->shift.n);
+    gb_json_add_num_or_null(sh, "ratio", v->shift.ratio);
+    gb_json_add_num_or_null(sh, "ci_low", v->shift.ratio_lo);
+    gb_json_add_num_or_null(sh, "ci_high", v->shift.ratio_hi);
+}
+
 static cJSON *column_json(const gb_fleet_column *c) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", c->name);
@@ -66,6 +76,40 @@ static cJSON *column_json(const gb_fleet_column *c) {
     cJSON_AddNumberToObject(o, "not_measured", (double)c->not_measured);
     gb_json_add_num_or_null(o, "median_relative", c->median_relative);
     cJSON_AddBoolToObject(o, "flagged_slow", c->flagged_slow);
+    add_verdict(o, &c->verdict);
+    return o;
+}
+
+static cJSON *job_json(const gb_job_info *j) {
+    if (!j || !j->present) return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "scheduler", gb_json_str(j->scheduler));
+    if (j->job_id) cJSON_AddStringToObject(o, "job_id", j->job_id);
+    else cJSON_AddNullToObject(o, "job_id");
+    if (j->array_job_id) cJSON_AddStringToObject(o, "array_job_id", j->array_job_id);
+    else cJSON_AddNullToObject(o, "array_job_id");
+    gb_json_add_num_or_null(o, "array_task_id", j->array_task_id);
+    if (j->partition) cJSON_AddStringToObject(o, "partition", j->partition);
+    else cJSON_AddNullToObject(o, "partition");
+    gb_json_add_num_or_null(o, "attempt", j->attempt);
+    return o;
+}
+
+static cJSON *node_json(const gb_fleet_node *n) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", n->name);
+    cJSON_AddStringToObject(o, "source", gb_json_str(n->source));
+    cJSON_AddStringToObject(o, "hostname", gb_json_str(n->hostname));
+    cJSON_AddStringToObject(o, "status", n->status);
+    if (*n->reason) cJSON_AddStringToObject(o, "reason", n->reason);
+    else cJSON_AddNullToObject(o, "reason");
+    cJSON_AddNumberToObject(o, "columns", (double)n->columns);
+    add_verdict(o, &n->verdict);
+    cJSON_AddItemToObject(o, "job", job_json(n->job));
+    cJSON *h = n->health_json ? cJSON_Parse(n->health_json) : NULL;
+    const cJSON *node = gb_fleet_node_health(h);
+    cJSON_AddItemToObject(o, "node_health", node ? cJSON_Duplicate(node, 1) : cJSON_CreateNull());
+    cJSON_Delete(h);
     return o;
 }
 
@@ -85,10 +129,16 @@ cJSON *gb_fleet_result_json(const gb_fleet_result *f) {
     cJSON_AddNumberToObject(method, "threshold", f->rule.threshold);
     cJSON_AddNumberToObject(method, "alpha", f->rule.alpha);
     cJSON_AddNumberToObject(method, "min_change_s", f->rule.min_change_s);
+    cJSON_AddStringToObject(method, "verdict",
+                            "per column and per node, over all its cases: the median of the cases' times relative to "
+                            "each case's fleet median, with a distribution-free 95% interval from the cases; slow or "
+                            "fast when the whole interval is beyond the threshold, differ in a fleet of two");
     cJSON *rows = cJSON_AddArrayToObject(doc, "rows");
     for (size_t w = 0; w < f->nrow; w++) cJSON_AddItemToArray(rows, row_json(f, &f->rows[w]));
     cJSON *cols = cJSON_AddArrayToObject(doc, "columns");
     for (size_t i = 0; i < f->ncol; i++) cJSON_AddItemToArray(cols, column_json(&f->columns[i]));
+    cJSON *nodes = cJSON_AddArrayToObject(doc, "nodes");
+    for (size_t i = 0; i < f->nnode; i++) cJSON_AddItemToArray(nodes, node_json(&f->nodes[i]));
     cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
     for (size_t k = 0; k < f->notes.n; k++) cJSON_AddItemToArray(notes, cJSON_CreateString(f->notes.item[k]));
     return doc;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet.h"
+#include "fleet_internal.h"
 #include "format.h"
 #include "writer.h"
 
@@ -38,6 +38,8 @@ static void spread_text(const gb_fleet_row *row, char *buf, size_t len) {
     else snprintf(buf, len, "-");
 }
 
+static void verdict_text(const gb_fleet_verdict *v, char *buf, size_t len);
+
 /* A column's line: how many of its cases were slow or fast, its median
  * relative time, its device; NULL out of memory. */
 static char *column_text(const gb_fleet_column *col) {
@@ -50,13 +52,52 @@ static char *column_text(const gb_fleet_column *col) {
     if (dev && *gb_json_str(dev->name))
         snprintf(devtxt, sizeof devtxt, " (%s%s%s)", dev->name, *gb_json_str(dev->pci_bus_id) ? ", " : "",
                  gb_json_str(dev->pci_bus_id));
-    char *s = NULL;
-    if (asprintf(&s, GB_MK_CODE "%s" GB_MK_CODE ": slow in %.0f of %.0f compared cases, fast in %.0f; median relative "
-                     "time %s%s%s%s",
-                 col->name, (double)col->slow, (double)col->compared, (double)col->fast, rel, nm, devtxt,
-                 col->flagged_slow ? GB_MK_DASH GB_MK_STRONG "SLOW" GB_MK_STRONG : "") < 0)
+    char *s = NULL, over[160];
+    verdict_text(&col->verdict, over, sizeof over);
+    if (asprintf(&s, GB_MK_CODE "%s" GB_MK_CODE ": %s; slow in %.0f of %.0f compared cases, fast in %.0f; median "
+                     "relative time %s%s%s",
+                 col->name, over, (double)col->slow, (double)col->compared, (double)col->fast, rel, nm, devtxt) < 0)
         return NULL;
     return s;
+}
+
+/* A column's or node's verdict over all its cases: "1.31x the fleet median
+ * [1.27, 1.35] over 34 cases -- SLOW". */
+static void verdict_text(const gb_fleet_verdict *v, char *buf, size_t len) {
+    if (!v->shift.n) {
+        snprintf(buf, len, "not judged (nothing else measured its cases)");
+        return;
+    }
+    const char *tag = !strcmp(v->verdict, "slow")     ? GB_MK_DASH GB_MK_STRONG "SLOW" GB_MK_STRONG
+                      : !strcmp(v->verdict, "fast")   ? GB_MK_DASH "fast"
+                      : !strcmp(v->verdict, "differ") ? GB_MK_DASH "the two differ (which one is slow, two cannot tell)"
+                      : !strcmp(v->verdict, "unsure") ? GB_MK_DASH "not established"
+                                                      : "";
+    snprintf(buf, len, "%.2fx the fleet median [%.2f, %.2f] over %zu case%s%s", v->shift.ratio, v->shift.ratio_lo,
+             v->shift.ratio_hi, v->shift.n, v->shift.n == 1 ? "" : "s", tag);
+}
+
+/* A node's line: status, verdict, job and attempt, the health NVML saw. */
+static char *node_text(const gb_fleet_node *n) {
+    char over[160], job[160] = "", health[400] = "";
+    verdict_text(&n->verdict, over, sizeof over);
+    if (n->job && n->job->present) {
+        char task[32] = "";
+        if (isfinite(n->job->array_task_id)) snprintf(task, sizeof task, " task %.0f", n->job->array_task_id);
+        snprintf(job, sizeof job, "; job %s%s%s%s, attempt %.0f", gb_json_str(n->job->array_job_id ? n->job->array_job_id
+                                                                                                : n->job->job_id),
+                 task, n->job->partition ? " on " : "", n->job->partition ? n->job->partition : "",
+                 isfinite(n->job->attempt) ? n->job->attempt : 1.0);
+    }
+    gb_fleet_node_health_text(n->health_json, health, sizeof health);
+    char *s = NULL;
+    int rc = !strcmp(n->status, "no_results")
+                 ? asprintf(&s, GB_MK_CODE "%s" GB_MK_CODE " (%s): NOT IN THE TABLE" GB_MK_DASH "%s%s%s", n->name,
+                            gb_json_str(n->hostname), n->reason, job, health)
+                 : asprintf(&s, GB_MK_CODE "%s" GB_MK_CODE " (%s): %s%s, %zu column%s%s%s%s", n->name,
+                            gb_json_str(n->hostname), !strcmp(n->status, "incomplete") ? "incomplete, " : "", over,
+                            n->columns, n->columns == 1 ? "" : "s", job, health, "");
+    return rc < 0 ? NULL : s;
 }
 
 /* A caption after a blank line, then its items (owned; NULL ones left out). */
@@ -114,7 +155,10 @@ static void render_document(const gb_fleet_result *doc, const gb_writer *w, FILE
                  "Each cell: the case's median time on that column relative to the case's reference column (ref: the\n"
                  "column with the median of the medians). SLOW / fast: beyond the %.0f%% threshold and the measured noise\n"
                  "(as `gpubench compare` with one run a side: round medians, the between-process noise learnt from all\n"
-                 "of the column's cases, Holm at alpha %g); ?: not established. spread: slowest / fastest.",
+                 "of the column's cases, Holm at alpha %g); ?: not established. spread: slowest / fastest.\n"
+                 "A column or node is judged over all its cases: the median of their times relative to each case's\n"
+                 "fleet median, with a 95%% interval from the cases; SLOW when the whole interval is beyond the\n"
+                 "threshold (one slow case does not make a slow node); in a fleet of two, only that the two differ.",
                  100.0 * doc->rule.threshold, doc->rule.alpha) >= 0) {
         const char *para[2] = {s, ""};
         w->lines(out, GB_LINE_TEXT, para, 2);
@@ -132,9 +176,37 @@ static void render_document(const gb_fleet_result *doc, const gb_writer *w, FILE
         if (items[i]) items[k++] = items[i];
     w->lines(out, GB_LINE_ITEM, (const char *const *)items, (int)k);
     for (size_t i = 0; i < k; i++) free(items[i]);
+    /* every node, with or without a column, and its health */
+    if (doc->nnode > 0) {
+        char **nl = calloc(doc->nnode + 1, sizeof *nl);
+        if (nl) {
+            for (size_t i = 0; i < doc->nnode; i++) nl[i] = node_text(&doc->nodes[i]);
+            captioned_list(w, out, "Nodes (every run of the files, over all its cases):", nl, doc->nnode);
+            free(nl);
+        }
+    }
+    /* under a node or GPU judged slow as a whole, its cases beyond the
+     * threshold (with each cell's own verdict) */
+    for (size_t i = 0; i < doc->ncol; i++) {
+        const gb_fleet_column *col = &doc->columns[i];
+        if (!col->flagged_slow && strcmp(col->verdict.verdict, "differ")) continue;
+        size_t n = 0;
+        for (size_t r = 0; r < doc->nrow; r++)
+            if (isfinite(doc->rows[r].cells[i].relative) && doc->rows[r].cells[i].relative > 1.0 + doc->rule.threshold &&
+                asprintf(&items[n], "%s: %.2f (%s)", doc->rows[r].name, doc->rows[r].cells[i].relative,
+                         doc->rows[r].cells[i].verdict) >= 0)
+                n++;
+        char *cap = NULL;
+        if (n && asprintf(&cap, "Slow cases of %s:", col->name) >= 0) {
+            captioned_list(w, out, cap, items, n);
+            free(cap);
+        } else {
+            for (size_t j = 0; j < n; j++) free(items[j]);
+        }
+    }
     if (doc->notes.n > 0) {
         for (size_t i = 0; i < doc->notes.n; i++) items[i] = strdup(doc->notes.item[i]);
-        captioned_list(w, out, "Notes (nodes that failed, incomplete runs):", items, doc->notes.n);
+        captioned_list(w, out, "Notes (nodes that failed or are not in the table, incomplete runs):", items, doc->notes.n);
     }
     /* Cells that could not be compared, with why (a failed or skipped case). */
     size_t n = 0;

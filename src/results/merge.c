@@ -11,6 +11,27 @@ static int same_machine(const gb_context *a, const gb_context *b) {
     return strcmp(a->cpu_model, b->cpu_model) == 0 && strcmp(a->gpu_name, b->gpu_name) == 0;
 }
 
+static const char *job_key(const gb_job_info *j) { return j->array_job_id ? j->array_job_id : j->job_id; }
+
+static int same_str(const char *a, const char *b) { return a && b ? !strcmp(a, b) : a == b; }
+
+/* Whether run b, being added, continues run a under a's name (its repeated
+ * cases replacing a's) rather than being a run of its own beside it. Only on
+ * the same machine, and only where one of them is a part: the same run given
+ * twice (same start date), a partial run and the run that completed it, or a
+ * retried SLURM task (attempt > 1) of the same partition. Two finished runs
+ * on one host, and two jobs (a CPU-partition and a GPU-partition job both
+ * naming their runs task0-<host>), are kept apart: merging them used to
+ * replace one's results with the other's. */
+static int continues(const gb_run *a, const gb_run *b) {
+    if (!same_machine(&a->context, &b->context)) return 0;
+    const gb_job_info *ja = &a->context.job, *jb = &b->context.job;
+    if (ja->present && jb->present && !same_str(job_key(ja), job_key(jb)))
+        return jb->attempt > 1 && same_str(ja->partition, jb->partition);
+    if (!strcmp(a->context.date, b->context.date)) return 1;
+    return a->complete == 0 || b->complete == 0;
+}
+
 /* The same case: op, dtype, shape and params (a missing params object is
  * another case than an empty one). */
 static int same_case(const gb_case_result *a, const gb_case_result *b) {
@@ -62,6 +83,29 @@ static int add_warning(gb_results *out, const char *line, gb_err *e) {
     return GB_OK;
 }
 
+/* One more case of run `run` that an earlier file (source) also had; its
+ * line kept in the details. 0, or -1 out of memory. */
+static int tally_repeat(gb_merge *k, int run, const char *source, const char *line) {
+    if (!source) source = "";
+    char **d = grow(k->details.item, k->details.n, sizeof *d);
+    if (!d) return -1;
+    k->details.item = d;
+    if (!(d[k->details.n] = strdup(line))) return -1;
+    k->details.n++;
+    for (size_t t = 0; t < k->nrepeats; t++)
+        if (k->repeats[t].run == run && !strcmp(k->repeats[t].source, source)) {
+            k->repeats[t].n++;
+            return 0;
+        }
+    gb_merge_repeat *r = grow(k->repeats, k->nrepeats, sizeof *r);
+    if (!r) return -1;
+    k->repeats = r;
+    if (!(r[k->nrepeats].source = strdup(source))) return -1;
+    r[k->nrepeats].run = run;
+    r[k->nrepeats++].n = 1;
+    return 0;
+}
+
 static int add_input(gb_results *out, gb_merge *k, const gb_results *doc, const char *path, const char *name, gb_err *e) {
     int first = (int)out->nruns;
     for (size_t i = 0; i < doc->nruns; i++) {
@@ -77,12 +121,12 @@ static int add_input(gb_results *out, gb_merge *k, const gb_results *doc, const 
         const char *base = !doc->merged && name ? name : gb_results_run_name(doc, (int)i);
         snprintf(nm, sizeof nm, "%.200s", base);
         /* The same name on another machine (containers all called
-         * "localhost") gets a suffix; the same machine keeps its name. */
+         * "localhost"), or another run or job on it, gets a suffix; a run
+         * that continues one (see continues) keeps its name. */
         for (int n = 2;; n++) {
             int clash = 0;
             for (size_t r = 0; r + 1 < out->nruns; r++)
-                if (strcmp(out->runs[r].name, nm) == 0 && !same_machine(&out->runs[r].context, &run->context))
-                    clash = 1;
+                if (strcmp(out->runs[r].name, nm) == 0 && !continues(&out->runs[r], run)) clash = 1;
             if (!clash) break;
             snprintf(nm, sizeof nm, "%.200s#%d", base, n);
         }
@@ -111,7 +155,7 @@ static int add_input(gb_results *out, gb_merge *k, const gb_results *doc, const 
             char line[600];
             snprintf(line, sizeof line, "%s %s %s on %s appears in %s and %s; kept the later (%s)", cs->op, cs->dtype,
                      cs->label, rname, orun->source, path, path);
-            if (add_warning(out, line, e) != GB_OK) return GB_FAIL;
+            if (tally_repeat(k, run, orun->source, line) != 0) return gb_errf(e, GB_FAIL, "out of memory");
             gb_case_result_free(&out->cases[j]);
             k->gone[j] = 1;
         }
@@ -128,6 +172,19 @@ static int add_input(gb_results *out, gb_merge *k, const gb_results *doc, const 
         else if (gb_index_add(&k->index, h, out->ncases) != GB_OK) return gb_errf(e, GB_FAIL, "out of memory");
         out->ncases++;
     }
+    /* one line per run and earlier file in the merged file's warnings (a
+     * second run of a whole suite once printed 111 lines); each case is in
+     * m->details (merge --verbose prints them) */
+    for (size_t t = 0; t < k->nrepeats; t++) {
+        char line[700];
+        gb_merge_repeat *r = &k->repeats[t];
+        snprintf(line, sizeof line, "%zu case%s of run %s appear%s in %s and %s; kept the later (%s)", r->n,
+                 r->n == 1 ? "" : "s", out->runs[r->run].name, r->n == 1 ? "s" : "", r->source, path, path);
+        free(r->source);
+        r->source = NULL; /* gb_merge_free frees what is left after a failure */
+        if (add_warning(out, line, e) != GB_OK) return GB_FAIL;
+    }
+    k->nrepeats = 0;
     for (size_t i = 0; i < doc->ncrossover; i++) {
         gb_crossover_entry *grown = grow(out->crossover, out->ncrossover, sizeof *out->crossover);
         if (!grown) return gb_errf(e, GB_FAIL, "out of memory");
@@ -172,5 +229,9 @@ void gb_merge_free(gb_merge *m) {
     }
     gb_index_free(&m->index);
     free(m->gone);
+    for (size_t i = 0; i < m->details.n; i++) free(m->details.item[i]);
+    free(m->details.item);
+    for (size_t i = 0; i < m->nrepeats; i++) free(m->repeats[i].source);
+    free(m->repeats);
     memset(m, 0, sizeof *m);
 }

@@ -3,10 +3,13 @@
  * input run's provenance (context, peaks, warnings, suite, health) moves
  * into "runs", and each case names its run with "run": index, so results of
  * the same case on two machines stay apart. Merged inputs are flattened.
- * When a case appears twice for the same machine (a partial run repeated),
- * the later input wins and a line in the merged file's warnings says so.
- * A run's name clashing with another machine's (containers all called
- * "localhost") gets a suffix "#2", "#3", ...; the same machine keeps it.
+ * When a case appears twice in one run (a partial run repeated, the same
+ * file given twice, a retried SLURM task), the later input wins and one line
+ * per run and earlier file in the merged file's warnings says how many
+ * (m.details lists each case). A run's name clashing with another machine's
+ * (containers all called "localhost"), or with another run or job on the
+ * same machine, gets a suffix "#2", "#3", ...; only a run that continues
+ * the earlier one keeps it (merge.c: continues).
  * `gpubench merge` (cli/cmd_merge.c) reads the inputs and writes the result.
  *
  *   gb_merge m;
@@ -20,6 +23,12 @@
 #include "results_model.h"
 
 typedef struct {
+    int run;             /* in out.runs */
+    char *source;        /* the earlier file that had the cases */
+    size_t n;
+} gb_merge_repeat;
+
+typedef struct {
     gb_results out;      /* the merged results */
     /* the cases kept so far, found by run name and case in constant time (a
      * repeat is looked up once per case: merging 20,000 cases compared
@@ -27,6 +36,12 @@ typedef struct {
      * end, so the others keep their order */
     gb_index index;
     unsigned char *gone; /* per out.cases */
+    /* repeated cases: one line each in details (merge --verbose), one line
+     * per run and earlier file in out.warnings (repeats: the input being
+     * added's tally) */
+    gb_strlist details;
+    gb_merge_repeat *repeats;
+    size_t nrepeats;
     int inited;
 } gb_merge;
 

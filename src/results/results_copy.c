@@ -108,6 +108,11 @@ void gb_rm_context_free(gb_context *c) {
     value_free(&c->f_threads);
     value_free(&c->f_cache_mode);
     gb_kvlist_free(&c->libraries);
+    free(c->job.scheduler);
+    free(c->job.job_id);
+    free(c->job.array_job_id);
+    free(c->job.partition);
+    free(c->job.nodelist);
     for (size_t i = 0; i < c->nbackends; i++) backend_free(&c->backends[i]);
     free(c->backends);
     memset(c, 0, sizeof *c);
@@ -116,6 +121,7 @@ void gb_rm_context_free(gb_context *c) {
 int gb_rm_context_empty(gb_context *c) {
     memset(c, 0, sizeof *c);
     c->cpu_logical_cpus = c->cpu_threads_used = NAN;
+    c->job.array_task_id = c->job.attempt = NAN;
     if (!(c->date = xstrdup("")) || !(c->hostname = xstrdup("")) || !(c->cpu_model = xstrdup("")) ||
         !(c->gpu_name = xstrdup("")))
         return -1;
@@ -133,6 +139,14 @@ static int context_copy(gb_context *dst, const gb_context *src) {
         value_copy(&dst->f_nvidia_driver, &src->f_nvidia_driver) ||
         value_copy(&dst->f_threads, &src->f_threads) || value_copy(&dst->f_cache_mode, &src->f_cache_mode) ||
         gb_kvlist_copy(&dst->libraries, &src->libraries))
+        return -1;
+    const gb_job_info *sj = &src->job;
+    gb_job_info *dj = &dst->job;
+    *dj = (gb_job_info){sj->present, NULL, NULL, NULL, NULL, NULL, sj->array_task_id, sj->attempt};
+    if ((sj->scheduler && !(dj->scheduler = xstrdup(sj->scheduler))) || (sj->job_id && !(dj->job_id = xstrdup(sj->job_id))) ||
+        (sj->array_job_id && !(dj->array_job_id = xstrdup(sj->array_job_id))) ||
+        (sj->partition && !(dj->partition = xstrdup(sj->partition))) ||
+        (sj->nodelist && !(dj->nodelist = xstrdup(sj->nodelist))))
         return -1;
     if (src->nbackends && !(dst->backends = calloc(src->nbackends, sizeof *dst->backends))) return -1;
     for (size_t i = 0; i < src->nbackends; i++, dst->nbackends++)

@@ -95,6 +95,14 @@ typedef struct {
 
 /* ---- provenance ---------------------------------------------------------- */
 
+/* context.job: the scheduler's job a run ran in (docs/results-schema.md);
+ * present 0 outside one. Strings NULL where the file has null. */
+typedef struct {
+    int present;
+    char *scheduler, *job_id, *array_job_id, *partition, *nodelist;
+    double array_task_id, attempt; /* NAN: null */
+} gb_job_info;
+
 typedef struct {
     char *json;                 /* the whole object, unformatted; NULL: the run has no context */
     char *date, *hostname;
@@ -112,6 +120,7 @@ typedef struct {
     gb_kvlist libraries;
     size_t nbackends;
     gb_backend_desc *backends;  /* context.backends, in the file's order */
+    gb_job_info job;            /* context.job */
 } gb_context;
 
 typedef struct {

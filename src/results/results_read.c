@@ -100,6 +100,26 @@ static int parse_backend(gb_rm_chk *k, const cJSON *o, const char *path, gb_back
 
 /* ---- context, peaks, summary ------------------------------------------------- */
 
+/* context.job (p: the context's path). */
+static int parse_job(gb_rm_chk *k, const cJSON *ctx, const char *p, gb_job_info *j) {
+    const cJSON *job;
+    char pj[512];
+    if (gb_rm_get_obj(k, ctx, p, "job", 0, &job) < 0) return -1;
+    j->array_task_id = j->attempt = NAN;
+    if (!job) return 0;
+    j->present = 1;
+    gb_rm_join(pj, sizeof pj, p, "job");
+    if (gb_rm_get_str(k, job, pj, "scheduler", 1, &j->scheduler) < 0 ||
+        gb_rm_get_str_or_null(k, job, pj, "job_id", &j->job_id) < 0 ||
+        gb_rm_get_str_or_null(k, job, pj, "array_job_id", &j->array_job_id) < 0 ||
+        gb_rm_get_str_or_null(k, job, pj, "partition", &j->partition) < 0 ||
+        gb_rm_get_str_or_null(k, job, pj, "nodelist", &j->nodelist) < 0 ||
+        gb_rm_get_num(k, job, pj, "array_task_id", N_NULL | N_NONNEG | N_WHOLE, &j->array_task_id) < 0 ||
+        gb_rm_get_num(k, job, pj, "attempt", N_NULL | N_POS | N_WHOLE, &j->attempt) < 0)
+        return -1;
+    return 0;
+}
+
 /* The context at key of o (a run, or the top level of a single-run file). */
 static int parse_context(gb_rm_chk *k, const cJSON *o, const char *path, gb_context *c) {
     char p[512], pp[512];
@@ -148,7 +168,7 @@ static int parse_context(gb_rm_chk *k, const cJSON *o, const char *path, gb_cont
         gb_rm_value_from(gb_rm_item(ctx, "cache_mode"), &c->f_cache_mode) != 0)
         return gb_rm_oom(k);
     gb_rm_join(p, sizeof p, path, "context");
-    if (gb_rm_get_kvlist(k, ctx, p, "libraries", &c->libraries) < 0) return -1;
+    if (gb_rm_get_kvlist(k, ctx, p, "libraries", &c->libraries) < 0 || parse_job(k, ctx, p, &c->job) < 0) return -1;
     const cJSON *bs;
     if (gb_rm_get_obj(k, ctx, p, "backends", 0, &bs) < 0) return -1;
     if (bs) {

@@ -78,6 +78,20 @@ int gb_sanity_check_context(const cJSON *context, cJSON *warnings) {
      * own check (gb_backend.check). */
     int threads = (int)number(context, "cpu_threads_used");
     int cores = (int)number(cpu, "cores"), logical = (int)number(cpu, "logical_cpus");
+    /* A process given fewer CPUs than the machine has (taskset, a cgroup,
+     * SLURM) measures that share: said once, and the thread checks below are
+     * against the set, not the machine. */
+    const cJSON *aff = cJSON_GetObjectItemCaseSensitive(context, "cpu_affinity");
+    int set = (int)number(aff, "count");
+    if (set > 0 && logical > 0 && set < logical) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(aff, "cpus");
+        warnf(warnings, &count,
+              "this process may run on %d of the machine's %d logical CPUs (CPUs %.64s: taskset, a cgroup or "
+              "SLURM): the CPU side is measured on those %d, not the whole machine",
+              set, logical, cJSON_IsString(list) ? list->valuestring : "?", set);
+        if (cores > set) cores = set;
+        logical = set;
+    }
     if (threads > 0 && cores > 0 && threads < cores)
         warnf(warnings, &count,
               "the CPU side uses %d thread%s on a CPU with %d physical cores (%d logical CPUs): "

@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 
 #include "gb.h"
+#include "node_env.h"
 
 #ifndef GB_GIT_COMMIT
 #define GB_GIT_COMMIT "unknown"
@@ -150,5 +151,11 @@ cJSON *gb_sysinfo_context(int argc, char **argv) {
         const char *val = getenv(*v);
         cJSON_AddStringToObject(env, *v, val ? val : "");
     }
+    /* the CPUs the process was given, and the job it ran in (absent outside
+     * SLURM), so a run can be joined to sacct */
+    cJSON *aff = gb_node_affinity_json();
+    if (aff) cJSON_AddItemToObject(ctx, "cpu_affinity", aff);
+    cJSON *job = gb_node_job_json();
+    if (job) cJSON_AddItemToObject(ctx, "job", job);
     return ctx;
 }
