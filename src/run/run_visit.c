@@ -52,8 +52,14 @@ static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_back
     int adopted = tr->s.adopted_warmups;
     if (visit == GB_VISIT_FIRST && !warm_kinds[c->op_id][slot][timing]) visit = GB_VISIT_FIRST_OF_KIND;
     int status;
-    OUTSIDE_MODEL(status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s,
-                                            capped, &cost, e));
+    /* energy and clocks sampled around the timed phase, never inside a sample (run_energy.c) */
+    double reps0 = (double)(tr->s.n + (size_t)tr->s.warmup_reps);
+    OUTSIDE_MODEL({
+        gb_span *span = gb_run_span_begin(slot, gb_run_energy_wanted(cfg, slot, timing));
+        status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s, capped,
+                                  &cost, e);
+        gb_run_span_end(span, &tr->en, status == GB_OK ? (double)(tr->s.n + (size_t)tr->s.warmup_reps) - reps0 : 0);
+    });
     if (status == GB_OK) warm_kinds[c->op_id][slot][timing] = 1;
     if (cfg->breakdown) cfg->breakdown->adopted_warmups += tr->s.adopted_warmups - adopted;
     gb_run_account(cfg, c->op_id, GB_T_WARMUP, cost.warmup_s);
@@ -139,7 +145,10 @@ void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backe
             /* the peaks are measured on the backend's first device only */
             tr->ceiling = b->ceiling && gb_backends_first_of_backend(slot) ? b->ceiling(c, t) : NULL;
             tr->again = !capped && rounds > 1;
+            if (gb_run_energy_wanted(cfg, slot_index, t))
+                gb_run_energy_phase(cfg, c, slot_index, b, state, tr);
             gb_run_write_measurement(cfg, ci, c, tr);
+            gb_run_energy_record(cfg, ci, c, slot_index, tr);
             measured_any = 1;
             if (t == 0)
                 gb_rate_record(rates, item->benchmark, c->dtype, slot_index, case_work(c),
@@ -244,7 +253,10 @@ void gb_run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backe
             if (prepared == GB_OK && status != GB_FATAL) status = GB_OK; /* the next timing may work */
             continue;
         }
-        if (measured) gb_run_write_measurement(cfg, ci, &item->c, tr);
+        if (measured) {
+            gb_run_write_measurement(cfg, ci, &item->c, tr);
+            gb_run_energy_record(cfg, ci, &item->c, slot_index, tr);
+        }
         tr->again = measured && !capped && !gb_interrupted && round + 1 < rounds;
     }
     int again = 0;

@@ -1,0 +1,415 @@
+/* run_energy.c — energy and clocks around the timed phases (docs/energy.md;
+ * the arithmetic is core/energy.h, the counters system/energy_cpu.h for the
+ * host backend and gb_backend.monitor_* for a device).
+ *
+ * At the start of the run each slot's meter is opened and probed at rest:
+ * reads over GB_PROBE_S give the counter's update period and step (never
+ * constants) and the idle power. A counter that is absent or does not
+ * advance gives every result of that slot "not_measured" with the reason.
+ *
+ * A span samples a meter around one timed phase (gb_measure_visit): a
+ * device's monitor from a thread of its own, polled every period/50 (at
+ * least 1 ms), so the counter's updates are caught as they happen and the
+ * clocks and clock-event reasons are seen all through the phase; the host's
+ * RAPL is read only at the span's two ends on this thread (a polling thread
+ * would take a core from the CPU side being timed; RAPL updates every ~1 ms,
+ * so its ends cost little). Nothing is read inside a timed sample: the
+ * device's samples are timed by CUDA events, the host's are not sampled
+ * during at all.
+ *
+ * The energy phase (after the first visit's timed repetitions of timing 0):
+ * when the span fell short of GB_ENERGY_TARGET, back-to-back repetitions
+ * in a span long enough for the rest (gb_energy_needed_s), if that is cheap
+ * (auto: at most GB_EXTEND_CASE_S for the case and GB_EXTEND_RUN_S for the
+ * run; on: always); otherwise the result keeps the bound it reached. */
+#include "run_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "energy_cpu.h"
+#include "op.h"
+
+#define GB_PROBE_S 0.5         /* a device counter at rest: ~5 updates at 100 ms */
+#define GB_PROBE_HOST_S 0.25   /* RAPL updates every ~1 ms */
+#define GB_EXTEND_CASE_S 0.3   /* auto: the most an energy phase may add to one result */
+#define GB_EXTEND_RUN_S 10.0   /* auto: and to the whole run (the default suite's 5-minute budget) */
+
+typedef enum { METER_NONE = 0, METER_HOST, METER_DEVICE } meter_kind;
+
+typedef struct {
+    meter_kind kind;
+    int energy_ok, has_clocks;
+    char why[GB_MSG_LEN];          /* energy not measured: why */
+    gb_energy_probe probe;
+    double resolution_j, power_limit_w, poll_s;
+    char counter[64], boundary[64];
+    gb_cpu_energy *cpu;
+    const gb_backend *b;
+    int device_pos;
+} meter;
+
+static meter meters[GB_MAX_BACKENDS];
+static double extended_s; /* energy phases' time so far in this run */
+
+int gb_energy_mode_parse(const char *text, int *mode) {
+    if (!strcmp(text, "auto")) *mode = GB_ENERGY_AUTO;
+    else if (!strcmp(text, "off")) *mode = GB_ENERGY_OFF;
+    else if (!strcmp(text, "on")) *mode = GB_ENERGY_ON;
+    else return GB_FAIL;
+    return GB_OK;
+}
+
+static void sleep_s(double s) {
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* One read of a meter: its energy counter (NAN: none) and, for a device, clocks. */
+static int meter_read(meter *m, double *j, gb_monitor_sample *s) {
+    *j = NAN;
+    if (m->kind == METER_HOST) {
+        char why[GB_MSG_LEN];
+        return m->cpu && gb_cpu_energy_read(m->cpu, j, why, sizeof why) == GB_OK ? GB_OK : GB_FAIL;
+    }
+    if (m->kind != METER_DEVICE || m->b->monitor_read(m->device_pos, s) != GB_OK) return GB_FAIL;
+    *j = s->energy_j;
+    return GB_OK;
+}
+
+/* Read the meter at rest for `seconds` every poll and probe the trace. */
+static void probe(meter *m, double seconds, double poll) {
+    size_t cap = (size_t)(seconds / poll) + 8, n = 0;
+    gb_energy_read *r = malloc(cap * sizeof *r);
+    if (!r) {
+        snprintf(m->why, sizeof m->why, "out of memory");
+        m->energy_ok = 0;
+        return;
+    }
+    double t0 = gb_now();
+    while (n < cap) {
+        gb_monitor_sample s;
+        double j;
+        if (meter_read(m, &j, &s) != GB_OK || !isfinite(j)) {
+            snprintf(m->why, sizeof m->why, "the energy counter (%s) could not be read", m->counter);
+            m->energy_ok = 0;
+            free(r);
+            return;
+        }
+        r[n++] = (gb_energy_read){gb_now(), j};
+        if (r[n - 1].t - t0 >= seconds) break;
+        sleep_s(poll);
+    }
+    char why[200];
+    if (gb_energy_probe_trace(r, n, &m->probe, why, sizeof why) != GB_OK) {
+        snprintf(m->why, sizeof m->why, "%s (%s)", why, m->counter);
+        m->energy_ok = 0;
+    } else {
+        /* catch each update within a fiftieth of its period: a 2% span is then 0.2 s plus two updates */
+        m->poll_s = m->probe.period_s / 50 > 1e-3 ? m->probe.period_s / 50 : 1e-3;
+    }
+    free(r);
+}
+
+static void open_meter(gb_run_config *cfg, int k, meter *m) {
+    const gb_backend_slot *slot = &cfg->backends->slot[k];
+    memset(m, 0, sizeof *m);
+    m->power_limit_w = NAN;
+    if (!slot->selected || !slot->b) return;
+    const gb_backend *b = slot->b;
+    if (b->role == GB_ROLE_HOST) {
+        m->kind = METER_HOST;
+        if (cfg->energy == GB_ENERGY_OFF) return;
+        char why[GB_MSG_LEN];
+        if (gb_cpu_energy_open("", &m->cpu, why, sizeof why) != GB_OK) {
+            snprintf(m->why, sizeof m->why, "%s", why);
+            return;
+        }
+        m->energy_ok = 1;
+        m->resolution_j = gb_cpu_energy_resolution(m->cpu);
+        snprintf(m->counter, sizeof m->counter, "RAPL (%.50s)", gb_cpu_energy_domains(m->cpu));
+        snprintf(m->boundary, sizeof m->boundary, "the CPU packages (and DRAM where a domain exists)");
+        m->poll_s = 1.0; /* read at the ends only */
+        probe(m, GB_PROBE_HOST_S, 1e-3);
+        m->poll_s = 1.0;
+        return;
+    }
+    if (!b->monitor_info || !b->monitor_read || !slot->has_device) {
+        m->kind = METER_NONE;
+        return;
+    }
+    gb_monitor_info info;
+    m->kind = METER_DEVICE;
+    m->b = b;
+    m->device_pos = slot->device_pos;
+    if (b->monitor_info(slot->device_pos, &info) != GB_OK) {
+        snprintf(m->why, sizeof m->why, "%s", info.why);
+        m->kind = METER_NONE;
+        return;
+    }
+    m->has_clocks = info.has_clocks;
+    m->power_limit_w = info.power_limit_w;
+    m->poll_s = 0.01; /* clocks alone: every 10 ms */
+    snprintf(m->counter, sizeof m->counter, "%s", info.counter);
+    snprintf(m->boundary, sizeof m->boundary, "%s", info.boundary);
+    if (cfg->energy == GB_ENERGY_OFF) return;
+    if (!info.has_energy) {
+        snprintf(m->why, sizeof m->why, "%s", info.why);
+        return;
+    }
+    m->energy_ok = 1;
+    m->resolution_j = info.resolution_j;
+    probe(m, GB_PROBE_S, 1e-3);
+}
+
+void gb_run_energy_begin_run(gb_run_config *cfg) {
+    double t0 = gb_now();
+    extended_s = 0;
+    for (int k = 0; k < cfg->backends->count && k < GB_MAX_BACKENDS; k++) open_meter(cfg, k, &meters[k]);
+    if (cfg->breakdown) cfg->breakdown->all[GB_T_ENERGY] += gb_now() - t0;
+}
+
+void gb_run_energy_end_run(void) {
+    for (int k = 0; k < GB_MAX_BACKENDS; k++) {
+        gb_cpu_energy_close(meters[k].cpu);
+        memset(&meters[k], 0, sizeof meters[k]);
+    }
+}
+
+int gb_run_energy_wanted(const gb_run_config *cfg, int k, int t) {
+    /* timing 0 only (the CPU's host, the GPU's device timing: the op itself),
+     * hot caches only (a cold-cache flush would be counted as the op's) */
+    return cfg->energy != GB_ENERGY_OFF && t == 0 && !cfg->cache_cold && k < GB_MAX_BACKENDS &&
+           meters[k].kind != METER_NONE;
+}
+
+/* ---- spans ------------------------------------------------------------------ */
+
+struct gb_span {
+    meter *m;
+    int energy, threaded;
+    pthread_t thread;
+    volatile int stop;
+    gb_energy_read *reads;
+    size_t n, cap;
+    int oom;
+    double sm_sum, mem_sum;
+    long sm_n, mem_n, samples;
+    unsigned reasons;
+};
+
+static void span_sample(gb_span *sp) {
+    gb_monitor_sample s;
+    double j;
+    if (meter_read(sp->m, &j, &s) != GB_OK) return;
+    double t = gb_now();
+    if (sp->energy && isfinite(j)) {
+        if (sp->n == sp->cap) {
+            size_t cap = sp->cap ? 2 * sp->cap : 256;
+            gb_energy_read *more = realloc(sp->reads, cap * sizeof *more);
+            if (!more) {
+                sp->oom = 1;
+                return;
+            }
+            sp->reads = more, sp->cap = cap;
+        }
+        sp->reads[sp->n++] = (gb_energy_read){t, j};
+    }
+    if (sp->m->kind != METER_DEVICE) return;
+    sp->samples++;
+    if (isfinite(s.sm_mhz)) sp->sm_sum += s.sm_mhz, sp->sm_n++;
+    if (isfinite(s.mem_mhz)) sp->mem_sum += s.mem_mhz, sp->mem_n++;
+    if (s.has_reasons) sp->reasons |= s.reasons;
+}
+
+static void *span_thread(void *arg) {
+    gb_span *sp = arg;
+    while (!sp->stop) {
+        sleep_s(sp->m->poll_s);
+        if (!sp->stop) span_sample(sp);
+    }
+    return NULL;
+}
+
+gb_span *gb_run_span_begin(int k, int energy) {
+    if (k < 0 || k >= GB_MAX_BACKENDS) return NULL;
+    meter *m = &meters[k];
+    energy = energy && m->energy_ok;
+    if (!energy && !(m->kind == METER_DEVICE && m->has_clocks)) return NULL;
+    gb_span *sp = calloc(1, sizeof *sp);
+    if (!sp) return NULL;
+    sp->m = m;
+    sp->energy = energy;
+    span_sample(sp);
+    sp->threaded = m->kind == METER_DEVICE && pthread_create(&sp->thread, NULL, span_thread, sp) == 0;
+    return sp;
+}
+
+void gb_run_span_end(gb_span *sp, track_energy *en, double reps) {
+    if (!sp) return;
+    if (sp->threaded) {
+        sp->stop = 1;
+        pthread_join(sp->thread, NULL);
+    }
+    span_sample(sp);
+    en->samples += sp->samples;
+    en->sm_sum += sp->sm_sum, en->sm_n += sp->sm_n;
+    en->mem_sum += sp->mem_sum, en->mem_n += sp->mem_n;
+    en->reasons |= sp->reasons;
+    gb_energy_window w;
+    if (sp->energy && !sp->oom && reps > 0 && gb_energy_window_of(sp->reads, sp->n, sp->m->probe.period_s, &w) == GB_OK)
+        gb_energy_add(&en->sum, &w, reps);
+    free(sp->reads);
+    free(sp);
+}
+
+/* ---- the energy phase ------------------------------------------------------------ */
+
+static double bound_of(const meter *m, const gb_energy_sum *s) {
+    gb_energy_estimate e;
+    char why[160];
+    return gb_energy_estimate_of(s, m->resolution_j, m->probe.power_w, &e, why, sizeof why) == GB_OK ? e.bound
+                                                                                                       : INFINITY;
+}
+
+void gb_run_energy_phase(gb_run_config *cfg, const gb_case *c, int k, const gb_backend *b, void *state, track *tr) {
+    meter *m = &meters[k];
+    tr->en.tried = 1; /* measured, or not_measured with the reason */
+    if (!m->energy_ok || gb_interrupted) return;
+    if (bound_of(m, &tr->en.sum) <= GB_ENERGY_TARGET) return; /* the timed span was enough */
+    /* what the span still lacks: the remaining uncertainty at the target, plus
+     * the span's own two ends (a poll each, or a period each unsynced) */
+    double power = tr->en.sum.seconds > 0 ? tr->en.sum.energy_j / tr->en.sum.seconds : m->probe.power_w;
+    double need = gb_energy_needed_s(&m->probe, m->poll_s, m->resolution_j, power, GB_ENERGY_TARGET);
+    double have = tr->en.sum.seconds - tr->en.sum.uncertainty_s / GB_ENERGY_TARGET; /* the seconds that count */
+    if (have > 0) need -= have;
+    if (cfg->energy != GB_ENERGY_ON && (need > GB_EXTEND_CASE_S || extended_s + need > GB_EXTEND_RUN_S)) return;
+    double t0 = gb_now(), reps = 0;
+    gb_err e = {{0}};
+    gb_span *sp;
+    int status = GB_OK;
+    OUTSIDE_MODEL({
+        sp = gb_run_span_begin(k, 1);
+        while (status == GB_OK && !gb_interrupted && gb_now() - t0 < need) {
+            double sec;
+            status = b->run(state, 0, &sec, &e);
+            if (status == GB_OK) reps++;
+        }
+        gb_run_span_end(sp, &tr->en, reps);
+    });
+    double spent = gb_now() - t0;
+    extended_s += spent;
+    tr->en.extended = reps > 0;
+    gb_run_account(cfg, c->op_id, GB_T_ENERGY, spent);
+}
+
+/* ---- into the model ----------------------------------------------------------------- */
+
+static int set_str(char **field, const char *v) {
+    if (gb_set_string(field, v) != GB_OK) gb_run_model_oom = 1;
+    return 0;
+}
+
+void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, const track *tr) {
+    gb_result *r = &case_at(cfg, ci)->results[tr->result];
+    const meter *m = &meters[k];
+    const track_energy *en = &tr->en;
+    if (en->samples > 0) {
+        gb_result_clocks *x = &r->clocks;
+        gb_result_clocks_free(x);
+        x->present = 1;
+        x->samples = en->samples;
+        x->sm_mhz = en->sm_n ? en->sm_sum / (double)en->sm_n : NAN;
+        x->mem_mhz = en->mem_n ? en->mem_sum / (double)en->mem_n : NAN;
+        x->reasons.present = 1;
+        unsigned seen = en->reasons & ~(unsigned)GB_CLK_IDLE; /* idle between repetitions is normal */
+        x->reasons.item = calloc(GB_CLK_NREASONS, sizeof *x->reasons.item);
+        for (int i = 0; x->reasons.item && i < GB_CLK_NREASONS; i++)
+            if (seen & (1u << i) && !(x->reasons.item[x->reasons.n++] = strdup(gb_clock_reason_name(i))))
+                gb_run_model_oom = 1;
+        x->power_limited = (seen & GB_CLK_POWER_LIMITS) != 0;
+        x->thermal_limited = (seen & GB_CLK_THERMAL_LIMITS) != 0;
+    }
+    if (cfg->energy == GB_ENERGY_OFF || !en->tried) return;
+    gb_result_energy *x = &r->energy;
+    gb_result_energy_free(x);
+    x->present = 1;
+    x->j_per_op = x->above_idle_j_per_op = x->power_w = x->above_idle_w = x->idle_w = x->bound = NAN;
+    x->gflop_per_j = x->gb_per_j = x->energy_ratio = x->seconds = NAN;
+    x->power_limit_w = m->power_limit_w;
+    set_str(&x->counter, m->counter);
+    set_str(&x->boundary, m->boundary);
+    set_str(&x->phase, "");
+    gb_energy_estimate est;
+    char why[GB_MSG_LEN];
+    if (!m->energy_ok) {
+        set_str(&x->reason, m->why);
+        return;
+    }
+    if (gb_energy_estimate_of(&en->sum, m->resolution_j, m->probe.power_w, &est, why, sizeof why) != GB_OK) {
+        char full[GB_MSG_LEN + 96];
+        snprintf(full, sizeof full, "%s; the counter updates every %.3g s and the phase was not extended", why,
+                 m->probe.period_s);
+        set_str(&x->reason, full);
+        return;
+    }
+    set_str(&x->reason, "");
+    set_str(&x->phase, en->extended ? "timed+energy" : "timed");
+    x->measured = 1;
+    x->j_per_op = est.j_per_op;
+    x->power_w = est.power_w;
+    x->bound = est.bound;
+    x->idle_w = m->probe.power_w;
+    x->above_idle_w = est.above_idle_w;
+    x->above_idle_j_per_op = est.above_idle_j_per_op;
+    x->seconds = en->sum.seconds;
+    if (c->flops > 0) x->gflop_per_j = c->flops * 1e-9 / est.j_per_op;
+    if (c->bytes > 0) x->gb_per_j = c->bytes * 1e-9 / est.j_per_op;
+}
+
+void gb_run_energy_ratios(gb_case_result *c) {
+    const gb_result *host = NULL;
+    for (size_t i = 0; i < c->nresults && !host; i++)
+        if (c->results[i].energy.measured && gb_results_backend(NULL, 0, c->results[i].backend)->role == GB_ROLE_HOST)
+            host = &c->results[i];
+    for (size_t i = 0; i < c->nresults; i++) {
+        gb_result *r = &c->results[i];
+        if (r->energy.present && r != host)
+            r->energy.energy_ratio = gb_result_energy_ratio(host, r);
+    }
+}
+
+/* ---- warnings --------------------------------------------------------------------- */
+
+int gb_run_energy_warnings(const gb_results *res, cJSON *warnings) {
+    int added = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        char list[400] = "";
+        int n = 0;
+        for (size_t i = 0; i < res->ncases; i++)
+            for (size_t j = 0; j < res->cases[i].nresults; j++) {
+                const gb_result *r = &res->cases[i].results[j];
+                if (!r->clocks.present || !(kind ? r->clocks.thermal_limited == 1 : r->clocks.power_limited == 1))
+                    continue;
+                size_t len = strlen(list);
+                if (n < 4)
+                    snprintf(list + len, sizeof list - len, "%s%s %s %s (%s %s)", n ? ", " : "", res->cases[i].op,
+                             res->cases[i].dtype, res->cases[i].label, r->backend, r->timing);
+                n++;
+            }
+        if (!n) continue;
+        char msg[600];
+        snprintf(msg, sizeof msg,
+                 "%d result%s ran %s during %s timed repetitions (clock-event reason %s): %s%s; %s times are "
+                 "those of a device held below its clocks (docs/energy.md)",
+                 n, n == 1 ? "" : "s", kind ? "thermally limited" : "power-limited", n == 1 ? "its" : "their",
+                 kind ? "sw/hw thermal slowdown" : "power_cap", list, n > 4 ? ", ..." : "", n == 1 ? "its" : "their");
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+        added++;
+    }
+    return added;
+}
