@@ -14,6 +14,8 @@ Writes, for each op and dtype, <op>_<dtype>.<fmt>:
   crossing of it marked),
   achieved rate vs n (GFLOP/s or GB/s; the GPU's from its device-resident
   time) with the run's measured ceilings as labelled horizontal lines;
+energy_<op>.<fmt> where energy ratios were measured (plot_energy.py: speedup
+against CPU J / GPU J per op);
 and overview.<fmt>: one small panel per op with every speedup (device-
 resident: green, solid, squares; end-to-end: orange, dashed, triangles), or
 every op's CPU time when no run in the file has a GPU.
@@ -54,6 +56,7 @@ from plot_style import load_matplotlib  # noqa: E402
 from plot_data import combine, first_device_only  # noqa: E402
 from plot_op import plot_group  # noqa: E402
 from plot_overview import plot_overview  # noqa: E402
+from plot_energy import plot_energy  # noqa: E402
 
 
 # ---- main ----------------------------------------------------------------------------
@@ -141,6 +144,7 @@ def main(argv=None):
         for (op, dtype), cs in groups.items():
             written.append(plot_group(doc, op, dtype, cs, args.out, args.format))
         written.append(plot_overview(doc, cases, args.out, args.format))
+        written.extend(plot_energy(doc, cases, args.out, args.format))
     except OSError as e:
         print("plot.py: writing into %s: %s" % (args.out, e), file=sys.stderr)
         return 2

@@ -30,24 +30,6 @@ static int get_json_obj(gb_rm_chk *k, const cJSON *o, const char *path, const ch
     return 1;
 }
 
-int gb_rm_get_strlist(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, gb_strlist *l) {
-    const cJSON *arr;
-    char p[512];
-    memset(l, 0, sizeof *l);
-    if (gb_rm_get_arr(k, o, path, key, 0, &arr) < 0) return -1;
-    if (!arr) return 0;
-    l->present = 1;
-    size_t n = (size_t)cJSON_GetArraySize(arr);
-    if (n && !(l->item = calloc(n, sizeof *l->item))) return gb_rm_oom(k);
-    for (const cJSON *c = arr->child; c; c = c->next) {
-        if (!cJSON_IsString(c)) {
-            gb_rm_at(p, sizeof p, path, key, l->n);
-            return gb_rm_bad(k, p, "expected a string, got %s", gb_rm_type_name(c));
-        }
-        if (!(l->item[l->n++] = xstrdup(c->valuestring))) return gb_rm_oom(k);
-    }
-    return 1;
-}
 
 /* ---- the built-in table of backends ------------------------------------------ */
 

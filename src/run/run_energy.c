@@ -55,6 +55,17 @@ typedef struct {
 
 static meter meters[GB_MAX_BACKENDS];
 static double extended_s; /* energy phases' time so far in this run */
+/* GPUBENCH_ENERGY_LOG=FILE: every energy window is appended to FILE as a
+ * JSON line with its wall-clock (Unix) times, so that an independent reader
+ * of the same counter (scripts/dev/energy-gpu-check.sh) can be held against
+ * it. A check's knob, not a result: the results file does not change. */
+static FILE *energy_log;
+
+static double unix_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 int gb_energy_mode_parse(const char *text, int *mode) {
     if (!strcmp(text, "auto")) *mode = GB_ENERGY_AUTO;
@@ -169,11 +180,16 @@ static void open_meter(gb_run_config *cfg, int k, meter *m) {
 void gb_run_energy_begin_run(gb_run_config *cfg) {
     double t0 = gb_now();
     extended_s = 0;
+    const char *log = getenv("GPUBENCH_ENERGY_LOG");
+    if (log && *log && !(energy_log = fopen(log, "a")))
+        fprintf(stderr, "gpubench: warning: GPUBENCH_ENERGY_LOG=%s cannot be opened; no energy log\n", log);
     for (int k = 0; k < cfg->backends->count && k < GB_MAX_BACKENDS; k++) open_meter(cfg, k, &meters[k]);
     if (cfg->breakdown) cfg->breakdown->all[GB_T_ENERGY] += gb_now() - t0;
 }
 
 void gb_run_energy_end_run(void) {
+    if (energy_log) fclose(energy_log);
+    energy_log = NULL;
     for (int k = 0; k < GB_MAX_BACKENDS; k++) {
         gb_cpu_energy_close(meters[k].cpu);
         memset(&meters[k], 0, sizeof meters[k]);
@@ -191,6 +207,7 @@ int gb_run_energy_wanted(const gb_run_config *cfg, int k, int t) {
 
 struct gb_span {
     meter *m;
+    double unix0;
     int energy, threaded;
     pthread_t thread;
     volatile int stop;
@@ -244,6 +261,7 @@ gb_span *gb_run_span_begin(int k, int energy) {
     if (!sp) return NULL;
     sp->m = m;
     sp->energy = energy;
+    sp->unix0 = unix_now();
     span_sample(sp);
     sp->threaded = m->kind == METER_DEVICE && pthread_create(&sp->thread, NULL, span_thread, sp) == 0;
     return sp;
@@ -261,8 +279,11 @@ void gb_run_span_end(gb_span *sp, track_energy *en, double reps) {
     en->mem_sum += sp->mem_sum, en->mem_n += sp->mem_n;
     en->reasons |= sp->reasons;
     gb_energy_window w;
-    if (sp->energy && !sp->oom && reps > 0 && gb_energy_window_of(sp->reads, sp->n, sp->m->probe.period_s, &w) == GB_OK)
+    if (sp->energy && !sp->oom && reps > 0 && gb_energy_window_of(sp->reads, sp->n, sp->m->probe.period_s, &w) == GB_OK) {
         gb_energy_add(&en->sum, &w, reps);
+        if (energy_log && en->nlog < 4)
+            en->log[en->nlog++] = (energy_window_log){sp->unix0, unix_now(), w.energy_j, w.seconds, w.span_s, reps};
+    }
     free(sp->reads);
     free(sp);
 }
@@ -309,15 +330,39 @@ void gb_run_energy_phase(gb_run_config *cfg, const gb_case *c, int k, const gb_b
 
 /* ---- into the model ----------------------------------------------------------------- */
 
+static void log_windows(const gb_case *c, const gb_result *r, track_energy *en) {
+    for (int i = 0; energy_log && i < en->nlog; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "op", c->op->name);
+        cJSON_AddStringToObject(o, "dtype", gb_dtype_name(c->dtype));
+        cJSON_AddStringToObject(o, "label", c->label);
+        cJSON_AddStringToObject(o, "backend", r->backend);
+        cJSON_AddStringToObject(o, "timing", r->timing);
+        if (r->device.present) cJSON_AddNumberToObject(o, "device", (double)r->device.index);
+        cJSON_AddNumberToObject(o, "unix_start", en->log[i].unix0);
+        cJSON_AddNumberToObject(o, "unix_end", en->log[i].unix1);
+        cJSON_AddNumberToObject(o, "energy_j", en->log[i].energy_j);
+        cJSON_AddNumberToObject(o, "seconds", en->log[i].seconds);
+        cJSON_AddNumberToObject(o, "span_s", en->log[i].span_s);
+        cJSON_AddNumberToObject(o, "reps", en->log[i].reps);
+        char *text = cJSON_PrintUnformatted(o);
+        if (text) fprintf(energy_log, "%s\n", text);
+        free(text);
+        cJSON_Delete(o);
+    }
+    if (energy_log) fflush(energy_log);
+    en->nlog = 0;
+}
+
 static int set_str(char **field, const char *v) {
     if (gb_set_string(field, v) != GB_OK) gb_run_model_oom = 1;
     return 0;
 }
 
-void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, const track *tr) {
+void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, track *tr) {
     gb_result *r = &case_at(cfg, ci)->results[tr->result];
     const meter *m = &meters[k];
-    const track_energy *en = &tr->en;
+    track_energy *en = &tr->en;
     if (en->samples > 0) {
         gb_result_clocks *x = &r->clocks;
         gb_result_clocks_free(x);
@@ -335,6 +380,7 @@ void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k
         x->thermal_limited = (seen & GB_CLK_THERMAL_LIMITS) != 0;
     }
     if (cfg->energy == GB_ENERGY_OFF || !en->tried) return;
+    log_windows(c, r, en);
     gb_result_energy *x = &r->energy;
     gb_result_energy_free(x);
     x->present = 1;

@@ -20,6 +20,10 @@
 #include "runner.h"
 #include "timer.h"
 
+typedef struct {
+    double unix0, unix1, energy_j, seconds, span_s, reps;
+} energy_window_log;
+
 /* What a result's timed spans saw of energy and clocks (run_energy.c). */
 typedef struct {
     gb_energy_sum sum;              /* the energy windows of its spans */
@@ -28,6 +32,9 @@ typedef struct {
     double sm_sum, mem_sum;         /* clocks: sums over the samples that read them */
     long sm_n, mem_n, samples;
     unsigned reasons;               /* GB_CLK_* seen */
+    /* GPUBENCH_ENERGY_LOG (run_energy.c): the windows since the last record */
+    energy_window_log log[4];
+    int nlog;
 } track_energy;
 
 /* Every sample of one result (case × backend × timing), across rounds. */
@@ -155,7 +162,7 @@ int gb_run_energy_wanted(const gb_run_config *cfg, int k, int t);
  * --energy on). */
 void gb_run_energy_phase(gb_run_config *cfg, const gb_case *c, int k, const gb_backend *b, void *state, track *tr);
 /* Write a track's energy and clocks into its result. */
-void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, const track *tr);
+void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, track *tr);
 /* The energy ratio (host J / accelerator J) of each accelerator result. */
 void gb_run_energy_ratios(gb_case_result *c);
 
