@@ -30,20 +30,24 @@ LOG="$OUTDIR/steps.txt"
 START=$(date +%s)
 SMI_PID=
 
+DEADLINE=$((START + 460))   # everything, checks included, within 8 minutes
+
 say() { echo "[$(($(date +%s) - START))s] $*" | tee -a "$LOG"; }
+# within(N): N seconds, or what is left before the deadline (at least 1)
+within() { local left=$((DEADLINE - $(date +%s))); [ "$left" -lt "$1" ] && echo $((left > 1 ? left : 1)) || echo "$1"; }
 
 finish() {
     if [ -n "$SMI_PID" ]; then kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null; SMI_PID=; fi
     say "checks (scripts/dev/energy_check.py)"
-    timeout -k 5 60 "$PY" "$HERE/energy_check.py" "$OUTDIR" >>"$LOG" 2>&1 || say "energy_check.py failed (see above)"
+    timeout -k 5 30 "$PY" "$HERE/energy_check.py" "$OUTDIR" >>"$LOG" 2>&1 || say "energy_check.py failed (see above)"
     [ -s "$OUTDIR/checks.txt" ] && cat "$OUTDIR/checks.txt"
     say "done: $OUTDIR/checks.txt, steps.txt, run1.json, run2.json, smi.csv, energy-log.jsonl"
 }
 trap finish EXIT
 trap 'say "interrupted"; exit 1' INT TERM
 
-say "host: $(hostname); gpubench: $B; $($B --version 2>&1 | head -1)"
-nvidia-smi --query-gpu=name,driver_version,power.limit,enforced.power.limit,clocks.max.sm --format=csv \
+say "host: $(hostname); gpubench: $B; $(timeout -k 2 10 "$B" --version 2>&1 | head -1)"
+timeout -k 2 20 nvidia-smi --query-gpu=name,driver_version,power.limit,enforced.power.limit,clocks.max.sm --format=csv \
     >"$OUTDIR/gpu.txt" 2>&1
 cat "$OUTDIR/gpu.txt" >>"$LOG"
 
@@ -66,19 +70,19 @@ export GPUBENCH_ENERGY_LOG="$OUTDIR/energy-log.jsonl"
 : >"$GPUBENCH_ENERGY_LOG"
 
 say "run 1: $SUITES/default.json --energy auto"
-timeout -k 10 330 "$B" run "$SUITES/default.json" --energy auto --out "$OUTDIR/run1.json" --quiet \
+timeout -k 10 "$(within 330)" "$B" run "$SUITES/default.json" --energy auto --out "$OUTDIR/run1.json" --quiet \
     --export-gbench "$OUTDIR/run1-gbench.json" >"$OUTDIR/run1.out" 2>"$OUTDIR/run1.err"
 say "run 1 exit $? (124: timed out; its results so far are in run1.json)"
 tail -n 30 "$OUTDIR/run1.err" >>"$LOG"
 
 say "run 2: matmul and elementwise 8192, GPU only, --energy on --min-time 3s --rounds 1"
-timeout -k 10 100 "$B" run "$SUITES/default.json" --backend cuda --op matmul,elementwise --sizes 8192 \
+timeout -k 10 "$(within 90)" "$B" run "$SUITES/default.json" --backend cuda --op matmul,elementwise --sizes 8192 \
     --energy on --min-time 3s --rounds 1 --no-peak --out "$OUTDIR/run2.json" --quiet \
     >"$OUTDIR/run2.out" 2>"$OUTDIR/run2.err"
 say "run 2 exit $?"
 tail -n 20 "$OUTDIR/run2.err" >>"$LOG"
 
 # the tables as a user sees them, energy columns included
-timeout -k 5 60 "$B" report "$OUTDIR/run1.json" --format md >"$OUTDIR/run1.md" 2>>"$LOG"
-timeout -k 5 60 "$B" report "$OUTDIR/run2.json" --format md >"$OUTDIR/run2.md" 2>>"$LOG"
+timeout -k 2 "$(within 20)" "$B" report "$OUTDIR/run1.json" --format md >"$OUTDIR/run1.md" 2>>"$LOG"
+timeout -k 2 "$(within 20)" "$B" report "$OUTDIR/run2.json" --format md >"$OUTDIR/run2.md" 2>>"$LOG"
 exit 0
