@@ -170,6 +170,7 @@ int gb_cuda_monitor_read(int k, gb_monitor_sample *s) {
     } else if (nv.energy && nv.energy(d->dev, &mj) == NV_OK) {
         s->energy_j = (double)mj * 1e-3;
     }
+    if (!s->want_clocks) return GB_OK; /* the counter alone: polled every millisecond */
     unsigned v = 0;
     if (nv.clock && nv.clock(d->dev, NV_CLOCK_SM, &v) == NV_OK) s->sm_mhz = v;
     if (nv.clock && nv.clock(d->dev, NV_CLOCK_MEM, &v) == NV_OK) s->mem_mhz = v;

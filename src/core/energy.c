@@ -89,7 +89,12 @@ int gb_energy_window_of(const gb_energy_read *r, size_t n, double period_s, gb_e
     return w->seconds > 0 ? GB_OK : GB_FAIL;
 }
 
-void gb_energy_add(gb_energy_sum *s, const gb_energy_window *w, double reps) {
+const gb_energy_part *gb_energy_used(const gb_energy_sum *sum) {
+    return sum->synced.windows > 0 ? &sum->synced : &sum->ends;
+}
+
+void gb_energy_add(gb_energy_sum *sum, const gb_energy_window *w, double reps) {
+    gb_energy_part *s = w->synced ? &sum->synced : &sum->ends;
     s->energy_j += w->energy_j;
     s->seconds += w->seconds;
     s->uncertainty_s += w->uncertainty_s;
@@ -98,8 +103,9 @@ void gb_energy_add(gb_energy_sum *s, const gb_energy_window *w, double reps) {
     s->windows++;
 }
 
-int gb_energy_estimate_of(const gb_energy_sum *s, double resolution_j, double idle_w, gb_energy_estimate *out,
+int gb_energy_estimate_of(const gb_energy_sum *sum, double resolution_j, double idle_w, gb_energy_estimate *out,
                           char *why, size_t len) {
+    const gb_energy_part *s = gb_energy_used(sum);
     *out = (gb_energy_estimate){NAN, NAN, NAN, NAN, NAN, NAN};
     if (s->windows == 0 || s->seconds <= 0 || s->reps <= 0) {
         snprintf(why, len, "no span was measured");

@@ -67,14 +67,22 @@ typedef struct {
 } gb_energy_window;
 int gb_energy_window_of(const gb_energy_read *r, size_t n, double period_s, gb_energy_window *w);
 
-/* Windows of one result add up (its rounds, its energy phase). */
+/* Windows of one result add up (its rounds, its energy phase), the synced
+ * ones apart from the others: an estimate uses the synced windows alone when
+ * there are any (a window read only at its ends, uncertain by two periods,
+ * would only widen their bound), else the others. */
 typedef struct {
     double energy_j, seconds, uncertainty_s; /* over the windows */
     double span_s;                           /* the spans' total wall time */
     double reps;                             /* repetitions run in the spans */
     int windows;
+} gb_energy_part;
+typedef struct {
+    gb_energy_part synced, ends;
 } gb_energy_sum;
 void gb_energy_add(gb_energy_sum *s, const gb_energy_window *w, double reps);
+/* The part an estimate uses (see above). */
+const gb_energy_part *gb_energy_used(const gb_energy_sum *s);
 
 /* The estimate of a sum: mean power over the windows, joules per repetition
  * (that power over the spans' time per repetition: repetitions as they were
@@ -116,6 +124,7 @@ const char *gb_clock_reason_name(int i);
 /* One sample of a device during a timed phase (gb_backend.monitor_read):
  * NAN where a value could not be read; reasons valid when has_reasons. */
 typedef struct {
+    int want_clocks;    /* in: read the clocks and reasons too (else only the counter: cheaper) */
     double energy_j;    /* the device's cumulative energy counter, J */
     double power_w;     /* instantaneous (averaged by the driver) power */
     double sm_mhz, mem_mhz;

@@ -36,8 +36,9 @@
 
 #define GB_PROBE_S 0.5         /* a device counter at rest: ~5 updates at 100 ms */
 #define GB_PROBE_HOST_S 0.25   /* RAPL updates every ~1 ms */
-#define GB_EXTEND_CASE_S 0.3   /* auto: the most an energy phase may add to one result */
-#define GB_EXTEND_RUN_S 10.0   /* auto: and to the whole run (the default suite's 5-minute budget) */
+#define GB_EXTEND_CASE_S 0.4   /* auto: the most an energy phase may add to one result */
+#define GB_EXTEND_RUN_S 15.0   /* auto: and to the whole run (the default suite's 5-minute budget) */
+#define GB_CLOCKS_EVERY_S 0.01 /* a span reads the clocks this often (the counter every poll) */
 
 typedef enum { METER_NONE = 0, METER_HOST, METER_DEVICE } meter_kind;
 
@@ -103,7 +104,7 @@ static void probe(meter *m, double seconds, double poll) {
     }
     double t0 = gb_now();
     while (n < cap) {
-        gb_monitor_sample s;
+        gb_monitor_sample s = {.want_clocks = 0};
         double j;
         if (meter_read(m, &j, &s) != GB_OK || !isfinite(j)) {
             snprintf(m->why, sizeof m->why, "the energy counter (%s) could not be read", m->counter);
@@ -120,8 +121,9 @@ static void probe(meter *m, double seconds, double poll) {
         snprintf(m->why, sizeof m->why, "%s (%s)", why, m->counter);
         m->energy_ok = 0;
     } else {
-        /* catch each update within a fiftieth of its period: a 2% span is then 0.2 s plus two updates */
-        m->poll_s = m->probe.period_s / 50 > 1e-3 ? m->probe.period_s / 50 : 1e-3;
+        /* catch each update within a hundredth of its period (at least 1 ms): a 2% window is then 0.1 s
+         * between two updates */
+        m->poll_s = m->probe.period_s / 100 > 1e-3 ? m->probe.period_s / 100 : 1e-3;
     }
     free(r);
 }
@@ -158,8 +160,8 @@ static void open_meter(gb_run_config *cfg, int k, meter *m) {
     m->b = b;
     m->device_pos = slot->device_pos;
     if (b->monitor_info(slot->device_pos, &info) != GB_OK) {
+        /* no monitor on this device (no NVML): its results say why, with no clocks */
         snprintf(m->why, sizeof m->why, "%s", info.why);
-        m->kind = METER_NONE;
         return;
     }
     m->has_clocks = info.has_clocks;
@@ -207,7 +209,7 @@ int gb_run_energy_wanted(const gb_run_config *cfg, int k, int t) {
 
 struct gb_span {
     meter *m;
-    double unix0;
+    double unix0, clocks_t; /* clocks_t: when the clocks were last read */
     int energy, threaded;
     pthread_t thread;
     volatile int stop;
@@ -220,10 +222,12 @@ struct gb_span {
 };
 
 static void span_sample(gb_span *sp) {
-    gb_monitor_sample s;
+    double now = gb_now();
+    gb_monitor_sample s = {.want_clocks = now - sp->clocks_t >= GB_CLOCKS_EVERY_S};
     double j;
     if (meter_read(sp->m, &j, &s) != GB_OK) return;
     double t = gb_now();
+    if (s.want_clocks) sp->clocks_t = now;
     if (sp->energy && isfinite(j)) {
         if (sp->n == sp->cap) {
             size_t cap = sp->cap ? 2 * sp->cap : 256;
@@ -236,7 +240,7 @@ static void span_sample(gb_span *sp) {
         }
         sp->reads[sp->n++] = (gb_energy_read){t, j};
     }
-    if (sp->m->kind != METER_DEVICE) return;
+    if (sp->m->kind != METER_DEVICE || !s.want_clocks) return;
     sp->samples++;
     if (isfinite(s.sm_mhz)) sp->sm_sum += s.sm_mhz, sp->sm_n++;
     if (isfinite(s.mem_mhz)) sp->mem_sum += s.mem_mhz, sp->mem_n++;
@@ -297,34 +301,78 @@ static double bound_of(const meter *m, const gb_energy_sum *s) {
                                                                                                        : INFINITY;
 }
 
+/* Back-to-back repetitions of timing 0 with the counter read on this thread
+ * between batches of them (about every GB_PHASE_POLL_S: between repetitions,
+ * never inside one), from the counter's first update after the start to its
+ * first update once w_s more seconds have passed: one synced window, its two
+ * ends placed within a batch (or a period, for a counter that updates faster
+ * than the batches). GB_OK with *w and *reps (the repetitions between the two
+ * updates), GB_SKIP when limit_s passed first, or the repetition's failure. */
+#define GB_PHASE_POLL_S 1e-3
+static int extension(meter *m, const gb_backend *b, void *state, double w_s, double rep_s, double limit_s,
+                     gb_energy_window *w, double *reps_out, gb_err *e) {
+    long batch = rep_s > 0 && rep_s < GB_PHASE_POLL_S ? (long)(GB_PHASE_POLL_S / rep_s) : 1;
+    if (batch > 100000) batch = 100000;
+    gb_monitor_sample s = {.want_clocks = 0};
+    double j, prev_j, t0 = gb_now(), ta = NAN, ja = 0, ua = 0, reps = 0, reps_a = 0, period = m->probe.period_s;
+    if (meter_read(m, &prev_j, &s) != GB_OK) return gb_errf(e, GB_SKIP, "the counter could not be read");
+    double prev_t = gb_now();
+    while (!gb_interrupted && prev_t - t0 < limit_s) {
+        for (long i = 0; i < batch; i++) {
+            double sec;
+            int st = b->run(state, 0, &sec, e);
+            if (st != GB_OK) return st;
+            reps++;
+        }
+        if (meter_read(m, &j, &s) != GB_OK || !isfinite(j)) return gb_errf(e, GB_SKIP, "the counter could not be read");
+        double t = gb_now(), gap = t - prev_t;
+        double u = gap < period / 2 ? gap : gap + period; /* a counter faster than our reads lags by a period */
+        if (j != prev_j) {
+            if (isnan(ta)) {
+                ta = t, ja = j, ua = u, reps_a = reps;
+            } else if (t - ta >= w_s) {
+                *w = (gb_energy_window){.energy_j = j - ja, .seconds = t - ta, .uncertainty_s = ua + u,
+                                        .span_s = t - ta, .synced = 1};
+                *reps_out = reps - reps_a;
+                return *reps_out > 0 ? GB_OK : GB_SKIP;
+            }
+        }
+        prev_t = t, prev_j = j;
+    }
+    return GB_SKIP;
+}
+
 void gb_run_energy_phase(gb_run_config *cfg, const gb_case *c, int k, const gb_backend *b, void *state, track *tr) {
     meter *m = &meters[k];
     tr->en.tried = 1; /* measured, or not_measured with the reason */
     if (!m->energy_ok || gb_interrupted) return;
-    if (bound_of(m, &tr->en.sum) <= GB_ENERGY_TARGET) return; /* the timed span was enough */
-    /* what the span still lacks: the remaining uncertainty at the target, plus
-     * the span's own two ends (a poll each, or a period each unsynced) */
-    double power = tr->en.sum.seconds > 0 ? tr->en.sum.energy_j / tr->en.sum.seconds : m->probe.power_w;
-    double need = gb_energy_needed_s(&m->probe, m->poll_s, m->resolution_j, power, GB_ENERGY_TARGET);
-    double have = tr->en.sum.seconds - tr->en.sum.uncertainty_s / GB_ENERGY_TARGET; /* the seconds that count */
-    if (have > 0) need -= have;
-    if (cfg->energy != GB_ENERGY_ON && (need > GB_EXTEND_CASE_S || extended_s + need > GB_EXTEND_RUN_S)) return;
-    double t0 = gb_now(), reps = 0;
+    if (bound_of(m, &tr->en.sum) <= GB_ENERGY_TARGET) return; /* the timed spans were enough */
+    /* The window still needed, W: the synced windows so far and the new one's
+     * two ends (a batch each) must satisfy (U + 2 poll + resolution / P) /
+     * (S + W) <= target. It costs W plus, on average, a period for the
+     * updates at its ends (two at most: the loop's limit). */
+    const gb_energy_part *p = &tr->en.sum.synced;
+    double power = p->seconds > 0 ? p->energy_j / p->seconds : m->probe.power_w;
+    double res = power > 0 ? m->resolution_j / power : 0;
+    double w_s = (p->uncertainty_s + 2 * GB_PHASE_POLL_S + res) / GB_ENERGY_TARGET - p->seconds;
+    double min_w = 2 * GB_PHASE_POLL_S / GB_ENERGY_TARGET;
+    if (w_s < min_w) w_s = min_w;
+    double period = isfinite(m->probe.period_s) ? m->probe.period_s : 0, cost = w_s + period;
+    if (cfg->energy != GB_ENERGY_ON && (cost > GB_EXTEND_CASE_S || extended_s + cost > GB_EXTEND_RUN_S)) return;
+    double rep_s = tr->s.n ? tr->s.v[tr->s.n - 1] : 0, reps = 0, t0 = gb_now();
     gb_err e = {{0}};
-    gb_span *sp;
-    int status = GB_OK;
-    OUTSIDE_MODEL({
-        sp = gb_run_span_begin(k, 1);
-        while (status == GB_OK && !gb_interrupted && gb_now() - t0 < need) {
-            double sec;
-            status = b->run(state, 0, &sec, &e);
-            if (status == GB_OK) reps++;
-        }
-        gb_run_span_end(sp, &tr->en, reps);
-    });
+    gb_energy_window w;
+    int status;
+    OUTSIDE_MODEL(status = extension(m, b, state, w_s, rep_s, w_s + 3 * period + 0.1, &w, &reps, &e));
+    if (status == GB_OK) {
+        gb_energy_add(&tr->en.sum, &w, reps);
+        tr->en.extended = 1;
+        if (energy_log && tr->en.nlog < 4)
+            tr->en.log[tr->en.nlog++] = (energy_window_log){unix_now() - (gb_now() - t0), unix_now(), w.energy_j,
+                                                            w.seconds, w.span_s, reps};
+    }
     double spent = gb_now() - t0;
     extended_s += spent;
-    tr->en.extended = reps > 0;
     gb_run_account(cfg, c->op_id, GB_T_ENERGY, spent);
 }
 
@@ -359,10 +407,20 @@ static int set_str(char **field, const char *v) {
     return 0;
 }
 
-void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, track *tr) {
-    gb_result *r = &case_at(cfg, ci)->results[tr->result];
+void gb_run_energy_lane_hook(void *ctx, int begin, int reps) {
+    gb_lane_energy *l = ctx;
+    if (begin) {
+        l->en.tried = l->energy && meters[l->k].kind != METER_NONE;
+        l->span = gb_run_span_begin(l->k, l->energy);
+    } else {
+        gb_run_span_end(l->span, &l->en, reps);
+        l->span = NULL;
+    }
+}
+
+void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, track_energy *en, size_t ri) {
+    gb_result *r = &case_at(cfg, ci)->results[ri];
     const meter *m = &meters[k];
-    track_energy *en = &tr->en;
     if (en->samples > 0) {
         gb_result_clocks *x = &r->clocks;
         gb_result_clocks_free(x);
@@ -412,7 +470,7 @@ void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k
     x->idle_w = m->probe.power_w;
     x->above_idle_w = est.above_idle_w;
     x->above_idle_j_per_op = est.above_idle_j_per_op;
-    x->seconds = en->sum.seconds;
+    x->seconds = gb_energy_used(&en->sum)->seconds;
     if (c->flops > 0) x->gflop_per_j = c->flops * 1e-9 / est.j_per_op;
     if (c->bytes > 0) x->gb_per_j = c->bytes * 1e-9 / est.j_per_op;
 }

@@ -161,8 +161,15 @@ int gb_run_energy_wanted(const gb_run_config *cfg, int k, int t);
  * when its timed span fell short of the bound and extending it is cheap (or
  * --energy on). */
 void gb_run_energy_phase(gb_run_config *cfg, const gb_case *c, int k, const gb_backend *b, void *state, track *tr);
-/* Write a track's energy and clocks into its result. */
-void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, track *tr);
+/* Write what en saw into result ri of case ci (slot k's). */
+void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, track_energy *en, size_t ri);
+/* A lane of --devices-concurrent (concurrent.h's timed hook, ctx a gb_lane_energy). */
+typedef struct {
+    int k, energy;
+    gb_span *span;
+    track_energy en;
+} gb_lane_energy;
+void gb_run_energy_lane_hook(void *ctx, int begin, int reps);
 /* The energy ratio (host J / accelerator J) of each accelerator result. */
 void gb_run_energy_ratios(gb_case_result *c);
 

@@ -132,12 +132,31 @@ TEST(energy_windows_of_rounds_add_up) {
         CHECK(gb_energy_window_of(r, n, 0.1, &w) == GB_OK);
         gb_energy_add(&s, &w, 100);
     }
-    CHECK(s.windows == 3);
-    CHECK_NEAR(s.reps, 300, 0);
+    CHECK(s.synced.windows == 3 && s.ends.windows == 0);
+    CHECK_NEAR(s.synced.reps, 300, 0);
     gb_energy_estimate e;
     char why[160];
     CHECK(gb_energy_estimate_of(&s, 1e-3, NAN, &e, why, sizeof why) == GB_OK);
     CHECK(fabs(e.power_w - 300.0) <= e.bound * 300.0);
+}
+
+TEST(energy_estimate_prefers_synced_windows) {
+    /* a synced window of 1 s at 300 W and an end-read one of 0.2 s that says
+     * 500 W: the estimate is the synced one's, with its bound */
+    gb_energy_sum s = {0};
+    gb_energy_window synced = {.energy_j = 300, .seconds = 1.0, .uncertainty_s = 0.004, .span_s = 1.1, .synced = 1};
+    gb_energy_window ends = {.energy_j = 100, .seconds = 0.2, .uncertainty_s = 0.2, .span_s = 0.2, .synced = 0};
+    gb_energy_add(&s, &ends, 10);
+    gb_energy_estimate e;
+    char why[160];
+    CHECK(gb_energy_estimate_of(&s, 0, NAN, &e, why, sizeof why) == GB_OK);
+    CHECK_NEAR(e.power_w, 500, 1e-9); /* alone, the end-read window is what there is */
+    CHECK_NEAR(e.bound, 1.0, 1e-9);
+    gb_energy_add(&s, &synced, 110);
+    CHECK(gb_energy_estimate_of(&s, 0, NAN, &e, why, sizeof why) == GB_OK);
+    CHECK_NEAR(e.power_w, 300, 1e-9);
+    CHECK_NEAR(e.j_per_op, 300 * 1.1 / 110, 1e-12);
+    CHECK_NEAR(e.bound, 0.004, 1e-12);
 }
 
 TEST(energy_needed_length_follows_period_poll_and_step) {
