@@ -180,3 +180,17 @@ TEST(energy_mode_parses_its_three_words) {
     CHECK(gb_energy_mode_parse("off", &m) == GB_OK && m == GB_ENERGY_OFF);
     CHECK(gb_energy_mode_parse("yes", &m) == GB_FAIL);
 }
+
+TEST(energy_run_on_extends_a_short_span_with_an_energy_phase) {
+    /* the timed repetitions of a 64x64 elementwise last far less than 100 of
+     * the counter's periods: --energy on adds back-to-back repetitions, read
+     * from one counter update to another */
+    advancing = 1;
+    gb_results r;
+    CHECK(run_with(GB_ENERGY_ON, &r) == 0);
+    const gb_result *dev = find(&r, "fake", "device");
+    CHECK(dev && dev->energy.measured);
+    CHECK(dev && !strcmp(dev->energy.phase, "timed+energy"));
+    CHECK(dev && dev->energy.j_per_op > 0 && dev->energy.seconds > 0);
+    gb_results_free(&r);
+}
