@@ -20,7 +20,8 @@ typedef struct {
     gb_err err;
     /* Called by the lane's own thread just before its first timed repetition
      * (begin 1) and after its last (begin 0, with how many ran): what samples
-     * the device's energy and clocks meanwhile (run_energy.c). NULL: none. */
+     * the device's energy and clocks meanwhile (run_energy.c). NULL: none
+     * (a caller zeroes the lanes it makes, then sets what it uses). */
     void (*timed)(void *ctx, int begin, int reps);
     void *timed_ctx;
 } gb_concurrent_lane;

@@ -250,7 +250,7 @@ static void span_sample(gb_span *sp) {
 static void *span_thread(void *arg) {
     gb_span *sp = arg;
     while (!sp->stop) {
-        sleep_s(sp->m->poll_s);
+        sleep_s(sp->energy ? sp->m->poll_s : GB_CLOCKS_EVERY_S); /* clocks alone: every 10 ms */
         if (!sp->stop) span_sample(sp);
     }
     return NULL;
