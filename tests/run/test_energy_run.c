@@ -194,3 +194,25 @@ TEST(energy_run_on_extends_a_short_span_with_an_energy_phase) {
     CHECK(dev && dev->energy.j_per_op > 0 && dev->energy.seconds > 0);
     gb_results_free(&r);
 }
+
+TEST(energy_cli_refuses_an_unknown_mode_and_records_why_cpu_energy_is_missing) {
+    char out[4096];
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s run --op matmul --sizes 32 --energy sometimes --out /dev/null 2>&1", gb_test_binary());
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 2);
+    CHECK(strstr(out, "--energy: expected auto, on or off") != NULL);
+    /* a machine without RAPL (this one, a VM): the reason, never a number */
+    const char *path = gb_test_tmp("energy_cli.json");
+    snprintf(cmd, sizeof cmd,
+             "%s run --backend cpu --op matmul --sizes 32 --dtype float32 --rounds 1 --no-peak --quiet --out %s "
+             ">/dev/null 2>&1", gb_test_binary(), path);
+    CHECK(gb_test_sh(cmd, NULL, 0) == 0);
+    gb_results r;
+    gb_err e = {{0}};
+    CHECK(gb_results_load(path, &r, &e) == GB_OK);
+    const gb_result *cpu = r.ncases ? find(&r, "cpu", "host") : NULL;
+    CHECK(cpu && cpu->energy.present);
+    if (cpu && cpu->energy.present && !cpu->energy.measured) CHECK(strlen(cpu->energy.reason) > 0);
+    if (cpu && cpu->energy.measured) CHECK(cpu->energy.j_per_op > 0); /* a host with RAPL */
+    gb_results_free(&r);
+}
