@@ -411,6 +411,8 @@ static const gb_backend cuda_backend = {
     .ceiling = cuda_ceiling,
     .device_count = cuda_device_count,
     .use_device = cuda_use_device,
+    .monitor_info = gb_cuda_monitor_info,
+    .monitor_read = gb_cuda_monitor_read,
 };
 
 /* The plugin's only exported symbol (everything else is hidden). */

@@ -177,6 +177,11 @@ int gb_cuda_measure_peaks(cJSON *peaks, gb_err *e);  /* d2d copy, GEMMs, H2D/D2H
 extern unsigned gb_cuda_peak_dtypes;
 void gb_cuda_health(cJSON *health);                  /* clocks, throttle, ECC: read only */
 int gb_cuda_nvml_driver_version(char *buf, size_t len); /* nvmlSystemGetDriverVersion: 1, or 0 without NVML */
+void *gb_cuda_nvml_symbol(const char *name);         /* an NVML function opened at run time, or NULL */
+const char *gb_cuda_nvml_problem(void);              /* why NVML is absent; "" when open */
+/* Energy and clocks of device k (cuda_energy.c): gb_backend.monitor_info / monitor_read. */
+int gb_cuda_monitor_info(int k, gb_monitor_info *info);
+int gb_cuda_monitor_read(int k, gb_monitor_sample *s);
 void gb_cuda_flush_l2(void);                         /* write a buffer larger than L2 */
 
 /* The per-op implementations (one file each), as the table of ops names

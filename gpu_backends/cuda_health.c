@@ -104,6 +104,15 @@ static int nvml_open(void) {
     return 1;
 }
 
+/* ---- NVML for the other readers of the plugin ------------------------------
+ * Energy and clocks (cuda_energy.c) look their own NVML functions up here, so
+ * that NVML is opened once, in one place, and stays optional. */
+
+/* The NVML function `name` (NULL when NVML or the function is absent). */
+void *gb_cuda_nvml_symbol(const char *name) { return nvml_open() ? sym(name) : NULL; }
+/* Why NVML is absent ("" when it is open). */
+const char *gb_cuda_nvml_problem(void) { return nvml_open() ? "" : nvml_problem; }
+
 /* Add key: value when the query succeeded; "not supported" etc. otherwise,
  * so a reader can tell a missing fact from a zero. */
 static void add_uint(cJSON *o, const char *key, nvml_return rc, unsigned v) {

@@ -17,6 +17,8 @@ Writes, for each op and dtype, <op>_<dtype>.<fmt>:
 precision_<op>.<fmt> for an op run in a reduced precision and another dtype:
 the precision ladder (each dtype's CPU and GPU rate at its largest size,
 with their ceilings, and each side's error against float64: plot_ladder.py);
+energy_<op>.<fmt> where energy ratios were measured (plot_energy.py: speedup
+against CPU J / GPU J per op);
 and overview.<fmt>: one small panel per op, each with its own y range, with
 every speedup (device-resident: solid, squares; end-to-end: dashed,
 triangles), or every op's CPU time when no run in the file has a GPU.
@@ -62,6 +64,7 @@ from plot_data import combine, first_device_only  # noqa: E402
 from plot_op import plot_group  # noqa: E402
 from plot_overview import plot_overview  # noqa: E402
 from plot_ladder import plot_ladders  # noqa: E402
+from plot_energy import plot_energy  # noqa: E402
 
 
 # ---- main ----------------------------------------------------------------------------
@@ -150,6 +153,7 @@ def main(argv=None):
             written.append(plot_group(doc, op, dtype, cs, args.out, args.format))
         written.extend(plot_ladders(doc, cases, args.out, args.format))
         written.append(plot_overview(doc, cases, args.out, args.format))
+        written.extend(plot_energy(doc, cases, args.out, args.format))
     except OSError as e:
         print("plot.py: writing into %s: %s" % (args.out, e), file=sys.stderr)
         return 2

@@ -74,6 +74,8 @@ static void run_usage(FILE *out) {
         "  --seed N            input seed (default: the suite's, else 42)\n"
         "  --cache MODE        hot (default) or cold: flush CPU LLC / GPU L2 between repetitions\n"
         "  --no-peak           do not measure the ceilings (no %% of peak in the results)\n"
+        "  --energy MODE       auto (default: where a counter advances), on (every case to 2%%) or\n"
+        "                      off: joules per operation and watts next to the times (docs/energy.md)\n"
         , gb_node_cpu_set(NULL, 0) > 0 ? gb_node_cpu_set(NULL, 0) : gb_sysinfo_logical_cpus());
     gb_backend_options_help(out); /* the backends' own options (--openblas-core, --cpu-gemm, --cpu-blas) */
     fprintf(out,
@@ -353,7 +355,7 @@ typedef struct {
     const char *history; /* --history: the database ("" for the default) */
     gb_suite_filter filter;
     gb_backend_options bopt;
-    int format, quiet, peaks, concurrent, wide, list_only, force, require_gpu;
+    int format, quiet, peaks, concurrent, wide, list_only, force, require_gpu, energy;
 } run_opts;
 
 /* Step 1: the options into *o. -1 to go on, else the exit code (help, or a
@@ -368,7 +370,7 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
         {"device", required_argument, 0, 'D'},  {"seed", required_argument, 0, 's'},
         {"devices", required_argument, 0, 'V'}, {"devices-concurrent", no_argument, 0, 'K'},
         {"rounds", required_argument, 0, 'R'},
-        {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'},
+        {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'}, {"energy", required_argument, 0, 'E'},
         {"plot", required_argument, 0, 'p'},
         {"export-gbench", required_argument, 0, 'g'}, {"quiet", no_argument, 0, 'q'},
         {"sizes", required_argument, 0, 'S'},   {"max-time", required_argument, 0, 'M'},
@@ -454,6 +456,10 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
             }
             o->bopt.cache_cold = strcmp(optarg, "cold") == 0;
             break;
+        case 'E':
+            if (gb_energy_mode_parse(optarg, &o->energy) == GB_OK) break;
+            fprintf(stderr, "gpubench run: --energy: expected auto, on or off, got \"%s\"\n", optarg);
+            return GB_EXIT_USAGE;
         case 'S': o->filter.sizes = optarg; break;
         case 'M':
         case 'm': {
@@ -632,11 +638,12 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     gb_run_config cfg = {.backends = &set, .report = gb_run_lines_callbacks(&shown),
                          .cache_cold = bopt.cache_cold, .results = &results,
                          .out_path = replaceable ? path : NULL,
-                         .breakdown = &times, .started = t_start, .concurrent = concurrent};
+                         .breakdown = &times, .started = t_start, .concurrent = concurrent, .energy = o.energy};
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);
     gb_sanity_check_ceilings(&results, warnings);
+    gb_run_energy_warnings(&results, warnings);
     for (int i = before; i < cJSON_GetArraySize(warnings); i++)
         fprintf(stderr, "WARNING: %s\n", cJSON_GetArrayItem(warnings, i)->valuestring);
     for (int i = 0; i < set.count; i++)

@@ -13,6 +13,7 @@
 #define GB_BACKEND_H
 
 #include <cjson/cJSON.h>
+#include "energy.h"
 #include "gb.h"
 
 typedef struct {
@@ -105,6 +106,17 @@ typedef struct gb_backend {
      * rather than a "skipped" in every table. May be NULL: every timing
      * applies to every case. */
     int (*has_timing)(const gb_case *c, int timing);
+    /* Energy and clocks (core/energy.h, docs/energy.md). What device k
+     * (0 <= k < device_count()) offers: GB_OK with info filled, or GB_SKIP
+     * with info->why. And one sample of it: its cumulative energy counter,
+     * SM and memory clocks and the clock-event reasons now (NAN / has_reasons
+     * 0 for what it cannot read). monitor_read is called from another host
+     * thread while this one runs repetitions, so it must be thread-safe and
+     * make no call on the device's stream (NVML is both). May be NULL: the
+     * backend's energy is not measured this way (the host backend's is the
+     * CPU's RAPL, system/energy_cpu.h). */
+    int (*monitor_info)(int k, gb_monitor_info *info);
+    int (*monitor_read)(int k, gb_monitor_sample *s);
 } gb_backend;
 
 /* Per-op part of a backend: each op file of a backend exports one of these,

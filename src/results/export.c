@@ -57,6 +57,27 @@ typedef struct {
     const char *probe;
 } family_probe;
 
+/* Energy and clocks as Google Benchmark user counters (docs/energy.md):
+ * keys beside real_time, as benchmark::State::counters writes them; only
+ * what was measured (a counter of 0 would read as a measurement). */
+static void energy_counters(cJSON *b, const gb_result *r) {
+    const gb_result_energy *e = &r->energy;
+    if (e->present && e->measured) {
+        const char *key[] = {"joules_per_op", "above_idle_joules_per_op", "watts", "energy_bound", "gflop_per_joule",
+                             "gb_per_joule", "energy_ratio"};
+        const double v[] = {e->j_per_op, e->above_idle_j_per_op, e->power_w, e->bound, e->gflop_per_j, e->gb_per_j,
+                            e->energy_ratio};
+        for (int i = 0; i < 7; i++)
+            if (isfinite(v[i])) cJSON_AddNumberToObject(b, key[i], v[i]);
+    }
+    if (r->clocks.present && isfinite(r->clocks.sm_mhz)) {
+        cJSON_AddNumberToObject(b, "sm_mhz", r->clocks.sm_mhz);
+        if (isfinite(r->clocks.mem_mhz)) cJSON_AddNumberToObject(b, "mem_mhz", r->clocks.mem_mhz);
+        cJSON_AddNumberToObject(b, "power_limited", r->clocks.power_limited == 1);
+        cJSON_AddNumberToObject(b, "thermal_limited", r->clocks.thermal_limited == 1);
+    }
+}
+
 static int same_family(const void *ctx, size_t f) {
     const family_probe *q = ctx;
     return strcmp(q->names[f], q->probe) == 0;
@@ -131,6 +152,7 @@ cJSON *gb_export_gbench_doc(const gb_results *results) {
                 cJSON_AddNumberToObject(b, "real_time", r->samples[i] * 1e3);
                 cJSON_AddNumberToObject(b, "cpu_time", r->samples[i] * 1e3);
                 cJSON_AddStringToObject(b, "time_unit", "ms");
+                energy_counters(b, r);
                 cJSON_AddItemToArray(benches, b);
             }
             static const char *const agg[] = {"mean", "median", "stddev", "cv"};
@@ -147,6 +169,7 @@ cJSON *gb_export_gbench_doc(const gb_results *results) {
                 cJSON_AddNumberToObject(b, "real_time", x);
                 cJSON_AddNumberToObject(b, "cpu_time", x);
                 cJSON_AddStringToObject(b, "time_unit", "ms");
+                if (a < 2) energy_counters(b, r); /* mean and median: not on stddev and cv */
                 cJSON_AddItemToArray(benches, b);
             }
         }

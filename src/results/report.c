@@ -62,6 +62,7 @@ static void side_note(notes *ns, const side_names *sn, const row *w, int k, char
 
 typedef struct {
     int size, dtype, param0, nparams, t[NSIDES], ci[NSIDES], sp[NACC], rate[2], pct[2], check;
+    energy_layout e;
 } layout;
 
 /* Params whose value differs between the rows [a, b) get a column; the rest
@@ -129,6 +130,7 @@ static void check_cell(gb_table *t, long r, int col, const row *w) {
  * dropped for a line under the table. */
 static void fit_narrow(gb_table *t, const layout *L, char *dropped, size_t dlen) {
     const int order[][2] = {{L->pct[1], -1}, {L->pct[0], -1}, {L->rate[1], -1}, {L->rate[0], -1},
+                            {L->e.per_j, -1}, {L->e.watts, L->e.j[0]},
                             {L->t[SIDE_E2E + 1], L->ci[SIDE_E2E + 1]}, {L->t[SIDE_E2E], L->ci[SIDE_E2E]}};
     size_t off = 0;
     dropped[0] = '\0';
@@ -192,6 +194,7 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
             snprintf(h, sizeof h, d->narrow ? "×%s" : "speedup %s", d->sn.brief[j]);
             L.sp[j] = gb_table_col(t, h, GB_ALIGN_RIGHT);
         }
+    gb_report_energy_columns(t, d, a, b, &L.e); /* the energy ratio beside the speedups */
     snprintf(h, sizeof h, "CPU %s", unit);
     L.rate[0] = gb_table_col(t, h, GB_ALIGN_RIGHT);
     L.pct[0] = gb_table_col(t, "CPU %peak", GB_ALIGN_RIGHT);
@@ -222,6 +225,7 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
             gb_fmt_speedup(buf, sizeof buf, w->speedup[j]);
             gb_table_set(t, r, L.sp[j], gb_rdoc_speedup_class(w->speedup[j]), "%s", buf);
         }
+        gb_report_energy_cells(t, r, w, &L.e);
         /* Rates and % of peak: CPU host time, GPU device-resident time (the
          * end-to-end time is bounded by the transfers, not by a ceiling). */
         for (int j = 0; j < 2; j++) {
@@ -295,6 +299,7 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
                  d->gpu_cols ? " (the GPU's from the device time)" : "");
         wr->para(out, how, 0);
     }
+    gb_report_energy_note(wr, out, r);
     if (d->sn.nacc > 2) {
         /* Timings beyond the two above are the backend's to name: its brief and full name. */
         size_t off = (size_t)snprintf(buf, sizeof buf, "Further GPU timings, where an op has them:");

@@ -45,8 +45,11 @@ static void case_row(const gb_results *r, const gb_case_result *c, long device, 
     }
     /* nothing ran: the sides already say "skipped", and the next line why */
     if (off < (int)sizeof line && ran)
-        snprintf(line + off, sizeof line - (size_t)off, "  %s",
-                 bad ? "✗ FAILED" : passed == ran ? "✓" : "not checked");
+        off += snprintf(line + off, sizeof line - (size_t)off, "  %s",
+                        bad ? "✗ FAILED" : passed == ran ? "✓" : "not checked");
+    char energy[GB_CELL_LEN * 2];
+    gb_report_energy_line(&w, energy, sizeof energy);
+    if (*energy && off < (int)sizeof line) snprintf(line + off, sizeof line - (size_t)off, "%s", energy);
     /* the runner's lines are terminal lines, written by the terminal writer */
     const gb_writer *term = gb_writer_at(GB_FMT_TABLE);
     term->lines(out, GB_LINE_TEXT, (const char *const[]){line}, 1);

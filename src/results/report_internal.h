@@ -104,6 +104,26 @@ void gb_report_concurrent_section(const gb_writer *wr, FILE *out, const gb_resul
  * error against float64; nothing when the document has no such pair. */
 void gb_report_precision_section(const gb_writer *wr, FILE *out, const gb_results *results, const char *ops);
 
+/* ---- energy and clocks (report_energy.c) ------------------------------- */
+
+/* An op table's energy columns (-1: not shown). */
+typedef struct {
+    int ratio, j[2], watts, per_j, clocks;
+} energy_layout;
+/* Whether some result of r has an energy or clocks object (else no energy
+ * column, sentence or CSV field appears anywhere). */
+int gb_report_doc_has_energy(const gb_results *r);
+/* Add the energy columns for rows [a, b) of d, and fill them for row w. */
+void gb_report_energy_columns(gb_table *t, const rdoc *d, size_t a, size_t b, energy_layout *L);
+void gb_report_energy_cells(gb_table *t, long r, const row *w, const energy_layout *L);
+/* The "how to read" sentence of the energy columns (when r has any). */
+void gb_report_energy_note(const gb_writer *wr, FILE *out, const gb_results *r);
+/* The per-case line's energy words into buf ("" when none). */
+void gb_report_energy_line(const row *w, char *buf, size_t len);
+/* The CSV records' energy columns (0 when r has no energy), and a row's cells from column c. */
+int gb_report_energy_csv_columns(const gb_results *r, gb_table *t);
+void gb_report_energy_csv_cells(gb_table *t, long r, int c, const row *w);
+
 /* The report's records (report_records.c): a table of one row per case of
  * d and one per crossover entry of the ops in ops (gb_table_free it, also
  * on failure). 0, or -1 out of memory. */

@@ -59,6 +59,8 @@ int gb_report_records(const rdoc *d, const gb_crossover_entry *xs, size_t nx, co
     gb_table_init(t);
     for (int i = 0; i < ncsv; i++)
         if (gb_table_col(t, cols[i], GB_ALIGN_LEFT) < 0) return -1;
+    int nenergy = gb_report_energy_csv_columns(d->r, t); /* after the crossover's: appended */
+    if (nenergy < 0) return -1;
     for (size_t i = 0; i < d->n; i++) {
         const row *w = &d->rows[i];
         long r = gb_table_row(t);
@@ -94,6 +96,8 @@ int gb_report_records(const rdoc *d, const gb_crossover_entry *xs, size_t nx, co
         }
         for (int j = 0; j < d->sn.nacc; j++) put_num(t, r, c++, w->speedup[j]);
         put(t, r, c++, notes_buf);
+        c += NTAIL - 1; /* the crossover's columns: empty on a case */
+        if (nenergy > 0) gb_report_energy_csv_cells(t, r, c, w);
     }
     for (size_t i = 0; i < nx; i++) {
         const gb_crossover_entry *x = &xs[i];

@@ -145,6 +145,14 @@ void gb_report_concurrent_section(const gb_writer *wr, FILE *out, const gb_resul
         c_d = gb_table_col(&t, "device", GB_ALIGN_RIGHT), c_a = gb_table_col(&t, "alone ms", GB_ALIGN_RIGHT),
         c_o = gb_table_col(&t, "at once ms", GB_ALIGN_RIGHT), c_s = gb_table_col(&t, "at once / alone", GB_ALIGN_RIGHT),
         c_g = gb_table_col(&t, "aggregate rate", GB_ALIGN_RIGHT);
+    /* energy (docs/energy.md): each device's J/op at once, and all devices' together */
+    int c_j = -1, c_jt = -1;
+    for (size_t i = 0; i < results->ncases && c_j < 0; i++)
+        for (size_t j = 0; j < results->cases[i].nresults && c_j < 0; j++)
+            if (results->cases[i].results[j].concurrent.present && results->cases[i].results[j].energy.present) {
+                c_j = gb_table_col(&t, "J/op", GB_ALIGN_RIGHT);
+                c_jt = gb_table_col(&t, "all devices J/op", GB_ALIGN_RIGHT);
+            }
     for (size_t i = 0; i < results->ncases; i++) {
         const gb_case_result *c = &results->cases[i];
         if (!gb_rdoc_selected(ops, c->op)) continue;
@@ -176,6 +184,18 @@ void gb_report_concurrent_section(const gb_writer *wr, FILE *out, const gb_resul
             double agg = bytes ? x->concurrent.aggregate_gbs : x->concurrent.aggregate_gflops;
             gb_fmt_sig(buf, sizeof buf, agg);
             gb_table_set(&t, r, c_g, GB_CELL_PLAIN, "%s %s", buf, isnan(agg) ? "" : bytes ? "GB/s" : "GFLOP/s");
+            if (c_j >= 0) {
+                double mine = x->energy.measured ? x->energy.j_per_op : NAN, total = 0;
+                for (size_t k = 0; k < c->nresults; k++) { /* the group: this case's results of the same timing at once */
+                    const gb_result *y = &c->results[k];
+                    if (y->concurrent.present && !strcmp(y->timing, x->timing) && !strcmp(y->backend, x->backend))
+                        total += y->energy.measured ? y->energy.j_per_op : NAN;
+                }
+                gb_fmt_sig(buf, sizeof buf, mine);
+                gb_table_set(&t, r, c_j, GB_CELL_PLAIN, "%s", buf);
+                gb_fmt_sig(buf, sizeof buf, total);
+                gb_table_set(&t, r, c_jt, GB_CELL_PLAIN, "%s", buf);
+            }
         }
     }
     if (t.nrows > 0) {

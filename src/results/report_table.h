@@ -35,7 +35,7 @@ void gb_marked_html(const char *s, FILE *out);
 size_t gb_marked_width(const char *s);
 
 #define GB_CELL_LEN 96
-#define GB_TABLE_MAX_COLS 48 /* the report's CSV records: 45 columns */
+#define GB_TABLE_MAX_COLS 64 /* the report's CSV records: 45 columns, 60 with energy */
 
 /* A cell's text is on the heap, as long as it needs to be: a crossover
  * sentence names every change of winner along a sweep, however many. */

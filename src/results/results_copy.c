@@ -247,6 +247,39 @@ int gb_rm_verification_empty(gb_verification *v) {
 
 static void device_free(gb_device_id *d);
 
+void gb_result_energy_free(gb_result_energy *e) {
+    free(e->reason);
+    free(e->counter);
+    free(e->boundary);
+    free(e->phase);
+    gb_rm_order_free(&e->order);
+    memset(e, 0, sizeof *e);
+}
+
+void gb_result_clocks_free(gb_result_clocks *c) {
+    gb_rm_strlist_free(&c->reasons);
+    gb_rm_order_free(&c->order);
+    memset(c, 0, sizeof *c);
+}
+
+/* dst's pointers are fresh (or NULL) on return, even on failure */
+static int energy_clocks_copy(gb_result *dst, const gb_result *src) {
+    gb_result_energy *e = &dst->energy;
+    e->reason = e->counter = e->boundary = e->phase = NULL;
+    e->order = NULL;
+    memset(&dst->clocks.reasons, 0, sizeof dst->clocks.reasons);
+    dst->clocks.order = NULL;
+    if (src->energy.present &&
+        (!(e->reason = xstrdup(src->energy.reason)) || !(e->counter = xstrdup(src->energy.counter)) ||
+         !(e->boundary = xstrdup(src->energy.boundary)) || !(e->phase = xstrdup(src->energy.phase)) ||
+         gb_rm_order_copy(&e->order, src->energy.order) != 0))
+        return -1;
+    if (strlist_copy(&dst->clocks.reasons, &src->clocks.reasons) != 0 ||
+        gb_rm_order_copy(&dst->clocks.order, src->clocks.order) != 0)
+        return -1;
+    return 0;
+}
+
 static void result_free(gb_result *r) {
     free(r->backend);
     free(r->timing);
@@ -259,6 +292,8 @@ static void result_free(gb_result *r) {
     gb_kvlist_free(&r->extra);
     device_free(&r->device);
     gb_rm_order_free(&r->concurrent.order);
+    gb_result_energy_free(&r->energy);
+    gb_result_clocks_free(&r->clocks);
     gb_rm_order_free(&r->order);
     memset(r, 0, sizeof *r);
 }
@@ -305,6 +340,7 @@ static int result_copy(gb_result *dst, const gb_result *src) {
     memset(&dst->extra, 0, sizeof dst->extra);
     memset(&dst->device, 0, sizeof dst->device);
     dst->concurrent.order = NULL; /* before any failure: nothing of src's may be freed with dst */
+    if (energy_clocks_copy(dst, src) != 0) return -1;
     if (device_copy(&dst->device, &src->device) != 0) return -1;
     if (gb_rm_order_copy(&dst->concurrent.order, src->concurrent.order) != 0) return -1;
     if (!(dst->backend = xstrdup(src->backend)) || !(dst->timing = xstrdup(src->timing)) ||

@@ -195,3 +195,23 @@ int gb_rm_get_kvlist(gb_rm_chk *k, const cJSON *o, const char *path, const char 
     }
     return 1;
 }
+
+/* An array of strings at key: 1 present, 0 absent, -1 bad (message in k). */
+int gb_rm_get_strlist(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, gb_strlist *l) {
+    const cJSON *arr;
+    char p[512];
+    memset(l, 0, sizeof *l);
+    if (gb_rm_get_arr(k, o, path, key, 0, &arr) < 0) return -1;
+    if (!arr) return 0;
+    l->present = 1;
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    if (n && !(l->item = calloc(n, sizeof *l->item))) return gb_rm_oom(k);
+    for (const cJSON *c = arr->child; c; c = c->next) {
+        if (!cJSON_IsString(c)) {
+            gb_rm_at(p, sizeof p, path, key, l->n);
+            return gb_rm_bad(k, p, "expected a string, got %s", gb_rm_type_name(c));
+        }
+        if (!(l->item[l->n++] = xstrdup(c->valuestring))) return gb_rm_oom(k);
+    }
+    return 1;
+}

@@ -68,9 +68,16 @@ const char *const gb_rm_keys_case[] = {"op", "dtype", "shape", "label", "params"
                                      "rate_kind", "results", "speedup", "run", NULL};
 const char *const gb_rm_keys_result[] = {"backend", "timing", "status", "reason", "setup_s", "verify_s", "warmup_reps",
                                        "round_sizes", "samples_s", "stats", "gflops", "gbs", "pct_of_peak",
-                                       "peak", "verification", "extra", "device", "concurrent", NULL};
+                                       "peak", "verification", "extra", "device", "concurrent", "energy",
+                                       "clocks", NULL};
 const char *const gb_rm_keys_device[] = {"index", "name", "uuid", "pci_bus_id", NULL};
 const char *const gb_rm_keys_concurrent[] = {"devices", "aggregate_gflops", "aggregate_gbs", NULL};
+const char *const gb_rm_keys_energy[] = {"status", "reason", "j_per_op", "above_idle_j_per_op", "power_w",
+                                       "above_idle_w", "idle_w", "bound", "gflop_per_j", "gb_per_j",
+                                       "energy_ratio", "seconds", "power_limit_w", "counter", "boundary",
+                                       "phase", NULL};
+const char *const gb_rm_keys_clocks[] = {"sm_mhz", "mem_mhz", "samples", "reasons", "power_limited",
+                                       "thermal_limited", NULL};
 const char *const gb_rm_keys_stats[] = {"n", "min", "max", "median", "mean", "stddev", "cv", "ci95_low",
                                       "ci95_high", NULL};
 const char *const gb_rm_keys_verif[] = {"status", "against", "metric", "error", "tolerance", "detail", NULL};

@@ -213,6 +213,39 @@ typedef struct {
     gb_keyorder *order;
 } gb_concurrency;
 
+/* The energy of a result (docs/energy.md): measured, with joules per
+ * repetition over its whole boundary ("total") and above the idle power
+ * measured before the run, the mean power and the relative error bound the
+ * counter allowed; or not measured, with the reason ("no RAPL interface:
+ * ...", "counter does not advance: ..."). Absent: energy was off, or the
+ * result is not of the timing energy is measured on. Numbers NAN when null. */
+typedef struct {
+    int present;
+    int measured;               /* "status": "measured" (1) or "not_measured" (0) */
+    char *reason;               /* not measured: why ("" when measured) */
+    double j_per_op, above_idle_j_per_op, power_w, above_idle_w, idle_w;
+    double bound;               /* relative error bound of j_per_op (0.02: 2%) */
+    double gflop_per_j, gb_per_j;
+    double energy_ratio;        /* accelerator results: the host's j_per_op / this one's */
+    double seconds;             /* the time the counter's windows covered */
+    double power_limit_w;       /* the device's enforced limit, when known */
+    char *counter, *boundary;   /* what was read, and what it covers ("" when unknown) */
+    char *phase;                /* "timed" (the timed repetitions' own span) or "timed+energy" (extended) */
+    gb_keyorder *order;
+} gb_result_energy;
+
+/* The clocks a result ran at during its timed repetitions (every round), and
+ * the clock-event reasons seen (core/energy.h's names; "gpu_idle", normal
+ * between repetitions, is left out). Absent: the backend has no monitor. */
+typedef struct {
+    int present;
+    double sm_mhz, mem_mhz;     /* means over the samples; NAN when unread */
+    long samples;
+    gb_strlist reasons;
+    int power_limited, thermal_limited; /* a power-cap / thermal reason was seen */
+    gb_keyorder *order;
+} gb_result_clocks;
+
 enum {
     GB_R_HAS_REASON = 1, GB_R_HAS_SETUP = 2, GB_R_HAS_WARMUP = 4, GB_R_HAS_ROUNDS = 8,
     GB_R_HAS_SAMPLES = 16, GB_R_HAS_GFLOPS = 32, GB_R_HAS_GBS = 64, GB_R_HAS_PCT = 128,
@@ -236,6 +269,8 @@ typedef struct {
     gb_kvlist extra;
     gb_device_id device;        /* .present 0 when the result names no device */
     gb_concurrency concurrent;  /* .present 0 unless measured with --devices-concurrent */
+    gb_result_energy energy;    /* .present 0 unless energy was measured or tried */
+    gb_result_clocks clocks;    /* .present 0 unless the backend's clocks were sampled */
     unsigned has;               /* GB_R_HAS_* */
     gb_keyorder *order;
 } gb_result;
@@ -446,6 +481,12 @@ double gb_case_speedup(const gb_case_result *c, const char *timing);
 /* host median / accelerator median when both results are ok with a
  * positive median (what the runner writes as a case's "speedup"), else NAN. */
 double gb_result_speedup(const gb_result *host, const gb_result *accel);
+/* Energy (docs/energy.md): the host result's j_per_op / the accelerator's,
+ * when both were measured; else NAN. */
+double gb_result_energy_ratio(const gb_result *host, const gb_result *accel);
+/* Free an energy / clocks object's fields (the runner replaces them). */
+void gb_result_energy_free(gb_result_energy *e);
+void gb_result_clocks_free(gb_result_clocks *c);
 /* The case's shape as compact JSON ("[512,512,512]"), into buf. */
 void gb_case_shape_text(const gb_case_result *c, char *buf, size_t len);
 /* As cJSON items, for documents built from results (compare's output). */

@@ -61,6 +61,8 @@ int gb_rm_get_str_or_null(gb_rm_chk *k, const cJSON *o, const char *path, const 
 int gb_rm_get_bool(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int *out);
 int gb_rm_get_obj(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int required, const cJSON **out);
 int gb_rm_get_arr(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, int required, const cJSON **out);
+/* An array of strings (results_read.c): 1 present, 0 absent, -1 bad. */
+int gb_rm_get_strlist(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, gb_strlist *l);
 int gb_rm_get_kvlist(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, gb_kvlist *l);
 /* *out freed and replaced by s; a plain value (any JSON) from j, 0 or -1 out of memory. */
 void gb_rm_replace_str(char **out, char *s);
@@ -81,7 +83,8 @@ int gb_rm_order_copy(gb_keyorder **dst, const gb_keyorder *src);
 /* Known keys of each object, as the schema orders them (NULL-terminated). */
 extern const char *const gb_rm_keys_top[], *const gb_rm_keys_run[], *const gb_rm_keys_summary[],
     *const gb_rm_keys_case[], *const gb_rm_keys_result[], *const gb_rm_keys_device[], *const gb_rm_keys_concurrent[],
-    *const gb_rm_keys_stats[], *const gb_rm_keys_verif[], *const gb_rm_keys_cross[], *const gb_rm_keys_step[];
+    *const gb_rm_keys_stats[], *const gb_rm_keys_verif[], *const gb_rm_keys_cross[], *const gb_rm_keys_step[],
+    *const gb_rm_keys_energy[], *const gb_rm_keys_clocks[];
 
 /* ---- making, copying, freeing (results_copy.c) ---------------------------- */
 

@@ -211,3 +211,10 @@ void gb_case_shape_text(const gb_case_result *c, char *buf, size_t len) {
     free(s);
     cJSON_Delete(j);
 }
+
+double gb_result_energy_ratio(const gb_result *host, const gb_result *accel) {
+    if (!host || !accel || !host->energy.present || !accel->energy.present || !host->energy.measured ||
+        !accel->energy.measured || !(host->energy.j_per_op > 0) || !(accel->energy.j_per_op > 0))
+        return NAN;
+    return host->energy.j_per_op / accel->energy.j_per_op;
+}

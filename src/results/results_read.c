@@ -30,24 +30,6 @@ static int get_json_obj(gb_rm_chk *k, const cJSON *o, const char *path, const ch
     return 1;
 }
 
-static int get_strlist(gb_rm_chk *k, const cJSON *o, const char *path, const char *key, gb_strlist *l) {
-    const cJSON *arr;
-    char p[512];
-    memset(l, 0, sizeof *l);
-    if (gb_rm_get_arr(k, o, path, key, 0, &arr) < 0) return -1;
-    if (!arr) return 0;
-    l->present = 1;
-    size_t n = (size_t)cJSON_GetArraySize(arr);
-    if (n && !(l->item = calloc(n, sizeof *l->item))) return gb_rm_oom(k);
-    for (const cJSON *c = arr->child; c; c = c->next) {
-        if (!cJSON_IsString(c)) {
-            gb_rm_at(p, sizeof p, path, key, l->n);
-            return gb_rm_bad(k, p, "expected a string, got %s", gb_rm_type_name(c));
-        }
-        if (!(l->item[l->n++] = xstrdup(c->valuestring))) return gb_rm_oom(k);
-    }
-    return 1;
-}
 
 /* ---- the built-in table of backends ------------------------------------------ */
 
@@ -227,7 +209,7 @@ static int parse_summary(gb_rm_chk *k, const cJSON *o, const char *path, gb_summ
 static int parse_provenance(gb_rm_chk *k, const cJSON *o, const char *path, gb_run *run) {
     char p[512];
     if (parse_context(k, o, path, &run->context) < 0 || parse_peaks(k, o, path, &run->peaks) < 0 ||
-        get_strlist(k, o, path, "warnings", &run->warnings) < 0 ||
+        gb_rm_get_strlist(k, o, path, "warnings", &run->warnings) < 0 ||
         get_json_obj(k, o, path, "health", &run->health_json) < 0)
         return -1;
     const cJSON *suite;
@@ -316,7 +298,7 @@ static int parse_doc(gb_rm_chk *k, const cJSON *doc, gb_results *r) {
     size_t nruns = runs ? (size_t)cJSON_GetArraySize(runs) : 1;
     if (!(r->runs = calloc(nruns, sizeof *r->runs))) return gb_rm_oom(k);
     if (runs) {
-        if (get_strlist(k, doc, "", "warnings", &r->warnings) < 0) return -1;
+        if (gb_rm_get_strlist(k, doc, "", "warnings", &r->warnings) < 0) return -1;
         for (const cJSON *x = runs->child; x; x = x->next) {
             snprintf(p, sizeof p, "runs[%zu]", r->nruns);
             if (parse_run(k, x, p, &r->runs[r->nruns++]) < 0) return -1;

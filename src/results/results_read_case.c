@@ -177,6 +177,64 @@ static int parse_concurrent(gb_rm_chk *k, const cJSON *o, const char *path, gb_c
     return gb_rm_order_from(k, obj, gb_rm_keys_concurrent, &x->order);
 }
 
+/* energy: {status, reason | j_per_op, ...} (docs/energy.md) */
+static int parse_energy(gb_rm_chk *k, const cJSON *o, const char *path, gb_result_energy *x) {
+    char p[512], *st = NULL;
+    const cJSON *obj;
+    x->j_per_op = x->above_idle_j_per_op = x->power_w = x->above_idle_w = x->idle_w = x->bound = NAN;
+    x->gflop_per_j = x->gb_per_j = x->energy_ratio = x->seconds = x->power_limit_w = NAN;
+    if (gb_rm_get_obj(k, o, path, "energy", 0, &obj) < 0) return -1;
+    if (!obj) return 0;
+    x->present = 1;
+    gb_rm_join(p, sizeof p, path, "energy");
+    if (gb_rm_get_str(k, obj, p, "status", 1, &st) < 0) return -1;
+    x->measured = !strcmp(st, "measured");
+    int known = x->measured || !strcmp(st, "not_measured");
+    free(st);
+    if (!known) {
+        char ps[530];
+        gb_rm_join(ps, sizeof ps, p, "status");
+        return gb_rm_bad(k, ps, "expected measured or not_measured");
+    }
+    static const char *const keys[] = {"j_per_op", "above_idle_j_per_op", "power_w", "above_idle_w", "idle_w",
+                                       "bound", "gflop_per_j", "gb_per_j", "energy_ratio", "seconds",
+                                       "power_limit_w"};
+    double *field[] = {&x->j_per_op, &x->above_idle_j_per_op, &x->power_w, &x->above_idle_w, &x->idle_w, &x->bound,
+                       &x->gflop_per_j, &x->gb_per_j, &x->energy_ratio, &x->seconds, &x->power_limit_w};
+    for (int i = 0; i < 11; i++) /* above idle may be negative: within the bound of an idle-like load */
+        if (gb_rm_get_num(k, obj, p, keys[i], N_NULL | (i == 1 || i == 3 ? 0 : N_NONNEG), field[i]) < 0) return -1;
+    if (gb_rm_get_str(k, obj, p, "reason", 0, &x->reason) < 0 || gb_rm_get_str(k, obj, p, "counter", 0, &x->counter) < 0 ||
+        gb_rm_get_str(k, obj, p, "boundary", 0, &x->boundary) < 0 || gb_rm_get_str(k, obj, p, "phase", 0, &x->phase) < 0)
+        return -1;
+    if (!x->reason) x->reason = xstrdup("");
+    if (!x->counter) x->counter = xstrdup("");
+    if (!x->boundary) x->boundary = xstrdup("");
+    if (!x->phase) x->phase = xstrdup("");
+    if (!x->reason || !x->counter || !x->boundary || !x->phase) return gb_rm_oom(k);
+    return gb_rm_order_from(k, obj, gb_rm_keys_energy, &x->order);
+}
+
+/* clocks: {sm_mhz, mem_mhz, samples, reasons[], power_limited, thermal_limited} */
+static int parse_clocks(gb_rm_chk *k, const cJSON *o, const char *path, gb_result_clocks *x) {
+    char p[512];
+    const cJSON *obj;
+    x->sm_mhz = x->mem_mhz = NAN;
+    if (gb_rm_get_obj(k, o, path, "clocks", 0, &obj) < 0) return -1;
+    if (!obj) return 0;
+    x->present = 1;
+    gb_rm_join(p, sizeof p, path, "clocks");
+    double n = 0;
+    if (gb_rm_get_num(k, obj, p, "sm_mhz", N_NULL | N_NONNEG, &x->sm_mhz) < 0 ||
+        gb_rm_get_num(k, obj, p, "mem_mhz", N_NULL | N_NONNEG, &x->mem_mhz) < 0 ||
+        gb_rm_get_num(k, obj, p, "samples", N_REQ | N_NONNEG | N_WHOLE, &n) < 0 ||
+        gb_rm_get_strlist(k, obj, p, "reasons", &x->reasons) < 0 ||
+        gb_rm_get_bool(k, obj, p, "power_limited", &x->power_limited) < 0 ||
+        gb_rm_get_bool(k, obj, p, "thermal_limited", &x->thermal_limited) < 0)
+        return -1;
+    x->samples = (long)n;
+    return gb_rm_order_from(k, obj, gb_rm_keys_clocks, &x->order);
+}
+
 static int parse_result(gb_rm_chk *k, const cJSON *o, const char *path, gb_result *r) {
     char p[512];
     r->setup_s = r->verify_s = r->gflops = r->gbs = r->pct_of_peak = NAN;
@@ -224,7 +282,8 @@ static int parse_result(gb_rm_chk *k, const cJSON *o, const char *path, gb_resul
     if ((got = gb_rm_get_str_or_null(k, o, path, "peak", &r->peak)) < 0) return -1;
     if (got) r->has |= GB_R_HAS_PEAK;
     if (parse_verification(k, o, path, &r->verification) < 0 || gb_rm_get_kvlist(k, o, path, "extra", &r->extra) < 0 ||
-        parse_device(k, o, path, &r->device) < 0 || parse_concurrent(k, o, path, &r->concurrent) < 0)
+        parse_device(k, o, path, &r->device) < 0 || parse_concurrent(k, o, path, &r->concurrent) < 0 ||
+        parse_energy(k, o, path, &r->energy) < 0 || parse_clocks(k, o, path, &r->clocks) < 0)
         return -1;
     return gb_rm_order_from(k, o, gb_rm_keys_result, &r->order);
 }

@@ -191,6 +191,34 @@ static cJSON *concurrent_json(const gb_concurrency *x) {
     return em_end(&m);
 }
 
+static cJSON *energy_json(const gb_result_energy *x) {
+    emitter m;
+    em_begin(&m, x->order, gb_rm_keys_energy);
+    em_put(&m, "status", cJSON_CreateString(x->measured ? "measured" : "not_measured"));
+    if (!x->measured) em_put(&m, "reason", cJSON_CreateString(x->reason ? x->reason : ""));
+    const double field[] = {x->j_per_op, x->above_idle_j_per_op, x->power_w, x->above_idle_w, x->idle_w, x->bound,
+                            x->gflop_per_j, x->gb_per_j, x->energy_ratio, x->seconds, x->power_limit_w};
+    /* gb_rm_keys_energy: status, reason, then the numbers in this order */
+    for (int i = 0; i < 11; i++)
+        if (x->measured || isfinite(field[i])) em_put(&m, gb_rm_keys_energy[i + 2], gb_json_num_or_null(field[i]));
+    if (x->counter && x->counter[0]) em_put(&m, "counter", cJSON_CreateString(x->counter));
+    if (x->boundary && x->boundary[0]) em_put(&m, "boundary", cJSON_CreateString(x->boundary));
+    if (x->phase && x->phase[0]) em_put(&m, "phase", cJSON_CreateString(x->phase));
+    return em_end(&m);
+}
+
+static cJSON *clocks_json(const gb_result_clocks *x) {
+    emitter m;
+    em_begin(&m, x->order, gb_rm_keys_clocks);
+    em_put(&m, "sm_mhz", gb_json_num_or_null(x->sm_mhz));
+    em_put(&m, "mem_mhz", gb_json_num_or_null(x->mem_mhz));
+    em_put(&m, "samples", cJSON_CreateNumber((double)x->samples));
+    em_put(&m, "reasons", strlist_json(&x->reasons));
+    if (x->power_limited >= 0) em_put(&m, "power_limited", cJSON_CreateBool(x->power_limited));
+    if (x->thermal_limited >= 0) em_put(&m, "thermal_limited", cJSON_CreateBool(x->thermal_limited));
+    return em_end(&m);
+}
+
 static cJSON *result_json(const gb_result *r, unsigned flags) {
     emitter m;
     em_begin(&m, r->order, gb_rm_keys_result);
@@ -218,6 +246,8 @@ static cJSON *result_json(const gb_result *r, unsigned flags) {
     if (r->extra.present) em_put(&m, "extra", gb_kvlist_to_cjson(&r->extra));
     if (r->device.present) em_put(&m, "device", device_json(&r->device));
     if (r->concurrent.present) em_put(&m, "concurrent", concurrent_json(&r->concurrent));
+    if (r->energy.present) em_put(&m, "energy", energy_json(&r->energy));
+    if (r->clocks.present) em_put(&m, "clocks", clocks_json(&r->clocks));
     return em_end(&m);
 }
 

@@ -48,11 +48,13 @@ static void *work(void *arg) {
         pthread_barrier_wait(w->barrier);
         if (w->g->halt) break;
         if (l->status != GB_OK) continue;
+        if (r == w->warmup && l->timed) l->timed(l->timed_ctx, 1, 0);
         double s = 0;
         int st = b->run(state, w->timing, &s, &l->err);
         if (st != GB_OK) l->status = st;
         else if (r >= w->warmup) l->samples[l->n++] = s;
     }
+    if (l->timed && prepared == GB_OK && w->reps > 0) l->timed(l->timed_ctx, 0, l->n);
     if (prepared == GB_OK) b->release(state);
     return NULL;
 }
@@ -69,7 +71,7 @@ int gb_concurrent_measure(const gb_case *c, const gb_arrays *in, gb_concurrent_l
     int started = 0, status = GB_OK;
     if (nlanes > GB_MAX_BACKENDS) nlanes = GB_MAX_BACKENDS;
     for (int i = 0; i < nlanes; i++) {
-        lanes[i].n = 0;
+        lanes[i].n = 0; /* (timed and timed_ctx are the caller's) */
         lanes[i].status = GB_OK;
         lanes[i].err.msg[0] = '\0';
         w[i] = (worker){&g, c, in, &lanes[i], timing, warmup, reps, &barrier, stop};

@@ -18,6 +18,12 @@ typedef struct {
     int n;                   /* repetitions measured */
     int status;              /* GB_OK, or the first failure (prepare or a repetition) */
     gb_err err;
+    /* Called by the lane's own thread just before its first timed repetition
+     * (begin 1) and after its last (begin 0, with how many ran): what samples
+     * the device's energy and clocks meanwhile (run_energy.c). NULL: none
+     * (a caller zeroes the lanes it makes, then sets what it uses). */
+    void (*timed)(void *ctx, int begin, int reps);
+    void *timed_ctx;
 } gb_concurrent_lane;
 
 /* Prepare case c on every lane's device at once, then run `warmup` untimed

@@ -15,9 +15,27 @@
  * that no two depend on each other). */
 #ifndef GB_RUN_INTERNAL_H
 #define GB_RUN_INTERNAL_H
+#include "energy.h"
 #include "model_lock.h"
 #include "runner.h"
 #include "timer.h"
+
+typedef struct {
+    double unix0, unix1, energy_j, seconds, span_s, reps;
+} energy_window_log;
+
+/* What a result's timed spans saw of energy and clocks (run_energy.c). */
+typedef struct {
+    gb_energy_sum sum;              /* the energy windows of its spans */
+    int tried;                      /* energy was to be measured on it */
+    int extended;                   /* an energy phase added back-to-back repetitions */
+    double sm_sum, mem_sum;         /* clocks: sums over the samples that read them */
+    long sm_n, mem_n, samples;
+    unsigned reasons;               /* GB_CLK_* seen */
+    /* GPUBENCH_ENERGY_LOG (run_energy.c): the windows since the last record */
+    energy_window_log log[4];
+    int nlog;
+} track_energy;
 
 /* Every sample of one result (case × backend × timing), across rounds. */
 typedef struct {
@@ -26,6 +44,7 @@ typedef struct {
     int again;                      /* measure it in the next round too */
     const char *backend;            /* its backend's name and the ceiling that bounds it */
     const char *ceiling;
+    track_energy en;
 } track;
 
 /* The tracks of one case: per backend slot and timing. */
@@ -124,6 +143,35 @@ void gb_run_host_twins(const gb_suite *s, case_tracks *tracks);
 void gb_run_share_host_results(gb_run_config *cfg, const gb_suite *s, case_tracks *tracks, case_tracks *ct,
                                const gb_backend_slot *slot);
 void gb_run_refresh_shared(gb_run_config *cfg, const gb_suite *s, case_tracks *tracks, case_tracks *ct);
+
+/* run_energy.c: the meters of the run's backend slots (probed at the start
+ * of the run: idle power, the counter's period and step), the spans that
+ * sample them around a timed phase, the energy phase, and the recording. */
+void gb_run_energy_begin_run(gb_run_config *cfg);
+void gb_run_energy_end_run(void);
+typedef struct gb_span gb_span;
+/* Sample slot k's meter from now (energy: whether its counter is read too);
+ * NULL when there is nothing to sample. */
+gb_span *gb_run_span_begin(int k, int energy);
+/* Stop and add what it saw to en (reps: repetitions run in it). */
+void gb_run_span_end(gb_span *sp, track_energy *en, double reps);
+/* Whether the energy of timing t of slot k is to be measured in this run. */
+int gb_run_energy_wanted(const gb_run_config *cfg, int k, int t);
+/* The energy phase of a first visit: back-to-back repetitions of timing 0
+ * when its timed span fell short of the bound and extending it is cheap (or
+ * --energy on). */
+void gb_run_energy_phase(gb_run_config *cfg, const gb_case *c, int k, const gb_backend *b, void *state, track *tr);
+/* Write what en saw into result ri of case ci (slot k's). */
+void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, track_energy *en, size_t ri);
+/* A lane of --devices-concurrent (concurrent.h's timed hook, ctx a gb_lane_energy). */
+typedef struct {
+    int k, energy;
+    gb_span *span;
+    track_energy en;
+} gb_lane_energy;
+void gb_run_energy_lane_hook(void *ctx, int begin, int reps);
+/* The energy ratio (host J / accelerator J) of each accelerator result. */
+void gb_run_energy_ratios(gb_case_result *c);
 
 /* run_visit.c */
 void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot, int slot_index,

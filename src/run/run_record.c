@@ -120,10 +120,10 @@ static void set_pct_of_peak(gb_run_config *cfg, const gb_case *c, gb_result *r, 
 
 
 const char *const gb_time_part_key[GB_T_PARTS] = {"samples_s", "timing_overhead_s", "warmup_s",
-                                                   "setup_s",   "inputs_s",          "verify_s"};
+                                                   "setup_s",   "inputs_s",          "verify_s", "energy_s"};
 const char *const gb_time_part_text[GB_T_PARTS] = {
     "timed samples", "between samples (syncs, restores, flushes)", "warm-up", "backend set-up and release",
-    "making inputs", "fetching and verifying outputs"};
+    "making inputs", "fetching and verifying outputs", "energy (idle probe, energy phases)"};
 
 /* Add seconds to a part of the breakdown, overall and for the op. */
 void gb_run_account(gb_run_config *cfg, gb_op_id op, gb_time_part part, double seconds) {

@@ -52,8 +52,14 @@ static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_back
     int adopted = tr->s.adopted_warmups;
     if (visit == GB_VISIT_FIRST && !warm_kinds[c->op_id][slot][timing]) visit = GB_VISIT_FIRST_OF_KIND;
     int status;
-    OUTSIDE_MODEL(status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s,
-                                            capped, &cost, e));
+    /* energy and clocks sampled around the timed phase, never inside a sample (run_energy.c) */
+    double reps0 = (double)(tr->s.n + (size_t)tr->s.warmup_reps);
+    OUTSIDE_MODEL({
+        gb_span *span = gb_run_span_begin(slot, gb_run_energy_wanted(cfg, slot, timing));
+        status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s, capped,
+                                  &cost, e);
+        gb_run_span_end(span, &tr->en, status == GB_OK ? (double)(tr->s.n + (size_t)tr->s.warmup_reps) - reps0 : 0);
+    });
     if (status == GB_OK) warm_kinds[c->op_id][slot][timing] = 1;
     if (cfg->breakdown) cfg->breakdown->adopted_warmups += tr->s.adopted_warmups - adopted;
     gb_run_account(cfg, c->op_id, GB_T_WARMUP, cost.warmup_s);
@@ -139,7 +145,10 @@ void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backe
             /* the peaks are measured on the backend's first device only */
             tr->ceiling = b->ceiling && gb_backends_first_of_backend(slot) ? b->ceiling(c, t) : NULL;
             tr->again = !capped && rounds > 1;
+            if (gb_run_energy_wanted(cfg, slot_index, t))
+                gb_run_energy_phase(cfg, c, slot_index, b, state, tr);
             gb_run_write_measurement(cfg, ci, c, tr);
+            gb_run_energy_record(cfg, ci, c, slot_index, &tr->en, tr->result);
             measured_any = 1;
             if (t == 0)
                 gb_rate_record(rates, item->benchmark, c->dtype, slot_index, case_work(c),
@@ -244,7 +253,10 @@ void gb_run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backe
             if (prepared == GB_OK && status != GB_FATAL) status = GB_OK; /* the next timing may work */
             continue;
         }
-        if (measured) gb_run_write_measurement(cfg, ci, &item->c, tr);
+        if (measured) {
+            gb_run_write_measurement(cfg, ci, &item->c, tr);
+            gb_run_energy_record(cfg, ci, &item->c, slot_index, &tr->en, tr->result);
+        }
         tr->again = measured && !capped && !gb_interrupted && round + 1 < rounds;
     }
     int again = 0;
@@ -261,7 +273,7 @@ void gb_run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backe
 /* Record one lane of a concurrent measurement as a result of its device,
  * marked with the group's size and aggregate rates. */
 static void record_lane(gb_run_config *cfg, size_t ci, const gb_case *c, const gb_concurrent_lane *l, int timing,
-                        int nlanes, double agg_gflops, double agg_gbs) {
+                        int nlanes, double agg_gflops, double agg_gbs, gb_lane_energy *le) {
     const gb_backend *b = l->slot->b;
     int ok = l->status == GB_OK && l->n > 0;
     gb_result_status status = ok ? GB_RS_OK : l->status == GB_OK || l->status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR;
@@ -286,6 +298,7 @@ static void record_lane(gb_run_config *cfg, size_t ci, const gb_case *c, const g
     if ((r->round_sizes = malloc(sizeof *r->round_sizes))) r->round_sizes[0] = round_n;
     else gb_run_model_oom = 1;
     r->has |= GB_R_HAS_ROUNDS;
+    gb_run_energy_record(cfg, ci, c, le->k, &le->en, (size_t)ri); /* each device's own counter */
 }
 
 /* Run case i on every device of each accelerator backend at once, for each
@@ -317,6 +330,13 @@ void gb_run_concurrent_visit(const gb_plan_item *item, size_t ci, gb_run_config 
         for (int t = 0; t < b->ntimings && n > 0 && !gb_interrupted; t++) {
             if (!timing_applies(b, c, t)) continue; /* as alone: no result for a timing the op lacks */
             gb_err e = {{0}};
+            gb_lane_energy le[GB_MAX_BACKENDS];
+            for (int j = 0; j < n; j++) {
+                int kj = (int)(lanes[j].slot - set->slot);
+                le[j] = (gb_lane_energy){.k = kj, .energy = gb_run_energy_wanted(cfg, kj, t)};
+                lanes[j].timed = gb_run_energy_lane_hook;
+                lanes[j].timed_ctx = &le[j];
+            }
             double t0 = gb_now();
             int warmup = item->budget.warmup > 1 ? item->budget.warmup : 1;
             int cst;
@@ -339,7 +359,7 @@ void gb_run_concurrent_visit(const gb_plan_item *item, size_t ci, gb_run_config 
             }
             for (int j = 0; j < n; j++)
                 record_lane(cfg, ci, c, &lanes[j], t, n, all_ok && c->flops > 0 ? gflops : NAN,
-                            all_ok && c->bytes > 0 ? gbs : NAN);
+                            all_ok && c->bytes > 0 ? gbs : NAN, &le[j]);
         }
     }
     free(buf);

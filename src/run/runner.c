@@ -191,6 +191,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     /* --devices-concurrent prepares the case on every device at once: nothing kept there */
     gb_run_kept = (kept_states){.suite = s, .tracks = tracks, .cap = cfg->concurrent ? 0 : cache.cap, .used = 0};
     gb_run_host_twins(s, tracks);
+    gb_run_energy_begin_run(cfg); /* the meters, probed at rest before the first case */
     int status = GB_OK;
     /* Round 0 visits every case and prints its line as soon as it is
      * measured (later rounds refine it in the final table); later rounds
@@ -222,6 +223,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
             if (status != GB_OK) break;
             gb_case_result *cr = case_at(cfg, ct->ci);
             gb_run_add_speedups(cr, cfg->backends);
+            gb_run_energy_ratios(cr);
             if (cfg->report.case_done) cfg->report.case_done(cfg->report.ctx, cfg->results, cr, round);
             if (!ct->again) {
                 gb_run_drop_inputs(&cache, ct);
@@ -243,6 +245,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     }
     if (gb_run_model_oom && status == GB_OK) status = gb_errf(e, GB_FAIL, "out of memory for the results");
     gb_run_kept = (kept_states){0};
+    gb_run_energy_end_run();
     free(tracks);
     gb_rate_book_free(rates);
     gb_model_unlock();

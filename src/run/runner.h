@@ -37,7 +37,9 @@ extern volatile sig_atomic_t gb_interrupted;
  * making inputs, fetching and verifying outputs, the ceilings, writing the
  * results file; wall_s is set by the caller at the end. */
 typedef enum {
-    GB_T_SAMPLES, GB_T_BETWEEN, GB_T_WARMUP, GB_T_SETUP, GB_T_INPUTS, GB_T_VERIFY, GB_T_PARTS
+    GB_T_SAMPLES, GB_T_BETWEEN, GB_T_WARMUP, GB_T_SETUP, GB_T_INPUTS, GB_T_VERIFY,
+    GB_T_ENERGY, /* energy: the idle probe before the run and the energy phases (run_energy.c) */
+    GB_T_PARTS
 } gb_time_part;
 typedef struct {
     double wall_s, ceilings_s, write_s;
@@ -89,7 +91,19 @@ typedef struct {
                              * all of a backend's devices at once (concurrent.h) */
     double keep_bytes;      /* host memory kept between rounds for inputs, and as much again for
                              * backend states; 0: a quarter of what is free when the run starts */
+    int energy;             /* --energy: gb_energy_mode */
 } gb_run_config;
+
+/* --energy (docs/energy.md): auto measures every counter that advances and
+ * extends only the cheap cases' spans; on extends every case to the 2%
+ * bound; off measures no energy (clocks are sampled either way). */
+typedef enum { GB_ENERGY_AUTO = 0, GB_ENERGY_OFF, GB_ENERGY_ON } gb_energy_mode;
+/* "auto", "off", "on" into *mode: GB_OK, or GB_FAIL. */
+int gb_energy_mode_parse(const char *text, int *mode);
+/* One warning per kind of limit seen (power, thermal) naming the results
+ * that ran so limited during their timed repetitions, appended to warnings
+ * (an array). Returns how many were added. */
+int gb_run_energy_warnings(const gb_results *r, cJSON *warnings);
 
 /* Run every case of the suite. Returns GB_OK when the run went through (even
  * with failed cases: see the summary), GB_FAIL if the results could not be

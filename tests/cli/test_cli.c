@@ -338,7 +338,7 @@ TEST(cli_run_records_its_time_breakdown) {
     const cJSON *tb = get(doc, "time_breakdown");
     CHECK(cJSON_IsObject(tb));
     static const char *const keys[] = {"samples_s", "timing_overhead_s", "warmup_s", "setup_s", "inputs_s",
-                                       "verify_s", "ceilings_s", "write_s", "other_s"};
+                                       "verify_s", "energy_s", "ceilings_s", "write_s", "other_s"};
     double sum = 0;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const cJSON *v = get(tb, keys[i]);

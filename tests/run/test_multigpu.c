@@ -327,6 +327,7 @@ TEST(multigpu_concurrent_engine_runs_each_device_on_its_own_thread) {
     gb_concurrent_lane lanes[3];
     double buf[3][8];
     memset(slots, 0, sizeof slots);
+    memset(lanes, 0, sizeof lanes); /* no timed hook (concurrent.h) */
     for (int i = 0; i < 3; i++) {
         slots[i].b = &b;
         slots[i].has_device = 1;
