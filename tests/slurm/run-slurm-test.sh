@@ -123,6 +123,7 @@ for _ in $(seq 600); do [ -s "$T/munge/munged.pid" ] && [ -S "$T/munge/sock" ] &
 cp "$T/munge/munged.pid" "$T/pids/munged" 2>/dev/null || fail "munged wrote no pid file"
 
 CPUS=$(nproc)
+NGPU=2   # one per CPU here: --per-gpu runs a task per GPU, each needing a CPU
 MEM=$(awk '/MemTotal/ {print int($2 / 1024 * 0.8)}' /proc/meminfo)
 cat >"$T/slurm.conf" <<EOF
 ClusterName=gbtest
@@ -150,9 +151,16 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
 MinJobAge=600
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEM State=UNKNOWN
+GresTypes=gpu
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEM Gres=gpu:h100:$NGPU State=UNKNOWN
 PartitionName=gbtest Nodes=localhost Default=YES MaxTime=30 State=UP
+PartitionName=gbgpu Nodes=localhost MaxTime=30 State=UP
 EOF
+# Fake GPUs: SLURM needs a character device per GPU (these are /dev/null's, 1:3; task/none: no
+# device cgroup), and sets CUDA_VISIBLE_DEVICES from their indices.
+mkdir -p "$T/dev"
+for ((g = 0; g < NGPU; g++)); do mknod "$T/dev/nvidia$g" c 1 3 || fail "mknod $T/dev/nvidia$g"; done
+echo "NodeName=localhost Name=gpu Type=h100 File=$T/dev/nvidia[0-$((NGPU - 1))]" >"$T/gres.conf"
 
 slurmctld -D -f "$T/slurm.conf" >"$T/log/slurmctld.stdout" 2>&1 &
 echo $! >"$T/pids/slurmctld"
@@ -168,7 +176,12 @@ for _ in $(seq 1200); do
     sleep 0.1
 done
 [ -n "$up" ] || fail "the node did not become idle within 120 s (sinfo says: ${state:-nothing})"
-echo "cluster up in $T (ports $P1, $P2): $(sinfo -h -o '%P %D %T %C')"
+echo "cluster up in $T (ports $P1, $P2): $(sinfo -h -o '%P %D %T %C %G')"
+if [ -n "${GB_SLURM_TEST_HOLD:-}" ]; then # for a person trying things: keep the cluster up
+    echo "SLURM_CONF=$T/slurm.conf; holding until $T/release exists"
+    while [ ! -e "$T/release" ]; do sleep 1; done
+    exit 0
+fi
 
 # A tiny suite: a few small CPU cases, enough samples for the statistics.
 cat >"$T/tiny.json" <<'EOF'
