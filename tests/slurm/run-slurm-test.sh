@@ -5,15 +5,32 @@
 #
 # Starts a private one-node cluster from Debian's packages (munged, slurmctld,
 # slurmd: proctrack/linuxproc, task/none, select/cons_tres, unprivileged
-# ports on localhost, every state and spool file in its own temp dir), then
-#   1. submits `gpubench slurm SUITE --nodes 3 --submit -- --backend cpu ...`
-#      and checks the merge job's merged.json (3 runs) and fleet report;
-#   2. submits again with a gpubench wrapper that makes task 1 fail, and
-#      checks that the other two are merged and task 1 is listed with its
-#      reason (exit code, stderr);
-# and stops its daemons by their pids on any exit (trap). Every wait is
-# bounded and says what it waited for when it gives up.
+# ports on localhost, every state and spool file in its own temp dir) with
+# two fake GPUs (gres.conf on character devices that are /dev/null's, typed
+# h100), two partitions (gbtest, gbgpu), node features h100,ib and a submit
+# filter (job_submit.lua) that refuses node "refused". Then, against it:
+#   - a 3-task array, merged, with the fleet report; the task log's limits;
+#     the merge job's own limit, one CPU and no GPU;
+#   - an array whose task 1 fails on its first attempt (--no-exclusive):
+#     merged without it, task 1 named with its reason; then
+#     `gpubench slurm --retry-failed`: only task 1 runs again (attempt 2),
+#     its result replaces the failure, a stale file does not win;
+#   - a node asked for GPUs that can use none: a FAILED task with the reason;
+#   - --per-gpu: each GPU measured once by its own srun task (a --dir with a
+#     space); and with one GPU's run failing, that GPU named;
+#   - a --nodelist submission whose second sbatch is refused: the first job
+#     cancelled, its id printed, no merge job;
+#   - --reservation (a reservation of one core), --constraint,
+#     --sbatch-option --mem (it wins over ours), --setup, --container (an
+#     apptainer stand-in that records how it was called).
+# The gpubench the tasks run is a stand-in script per situation (recording
+# its arguments and SLURM's environment, then running the real gpubench),
+# or the real one where it is what is tested. Every wait is bounded, polls
+# SLURM's state and says what it waited for when it gives up; daemons are
+# stopped by their pids on any exit (trap).
 #
+# GB_SLURM_TEST_HOLD=1 keeps the cluster up (for a person trying things) until
+# the file the script names exists.
 # GB_SLURM_TEST_KEEP=1 keeps the test directory (scripts, results, logs) after a pass.
 # Exit: 0 passed, 1 failed (with the logs), 77 skipped (not root, or the
 # packages are missing: `apt-get install slurm-wlm munge`).
