@@ -28,6 +28,8 @@
  *    scaled to the number of files. */
 #include "slurm_job.h"
 
+#include "slurm_merge.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,29 +121,6 @@ int gb_slurm_check(const gb_slurm_job *j, gb_err *e) {
     if (!plain(j->suite_name, "._-")) return gb_errf(e, GB_FAIL, "suite name \"%s\": letters, digits, ._- only", j->suite_name);
     return GB_OK;
 }
-
-void gb_sh_word(FILE *f, const char *s) {
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'') fputs("'\\''", f);
-        else fputc(*s, f);
-    }
-    fputc('\'', f);
-}
-
-void gb_sh_assign(FILE *f, const char *name, const char *value) {
-    fprintf(f, "%s=", name);
-    gb_sh_word(f, value);
-    fputc('\n', f);
-}
-
-void gb_slurm_header(FILE *f, const gb_slurm_job *j, const char *what) {
-    fprintf(f, "#!/bin/bash\n# %s\n# Written by gpubench %s: ", what, GB_VERSION);
-    fputs(j->command_line, f);
-    fputs("\n", f);
-}
-
-long gb_slurm_units_per_task(const gb_slurm_job *j) { return j->per_gpu ? j->gpus_per_node : 1; }
 
 /* gpu:G or gpu:<type>:G */
 static void gres(FILE *f, const gb_slurm_job *j) {

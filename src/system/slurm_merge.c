@@ -7,9 +7,9 @@
  * SLURM about the task's latest attempt only (jobs.txt lists every array
  * job with its attempt, in the order submitted), so that a task a retry
  * fixed is no longer named as failed. */
-#include <stdio.h>
+#include "slurm_merge.h"
 
-#include "slurm_job.h"
+#include <stdio.h>
 
 /* ${a[@]+"${a[@]}"}: an empty array under set -u in bash before 4.4
  * (RHEL 7's 4.2) is an unbound variable. */
