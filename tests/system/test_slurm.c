@@ -1,7 +1,9 @@
 /* test_slurm.c — `gpubench slurm`: the files it writes, and a real SLURM
- * (tests/slurm/run-slurm-test.sh starts munged, slurmctld and slurmd here,
- * submits a 3-task array and one with a failing task, and checks the
- * merge). That test skips only where SLURM cannot run: not root, or the
+ * (tests/slurm/run-slurm-test.sh starts munged, slurmctld and slurmd here
+ * with fake GPUs, two partitions and a reservation, and walks an admin's
+ * checks: arrays merged, a failed task and its retry, a driverless GPU node,
+ * --per-gpu, a submission refused half-way, the site options; its header
+ * lists them). That test skips only where SLURM cannot run: not root, or the
  * packages are missing; CI runs as root with them installed. */
 #include <limits.h>
 #include <stdio.h>
@@ -146,7 +148,7 @@ TEST(slurm_bad_options_exit_2_naming_the_option) {
     sh(cmd);
 }
 
-TEST(slurm_real_cluster_array_merge_and_partial_failure) {
+TEST(slurm_real_cluster_arrays_gpus_retries_site_options_and_failed_submissions) {
     char cmd[512];
     snprintf(cmd, sizeof cmd, "tests/slurm/run-slurm-test.sh %s", gb_test_binary());
     int rc = sh(cmd);
