@@ -41,8 +41,17 @@ int gb_output_lock(const char *path, int force, gb_err *e) {
             int err = errno;
             long pid = holder(fd);
             close(fd);
-            if (err != EACCES && err != EAGAIN)
-                return gb_errf(e, GB_FAIL, "%s: cannot lock %s: %s", path, lp, strerror(err));
+            if (err != EACCES && err != EAGAIN) {
+                /* Not "someone holds it": this file system cannot lock
+                 * (ENOLCK, EOPNOTSUPP: NFS without lockd, some FUSE and
+                 * parallel file systems). Failing would fail every task of a
+                 * cluster job there; the lock only guards against two runs
+                 * given the same --out, so go on without it and say so. */
+                fprintf(stderr, "gpubench: warning: %s: cannot lock %s (%s): the file system does not lock; going on "
+                        "without the lock, so two runs given this --out would both write it\n", path, lp, strerror(err));
+                unlink(lp); /* nobody can hold it: do not leave it behind */
+                return GB_OK;
+            }
             if (force) {
                 fprintf(stderr, "gpubench: warning: --force: %s is also being written by pid %ld; the run that ends "
                         "last replaces the other's results\n", path, pid);

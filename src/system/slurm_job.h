@@ -1,44 +1,41 @@
 /* slurm_job.h — the files `gpubench slurm` writes: a job array that runs
- * one suite on many nodes (or GPUs) and a merge job that waits for it.
+ * one suite on many nodes (or on every GPU of many nodes) and a merge job
+ * that waits for it.
  *
  * Nothing here talks to SLURM: it writes, into the shared directory,
- *   array.sbatch  the job array; each task runs `gpubench run` on its node
- *                 under srun and writes results/<suite>-task<N>-<host>.json
- *   merge.sbatch  run after every task has ended (afterany: whether it
- *                 succeeded, failed or timed out); merges the results files
- *                 that exist (`merge --allow-missing`) into merged.json,
- *                 names each task that failed with its reason (sacct, else
- *                 scontrol, else its stderr log) and writes the fleet report
- *   submit.sh     the sbatch calls (parsable output), printing
- *                 "array job: ID" and "merge job: ID"
+ *   array.sbatch  the job array; each array task owns a node (or, without
+ *                 --exclusive, its share of one), states its limits in its
+ *                 log and runs task.sh under srun: once, or once per GPU
+ *                 (--per-gpu: one srun task per GPU, each bound to its own,
+ *                 then a check that every GPU was measured exactly once)
+ *   task.sh       one srun task: picks its GPU, runs the --setup lines, runs
+ *                 `gpubench run` (in the --container image if one was
+ *                 given), writing results/<suite>-<unit>-a<attempt>-<host>
+ *                 [-gpu<id>].json, where a unit is task<N> or, per GPU,
+ *                 task<N>.<local task>
+ *   merge.sbatch  run after every task has ended (afterany); for each unit
+ *                 takes the file of its newest attempt, merges them
+ *                 (`merge --allow-missing`) into merged.json, names each
+ *                 unit whose latest attempt failed, with why, in
+ *                 failed-tasks.txt, which attempt each result came from in
+ *                 attempts.txt, and writes the fleet report
+ *   submit.sh     submit.sh [TASKS]: submits the array (all tasks, or the
+ *                 comma list TASKS: a retry) as attempt K (one more than
+ *                 jobs.txt holds; the tasks see GPUBENCH_SLURM_ATTEMPT=K) and
+ *                 a merge job; a failed sbatch cancels what it submitted
  * and results/ and logs/. The nodes never talk to each other: the files do.
- * README "A cluster through SLURM" shows the output. */
+ * docs/clusters.md is the user's reference. */
 #ifndef GB_SLURM_JOB_H
 #define GB_SLURM_JOB_H
-#include <stddef.h>
 
-#include "gb.h"
+#include "slurm_script.h"
 
-typedef struct {
-    const char *gpubench;     /* absolute path of the binary the nodes run */
-    const char *suite;        /* absolute path of the suite the nodes run (in dir) */
-    const char *suite_name;   /* [A-Za-z0-9._-]: file and job names */
-    const char *dir;          /* absolute shared directory */
-    long nodes;               /* --nodes: tasks of the array (0 when nodelist is set) */
-    const char *nodelist;     /* --nodelist (a SLURM hostlist: node[01-04],gpu7), or NULL */
-    const char *partition, *account, *time;   /* NULL: not set */
-    long gpus_per_node;       /* 0: no GPU requested */
-    int per_gpu;              /* one task per GPU instead of per node */
-    char **run_args;          /* passed to `gpubench run` after the suite */
-    int nrun_args;
-    const char *command_line; /* as typed, for the header comment */
-} gb_slurm_job;
-
-/* Check the job's values (a time limit SLURM reads, names without spaces,
- * paths #SBATCH can hold). GB_OK or GB_FAIL naming the option and why. */
+/* Check the job's values (a time limit SLURM reads, names #SBATCH can hold
+ * unquoted, a directory #SBATCH can hold quoted). GB_OK or GB_FAIL naming
+ * the option and why. */
 int gb_slurm_check(const gb_slurm_job *j, gb_err *e);
-/* Write array.sbatch, merge.sbatch and submit.sh into j->dir (which must
- * exist), and make results/ and logs/ there. GB_OK or GB_FAIL naming the
- * file. */
+/* Write array.sbatch, task.sh, merge.sbatch and submit.sh into j->dir (which
+ * must exist), and make results/ and logs/ there. GB_OK or GB_FAIL naming
+ * the file. */
 int gb_slurm_write(const gb_slurm_job *j, gb_err *e);
 #endif
