@@ -529,9 +529,13 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
                 else if (!strcmp(s->status, "skipped")) skipped++;
                 else failed++;
             }
-        char buf[256];
-        snprintf(buf, sizeof buf, "%zu cases, %d results: %d ok, %d skipped, %d failed or errored.", d.n,
-                 total, ok, skipped, failed);
+        char buf[384];
+        int len = snprintf(buf, sizeof buf, "%zu cases, %d results: %d ok, %d skipped, %d failed or errored.", d.n,
+                           total, ok, skipped, failed);
+        if (d.not_reached > 0 && len > 0 && (size_t)len < sizeof buf)
+            snprintf(buf + len, sizeof buf - (size_t)len,
+                     " %zu case%s not reached: the run was interrupted (the results file lists them).",
+                     d.not_reached, d.not_reached == 1 ? "" : "s");
         wr->gap(out);
         wr->para(out, buf, 0);
         wr->end(out);

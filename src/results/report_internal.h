@@ -57,6 +57,7 @@ typedef struct {
     int threads;
     int gpu_cols;      /* some GPU result was measured: show the GPU columns */
     int merged;        /* a `gpubench merge` file: a run column, one machine line per run */
+    size_t not_reached; /* cases an interruption kept the run from: listed in the file, no row */
     int narrow;        /* a terminal table without --wide: fit GB_REPORT_COLUMNS */
     side_names sn;     /* run 0's */
 } rdoc;

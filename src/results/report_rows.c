@@ -161,6 +161,10 @@ int gb_rdoc_read(const gb_results *r, const char *ops, rdoc *d) {
     for (size_t i = 0; i < r->ncases; i++) {
         const gb_case_result *c = &r->cases[i];
         if (!gb_rdoc_selected(ops, c->op)) continue;
+        if (gb_case_not_reached(c)) {
+            d->not_reached++;
+            continue;
+        }
         int nd = gb_rdoc_case_devices(c, devs, GB_MAX_DEVICES);
         for (int k = 0; k < (nd > 1 ? nd : 1); k++) {
             row *w = &d->rows[d->n++];

@@ -84,9 +84,10 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     if (made_case < 0) return;
     size_t ci = ct->ci = (size_t)made_case;
 
-    if (gb_interrupted) {
+    if (gb_interrupted) { /* listed, so the file says what was not measured */
         for (int k = 0; k < cfg->backends->count; k++)
-            if (visits_slot(c, &cfg->backends->slot[k])) gb_run_add_all_timings(cfg, ci, c, &cfg->backends->slot[k], GB_RS_SKIPPED, "interrupted");
+            if (visits_slot(c, &cfg->backends->slot[k]))
+                gb_run_add_all_timings(cfg, ci, c, &cfg->backends->slot[k], GB_RS_SKIPPED, GB_REASON_NOT_REACHED);
         return;
     }
     double need = c->op->host_bytes(c), avail = gb_run_host_available_bytes();
@@ -201,7 +202,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
             case_tracks *ct = &tracks[i];
             double t0 = gb_now();
             if (round == 0) {
-                show_progress(cfg, s, tracks, i, 0, NULL);
+                if (!gb_interrupted) show_progress(cfg, s, tracks, i, 0, NULL);
                 gb_arrays in = {0};
                 first_visit(s, i, cfg, rates, tracks, &in);
                 if (cfg->concurrent && in.count > 0) gb_run_concurrent_visit(&s->items[i], ct->ci, cfg, &in);
@@ -222,7 +223,10 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
             if (status != GB_OK) break;
             gb_case_result *cr = case_at(cfg, ct->ci);
             gb_run_add_speedups(cr, cfg->backends);
-            if (cfg->report.case_done) cfg->report.case_done(cfg->report.ctx, cfg->results, cr, round);
+            /* a case the interruption kept the run from has no line: one
+             * "skipped" line per case not reached flooded the screen */
+            if (cfg->report.case_done && !gb_case_not_reached(cr))
+                cfg->report.case_done(cfg->report.ctx, cfg->results, cr, round);
             if (!ct->again) {
                 gb_run_drop_inputs(&cache, ct);
                 gb_run_release_case_states(cfg, ct, s->items[i].c.op_id);
