@@ -80,9 +80,7 @@ int gb_cmd_info(int argc, char **argv) {
                    "threads, FFTW, GraphBLAS, cJSON, CUDA libraries), compiler and build flags,\n"
                    "and warnings about anything that would make CPU numbers unfair.\n");
             return GB_EXIT_OK;
-        default:
-            fprintf(stderr, "usage: gpubench info [--format text|json]\n");
-            return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("info", argc, argv, "h");
         }
     }
     int setup = gb_cli_setup_process("info");

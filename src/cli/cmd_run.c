@@ -505,7 +505,7 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
         case 'Y': o->force = 1; break;
         case 'H': o->history = optarg ? optarg : ""; break;
         case 'h': run_usage(stdout); return GB_EXIT_OK;
-        default: run_usage(stderr); return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("run", argc, argv, "ho:");
         }
     }
     return -1;

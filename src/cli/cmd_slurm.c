@@ -194,7 +194,7 @@ int gb_cmd_slurm(int argc, char **argv) {
         case 'B': gpubench = optarg; break;
         case 's': do_submit = 1; break;
         case 'h': usage(stdout); return GB_EXIT_OK;
-        default: usage(stderr); return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("slurm", end, argv, "h");
         }
     }
     if (optind != end - 1) {
