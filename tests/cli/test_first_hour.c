@@ -38,3 +38,26 @@ TEST(cli_unknown_flag_is_one_line_with_a_hint) {
     CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && lines(out) == 1 &&
           strstr(out, "gpubench report: unrecognized option '-z'") == out);
 }
+
+static const char *json_core_detected(const char *env) {
+    static char got[64];
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "%s %s info --format json 2>/dev/null | python3 -c "
+             "\"import json,sys; o=json.load(sys.stdin)['libraries']['openblas']; print(o.get('core_detected',''))\"",
+             env, gb_test_binary());
+    got[0] = 0;
+    if (gb_test_sh(cmd, out, sizeof out) == 0) sscanf(out, "%63s", got);
+    return got;
+}
+
+/* `info` (and so every results file's context) records what OpenBLAS
+ * detects by itself also when OPENBLAS_CORETYPE forces another core: the
+ * same name as without the variable. */
+TEST(info_records_core_detected_when_openblas_coretype_is_set) {
+    char plain[64];
+    snprintf(plain, sizeof plain, "%s", json_core_detected("env -u OPENBLAS_CORETYPE"));
+    CHECK(*plain);
+    CHECK(strcmp(json_core_detected("OPENBLAS_CORETYPE=Haswell"), plain) == 0);
+    CHECK(strcmp(json_core_detected("OPENBLAS_CORETYPE=Prescott OMP_WAIT_POLICY=PASSIVE"), plain) == 0);
+}
