@@ -277,7 +277,15 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
         wr->para(out, buf, 0);
     }
     {
-        char how[1024];
+        char how[1024], kept[160] = "";
+        /* ceilings kept from an earlier run (run --peak): say from when */
+        const gb_peaks *pk = r->nruns ? &r->runs[0].peaks : NULL;
+        for (size_t i = 0; pk && i < pk->n && !*kept; i++) {
+            const gb_value *from = gb_kv_find(&pk->set[i].values, "kept_from");
+            if (from && from->kind == GB_VAL_STRING)
+                snprintf(kept, sizeof kept, ", kept from a run of %s (`run --peak fresh` measures them again)",
+                         from->text);
+        }
         /* the GPU's words only where there are GPU columns */
         char gpu_words[512] = "";
         if (d->gpu_cols)
@@ -290,9 +298,9 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
                  "How to read: times are medians over the timed repetitions in ms; %s is the 95%% confidence "
                  "interval of the median, which covers every round's median%s (\"1 rep\": a single repetition, no "
                  "interval).%s Rates (GFLOP/s or GB/s) come from the median time; %% peak is against this "
-                 "machine's measured ceilings%s.",
+                 "machine's measured ceilings%s%s.",
                  d->narrow ? "+a%/−b%" : "[low, high]", d->narrow ? ", relative to the median" : "", gpu_words,
-                 d->gpu_cols ? " (the GPU's from the device time)" : "");
+                 d->gpu_cols ? " (the GPU's from the device time)" : "", kept);
         wr->para(out, how, 0);
     }
     if (d->sn.nacc > 2) {

@@ -283,7 +283,8 @@ TEST(cli_timeout_stops_a_run_with_its_results_written) {
      * writes its results */
     remove("build/timeout.json");
     snprintf(cmd, sizeof cmd,
-             "rm -f build/timeout.err; %s run suites/quick.json --backend cpu --out build/timeout.json > /dev/null "
+             "rm -f build/timeout.err; %s run suites/quick.json --backend cpu --peak fresh --out build/timeout.json "
+             "> /dev/null "
              "2> build/timeout.err & pid=$!; "
              "for i in $(seq 1 2400); do grep -q 'ceilings' build/timeout.err 2>/dev/null && break; sleep 0.05; done; "
              "kill -TERM $pid; sleep 0.3; kill -TERM $pid; wait $pid",
