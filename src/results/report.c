@@ -233,6 +233,22 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
                 strncat(buf, !strcmp(w->rate_kind, "bytes") ? " GB/s" : " GFLOP/s", sizeof buf - strlen(buf) - 1);
             gb_table_set(t, r, L.rate[j], GB_CELL_PLAIN, "%s", buf);
             gb_fmt_pct(buf, sizeof buf, ok ? s->pct : NAN);
+            if (ok && s->pct > 100) {
+                /* Capped with a mark, not shown as "1013%": a bandwidth
+                 * ceiling is DRAM's, which bytes that fit in cache beat;
+                 * a compute one came in a slow moment (the run warned).
+                 * The figure itself stays in the results file. */
+                char mark[32];
+                gb_superscript(mark, sizeof mark,
+                               note_add(ns, !strcmp(w->rate_kind, "bytes")
+                                                ? ">100% peak: faster than the memory ceiling it is held to (STREAM): "
+                                                  "data that fit in cache, or a pattern STREAM does not measure (reads "
+                                                  "only), go faster; the exact % is in the results file"
+                                                : ">100% peak: faster than the ceiling measured for this machine, "
+                                                  "which came in a slow moment (see the warnings); the exact % is in "
+                                                  "the results file"));
+                snprintf(buf, sizeof buf, ">100%%%s", mark);
+            }
             gb_table_set(t, r, L.pct[j], GB_CELL_PLAIN, "%s", buf);
         }
         check_cell(t, r, L.check, w);
@@ -303,7 +319,7 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
                  d->gpu_cols ? " (the GPU's from the device time)" : "", kept);
         wr->para(out, how, 0);
     }
-    if (d->sn.nacc > 2) {
+    if (d->sn.nacc > 2 && d->gpu_cols) { /* no GPU ran: no GPU timings to explain */
         /* Timings beyond the two above are the backend's to name: its brief and full name. */
         size_t off = (size_t)snprintf(buf, sizeof buf, "Further GPU timings, where an op has them:");
         for (int j = 2; j < d->sn.nacc && off < sizeof buf; j++)
@@ -313,8 +329,10 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
         wr->para(out, buf, 0);
     }
     if (!d->gpu_cols) {
+        /* the reason is on the machine line above (once per run), unless a
+         * merged file's runs had several */
         snprintf(buf, sizeof buf, "No GPU results in this run%s%s: GPU columns are omitted.",
-                 *d->gpu_reason ? " — " : "", d->gpu_reason);
+                 *d->gpu_reason && d->merged ? " — " : "", d->merged ? d->gpu_reason : "");
         wr->para(out, buf, 0);
     }
     const gb_strlist *warnings = gb_results_warnings(r);
@@ -541,9 +559,14 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         int len = snprintf(buf, sizeof buf, "%zu cases, %d results: %d ok, %d skipped, %d failed or errored.", d.n,
                            total, ok, skipped, failed);
         if (d.not_reached > 0 && len > 0 && (size_t)len < sizeof buf)
+            len += snprintf(buf + len, sizeof buf - (size_t)len,
+                            " %zu case%s not reached: the run was interrupted (the results file lists them).",
+                            d.not_reached, d.not_reached == 1 ? "" : "s");
+        if (d.host_copies > 0 && len > 0 && (size_t)len < sizeof buf)
             snprintf(buf + len, sizeof buf - (size_t)len,
-                     " %zu case%s not reached: the run was interrupted (the results file lists them).",
-                     d.not_reached, d.not_reached == 1 ? "" : "s");
+                     " Not shown: %zu case%s whose only difference is a GPU-only param (math=tf32, ...) and which "
+                     "had no GPU result, so repeat%s CPU rows above.",
+                     d.host_copies, d.host_copies == 1 ? "" : "s", d.host_copies == 1 ? "s" : "");
         wr->gap(out);
         wr->para(out, buf, 0);
         wr->end(out);
