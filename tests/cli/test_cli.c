@@ -242,8 +242,9 @@ static void check_stopped_by(const char *sig, int code) {
     CHECK(cJSON_IsString(get(doc, "interrupted_by")) && strcmp(get(doc, "interrupted_by")->valuestring, name) == 0);
     CHECK(cJSON_IsFalse(get(doc, "complete")));
     /* every case is listed; what was measured is kept; the run stopped
-     * before its end: a case not reached is skipped as "interrupted", or a
-     * result has fewer rounds than the run was to make */
+     * before its end: a case not reached is listed, skipped "not reached:
+     * the run was interrupted", or a result has fewer rounds than the run
+     * was to make */
     CHECK(cJSON_GetArraySize(get(doc, "cases")) == quick_suite_cases()); /* every case of suites/quick.json */
     const cJSON *sum = get(doc, "summary");
     CHECK(get(sum, "ok")->valueint > 0);
