@@ -404,7 +404,7 @@ static void fmt_size(char *buf, size_t len, double v) {
 }
 
 static void sizes_of(const gb_crossover_entry *entry) {
-    const gb_op *op = gb_op_find(entry->op);
+    const gb_op *op = entry->op ? gb_op_find(entry->op) : NULL;
     size_in_bytes = op && op->size_in_bytes;
 }
 
