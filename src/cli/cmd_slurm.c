@@ -43,8 +43,8 @@ static void usage(FILE *out) {
             "  --submit            also submit (sbatch) and print the job ids\n"
             "  -- RUN OPTIONS      passed to `gpubench run` on every node (-- --backend cpu --no-peak)\n"
             "  -h, --help          this help\n\n"
-            "Writes SHARED/array.sbatch, SHARED/merge.sbatch and SHARED/submit.sh (README \"A cluster\n"
-            "through SLURM\"). exit: 0 written (and submitted), 1 sbatch failed, 2 usage error\n");
+            "Writes SHARED/array.sbatch, SHARED/merge.sbatch and SHARED/submit.sh (docs/multi-gpu.md, \"A\n"
+            "cluster through SLURM\"). exit: 0 written (and submitted), 1 sbatch failed, 2 usage error\n");
 }
 
 /* The suite, read as every suite is (file_read.h: a regular file of a

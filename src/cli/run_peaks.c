@@ -52,6 +52,8 @@ void gb_run_peaks_measure(gb_backend_set *set, cJSON *doc, const gb_backend_opti
             if (status == GB_FATAL) gb_backends_disable(s, e.msg);
         } else {
             gb_peaks_kept_save(at, p, now);
+            /* forgotten too if a result of this run beats them */
+            if (at) snprintf(rp->kept[i], sizeof rp->kept[i], "%s", at);
         }
         cJSON_AddItemToObject(peaks, s->name, p);
     }

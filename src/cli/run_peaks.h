@@ -9,13 +9,13 @@
 typedef struct {
     int fresh;      /* --peak fresh: measure even where kept ones exist */
     int quiet;
-    char kept[GB_MAX_BACKENDS][2048]; /* the kept file of each slot that used one ("" none) */
+    char kept[GB_MAX_BACKENDS][2048]; /* the kept file each slot used or wrote ("" none) */
 } gb_run_peaks;
 
 /* Into doc's "peaks": each selected backend's ceilings on its first device. */
 void gb_run_peaks_measure(gb_backend_set *set, cJSON *doc, const gb_backend_options *bopt, gb_run_peaks *rp);
-/* After the run: kept ceilings some result went past (ceiling_warnings > 0:
- * gb_sanity_check_ceilings) came in a slow moment; forget them, so that the
- * next run measures them again. */
+/* After the run: ceilings some result went past (ceiling_warnings > 0:
+ * gb_sanity_check_ceilings) came in a slow moment; forget them, kept or
+ * just measured, so that the next run measures them again. */
 void gb_run_peaks_after(const gb_run_peaks *rp, int ceiling_warnings);
 #endif

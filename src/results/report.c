@@ -319,13 +319,18 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
                  d->gpu_cols ? " (the GPU's from the device time)" : "", kept);
         wr->para(out, how, 0);
     }
-    if (d->sn.nacc > 2 && d->gpu_cols) { /* no GPU ran: no GPU timings to explain */
+    /* only where some row has such a timing: no words about e2e-ovl on a
+     * matmul-only or CPU-only run */
+    int further = 0;
+    for (size_t i = 0; i < d->n && !further; i++)
+        for (int k = SIDE_DEV + 2; k < NSIDES; k++) further |= d->rows[i].s[k].r != NULL;
+    if (d->sn.nacc > 2 && d->gpu_cols && further) {
         /* Timings beyond the two above are the backend's to name: its brief and full name. */
         size_t off = (size_t)snprintf(buf, sizeof buf, "Further GPU timings, where an op has them:");
         for (int j = 2; j < d->sn.nacc && off < sizeof buf; j++)
             off += (size_t)snprintf(buf + off, sizeof buf - off, "%s \"%s\" (%s)", j > 2 ? ";" : "", d->sn.brief[j],
                                     d->sn.word[SIDE_DEV + j]);
-        if (off < sizeof buf) snprintf(buf + off, sizeof buf - off, " — see the README, \"How a result is timed\".");
+        if (off < sizeof buf) snprintf(buf + off, sizeof buf - off, " — see docs/timing.md.");
         wr->para(out, buf, 0);
     }
     if (!d->gpu_cols) {

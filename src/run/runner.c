@@ -18,7 +18,7 @@
  * listed, quickly, and the final write follows: forcing a write for each
  * made an interrupted 10,000-case run rewrite its file thousands of times).
  * So writing costs grow with the cases, not with cases × rewrites: 10,000
- * tiny cases take about ten times as long as 1,000 (README, Reliability). */
+ * tiny cases take about ten times as long as 1,000 (docs/reliability.md). */
 #define GB_CHECKPOINT_MIN_S 5.0
 static double last_end = -1, last_cost = 0; /* the last write of this run (reset by gb_runner_run) */
 static int interruption_written;            /* likewise */

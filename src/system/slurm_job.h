@@ -12,7 +12,7 @@
  *   submit.sh     the sbatch calls (parsable output), printing
  *                 "array job: ID" and "merge job: ID"
  * and results/ and logs/. The nodes never talk to each other: the files do.
- * README "A cluster through SLURM" shows the output. */
+ * docs/multi-gpu.md "A cluster through SLURM" shows the output. */
 #ifndef GB_SLURM_JOB_H
 #define GB_SLURM_JOB_H
 #include <stddef.h>

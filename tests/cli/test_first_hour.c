@@ -148,3 +148,17 @@ TEST(run_cpu_only_shows_no_tf32_copy_rows) {
     CHECK(doc && cJSON_GetArraySize(cJSON_GetObjectItem(doc, "cases")) == 2); /* the file keeps both */
     cJSON_Delete(doc);
 }
+
+/* "Further GPU timings ... e2e-ovl" only where a row has such a timing: not
+ * for a matmul-only or transfer-only report of a GPU run. */
+TEST(report_names_e2e_ovl_only_where_a_row_has_it) {
+    static char big[1 << 18];
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s report --op matmul results/reference/default-h100-fresh-vm-latest.json",
+             gb_test_binary());
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0 && strstr(big, "Further GPU timings") == NULL);
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s report --op elementwise results/reference/default-h100-fresh-vm-latest.json",
+             gb_test_binary());
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0 && strstr(big, "Further GPU timings") != NULL &&
+          strstr(big, "see docs/timing.md") != NULL);
+}
