@@ -14,10 +14,13 @@
  * The settings a user made explicitly win; the backend's check then warns
  * and names where each came from. */
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cblas.h>
 
@@ -31,10 +34,59 @@
 #define MARK_ASKED "GPUBENCH_OPENBLAS_CORE_ASKED"
 #define MARK_DETECTED "GPUBENCH_OPENBLAS_CORE_DETECTED"
 #define MARK_IGNORED "GPUBENCH_OPENBLAS_CORE_IGNORED"
+/* Set for the probe (below): print the core OpenBLAS runs, do nothing else. */
+#define MARK_PROBE "GPUBENCH_OPENBLAS_CORE_PROBE"
 
 static char detected_core[64];
 
 const char *gb_cpu_openblas_detected_core(void) { return detected_core[0] ? detected_core : NULL; }
+
+/* What OpenBLAS detects by itself while OPENBLAS_CORETYPE forces a core:
+ * it reads the variable only when it loads, so a copy of this program is
+ * asked, started without it (`gpubench info` with MARK_PROBE, which answers
+ * in setup_process before anything else and stops). The results then record
+ * core_detected whoever chose the core (a preset image variable hid it, and
+ * with it what the machine would run by itself). Left unknown when the copy
+ * does not answer. */
+static void probe_detected_core(void) {
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n]) n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env) return;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "OPENBLAS_CORETYPE=", 18)) env[k++] = environ[i];
+    env[k++] = MARK_PROBE "=1";
+    int fd[2];
+    if (pipe(fd) != 0) {
+        free(env);
+        return;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    posix_spawn_file_actions_addclose(&fa, fd[1]);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    char *args[] = {"gpubench", "info", NULL};
+    pid_t pid;
+    int spawned = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, args, env) == 0;
+    posix_spawn_file_actions_destroy(&fa);
+    free(env);
+    close(fd[1]);
+    char got[64] = "";
+    size_t len = 0;
+    ssize_t r;
+    while (spawned && len + 1 < sizeof got &&
+           ((r = read(fd[0], got + len, sizeof got - 1 - len)) > 0 || (r < 0 && errno == EINTR)))
+        if (r > 0) len += (size_t)r;
+    close(fd[0]);
+    if (spawned) while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    got[len] = 0;
+    got[strcspn(got, "\n")] = 0;
+    if (len > 0 && *got) snprintf(detected_core, sizeof detected_core, "%s", got);
+}
 
 /* Second pass, after re-executing: take the markers, check OpenBLAS took
  * the core asked for. */
@@ -60,6 +112,11 @@ static int after_reexec(gb_err *e) {
 }
 
 static int setup_process(const char *core_flag, char **argv, gb_err *e) {
+    if (getenv(MARK_PROBE)) { /* probe_detected_core's copy: answer, and stop */
+        printf("%s\n", openblas_get_corename());
+        fflush(stdout);
+        return gb_errf(e, GB_FAIL, "asked only for OpenBLAS's core (%s)", MARK_PROBE);
+    }
     if (getenv(MARK_BY)) return after_reexec(e);
     if (core_flag && !*core_flag) return gb_errf(e, GB_FAIL, "--openblas-core: expected auto, detected or a core name");
 
@@ -75,8 +132,10 @@ static int setup_process(const char *core_flag, char **argv, gb_err *e) {
         gb_openblas_set_ignored_env(env_core);
         env_core = NULL;
     }
-    /* What OpenBLAS detects by itself is known only when nothing forced it. */
+    /* What OpenBLAS detects by itself: what it runs when nothing forced it,
+     * else asked of a copy started without the variable. */
     if (!env_core) snprintf(detected_core, sizeof detected_core, "%s", running);
+    else probe_detected_core();
 
     const char *want = NULL, *by = NULL; /* want: NULL = leave OPENBLAS_CORETYPE as it is; "" = unset it */
     if (!core_flag) {

@@ -4,7 +4,7 @@
  * time, and old releases mis-detect new CPUs: Debian 12's 0.3.21 runs its
  * Prescott (SSE) kernels on the H100 host's AVX-512/AMX Xeon, five times
  * slower at GEMM. gpubench therefore runs the best core this CPU supports
- * unless someone chose otherwise (README "Honest by default"):
+ * unless someone chose otherwise (docs/usage.md "Honest by default"):
  *
  *   who chose       when                                      what runs
  *   "openblas"      nothing set, detection already right,     what OpenBLAS detected

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -18,6 +19,25 @@ int gb_cli_parse_int(const char *s, long lo, long hi, long *out) {
     if (gb_parse_count(s, lo, hi, &v) != 0) return -1; /* digits only: "+5", " 5", "0x5", "5k" refused */
     *out = (long)v;
     return 0;
+}
+
+int gb_cli_bad_option(const char *command, int argc, char *const *argv, const char *optstring) {
+    int at = optind - 1 < argc ? optind - 1 : argc - 1;
+    const char *arg = at > 0 ? argv[at] : "";
+    char what[256];
+    if (optopt == 0) { /* a long option getopt does not know (or a prefix of two) */
+        snprintf(what, sizeof what, "unrecognized option '%s'", arg);
+    } else if (!strncmp(arg, "--", 2)) {
+        const char *eq = strchr(arg, '=');
+        if (eq) snprintf(what, sizeof what, "option '%.*s' takes no value", (int)(eq - arg), arg);
+        else snprintf(what, sizeof what, "option '%s' needs a value", arg);
+    } else if (optopt > 0 && optopt < 128 && strchr(optstring, optopt)) {
+        snprintf(what, sizeof what, "option '-%c' needs a value", optopt);
+    } else {
+        snprintf(what, sizeof what, "unrecognized option '-%c'", optopt > 0 && optopt < 128 ? optopt : '?');
+    }
+    fprintf(stderr, "gpubench %s: %s (see gpubench %s --help)\n", command, what, command);
+    return GB_EXIT_USAGE;
 }
 
 int gb_cli_parse_duration(const char *s, double *seconds) {

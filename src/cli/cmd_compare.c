@@ -188,7 +188,7 @@ int gb_cmd_compare(int argc, char **argv) {
         }
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return GB_EXIT_OK;
-        default: usage(stderr); return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("compare", dd, argv, "t:a:m:r:p:f:o:c:n:qh");
         }
     }
     /* files: BASE CUR, or BASE... -- CUR... */

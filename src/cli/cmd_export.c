@@ -32,7 +32,7 @@ int gb_cmd_export(int argc, char **argv) {
         case 'f': format = optarg; break;
         case 'o': output = optarg; break;
         case 'h': usage(stdout); return GB_EXIT_OK;
-        default: usage(stderr); return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("export", argc, argv, "f:o:h");
         }
     }
     if (argc - optind != 1 || !format) {

@@ -123,7 +123,7 @@ int gb_cmd_history(int argc, char **argv) {
             break;
         case 'f': format = optarg; break;
         case 'h': usage(stdout); return GB_EXIT_OK;
-        default: usage(stderr); return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("history", argc - 1, argv + 1, "d:t:a:p:n:f:h");
         }
     }
     src.branch = add_branch;

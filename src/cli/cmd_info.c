@@ -82,9 +82,7 @@ int gb_cmd_info(int argc, char **argv) {
                    "compiler and build flags,\n"
                    "and warnings about anything that would make CPU numbers unfair.\n");
             return GB_EXIT_OK;
-        default:
-            fprintf(stderr, "usage: gpubench info [--format text|json]\n");
-            return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("info", argc, argv, "h");
         }
     }
     int setup = gb_cli_setup_process("info");

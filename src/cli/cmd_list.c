@@ -16,8 +16,7 @@ int gb_cmd_list(int argc, char **argv) {
                    "this build, each available or not with the reason.\n");
             return GB_EXIT_OK;
         }
-        fprintf(stderr, "usage: gpubench list\n");
-        return GB_EXIT_USAGE;
+        return gb_cli_bad_option("list", argc, argv, "h");
     }
     if (optind != argc) {
         fprintf(stderr, "gpubench list: takes no arguments\n");

@@ -70,7 +70,7 @@ int gb_cmd_merge(int argc, char **argv) {
             notes[nnotes++] = optarg;
             break;
         case 'h': usage(stdout); return GB_EXIT_OK;
-        default: usage(stderr); return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("merge", argc, argv, "o:n:h");
         }
     }
     int ninputs = argc - optind;

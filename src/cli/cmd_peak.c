@@ -142,7 +142,7 @@ int gb_cmd_peak(int argc, char **argv) {
             json = strcmp(optarg, "json") == 0;
             break;
         case 'h': usage(stdout); return GB_EXIT_OK;
-        default: usage(stderr); return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("peak", argc, argv, "h");
         }
     }
     if (optind != argc) {

@@ -204,7 +204,7 @@ int gb_cmd_report(int argc, char **argv) {
             plot_format = optarg;
             break;
         case 'h': usage(stdout); return GB_EXIT_OK;
-        default: usage(stderr); return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("report", argc, argv, "f:o:p:wh");
         }
     }
     if (fleet) {

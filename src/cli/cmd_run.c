@@ -24,6 +24,7 @@
 #include "results_io.h"
 #include "writer.h"
 #include "run_lines.h"
+#include "run_peaks.h"
 #include "run_signals.h"
 #include "runner.h"
 #include "sanity.h"
@@ -74,6 +75,8 @@ static void run_usage(FILE *out) {
         "  --seed N            input seed (default: the suite's, else 42)\n"
         "  --cache MODE        hot (default) or cold: flush CPU LLC / GPU L2 between repetitions\n"
         "  --no-peak           do not measure the ceilings (no %% of peak in the results)\n"
+        "  --peak fresh|kept   kept (default): ceilings measured on this machine and build\n"
+        "                      within 7 days are reused, marked kept; fresh: measure them again\n"
         "  --energy MODE       auto (default: where a counter advances), on (every case to 2%%) or\n"
         "                      off: joules per operation and watts next to the times (docs/energy.md)\n"
         , gb_node_cpu_set(NULL, 0) > 0 ? gb_node_cpu_set(NULL, 0) : gb_sysinfo_logical_cpus());
@@ -197,27 +200,6 @@ static int new_results(gb_results *r, const char *path, gb_err *e) {
     }
     r->complete = r->interrupted = 0;
     return GB_OK;
-}
-
-static void measure_peaks(gb_backend_set *set, cJSON *doc, int quiet) {
-    cJSON *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
-    for (int i = 0; i < set->count; i++) {
-        gb_backend_slot *s = &set->slot[i];
-        /* one set per backend, on its first device (the results' peaks are keyed by backend) */
-        if (!s->selected || !s->b->measure_peaks || !gb_backends_first_of_backend(s)) continue;
-        gb_err ue = {{0}};
-        if (gb_backends_use(s, &ue) != GB_OK) continue;
-        if (!quiet) fprintf(stderr, "measuring %s ceilings...\n", s->name);
-        cJSON *p = cJSON_CreateObject();
-        gb_err e = {{0}};
-        int status = s->b->measure_peaks(p, &e);
-        if (status != GB_OK) {
-            cJSON_AddStringToObject(p, "error", e.msg);
-            fprintf(stderr, "warning: %s ceilings not measured: %s\n", s->name, e.msg);
-            if (status == GB_FATAL) gb_backends_disable(s, e.msg);
-        }
-        cJSON_AddItemToObject(peaks, s->name, p);
-    }
 }
 
 static void record_health(gb_backend_set *set, cJSON *doc, const char *when) {
@@ -355,7 +337,7 @@ typedef struct {
     const char *history; /* --history: the database ("" for the default) */
     gb_suite_filter filter;
     gb_backend_options bopt;
-    int format, quiet, peaks, concurrent, wide, list_only, force, require_gpu, energy;
+    int format, quiet, peaks, concurrent, wide, list_only, force, require_gpu, energy, fresh_peaks;
 } run_opts;
 
 /* Step 1: the options into *o. -1 to go on, else the exit code (help, or a
@@ -371,6 +353,7 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
         {"devices", required_argument, 0, 'V'}, {"devices-concurrent", no_argument, 0, 'K'},
         {"rounds", required_argument, 0, 'R'},
         {"cache", required_argument, 0, 'c'},   {"no-peak", no_argument, 0, 'P'}, {"energy", required_argument, 0, 'E'},
+        {"peak", required_argument, 0, 'k'},
         {"plot", required_argument, 0, 'p'},
         {"export-gbench", required_argument, 0, 'g'}, {"quiet", no_argument, 0, 'q'},
         {"sizes", required_argument, 0, 'S'},   {"max-time", required_argument, 0, 'M'},
@@ -496,6 +479,13 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
         }
         case 'L': o->list_only = 1; break;
         case 'P': o->peaks = 0; break;
+        case 'k':
+            if (strcmp(optarg, "fresh") && strcmp(optarg, "kept")) {
+                fprintf(stderr, "gpubench run: --peak: expected fresh or kept, got \"%s\"\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            o->fresh_peaks = !strcmp(optarg, "fresh");
+            break;
         case 'p': o->plot_dir = optarg; break;
         case 'g': o->gbench = optarg; break;
         case 'q': o->quiet = 1; break;
@@ -503,7 +493,7 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
         case 'r': o->require_gpu = 1; break;
         case 'H': o->history = optarg ? optarg : ""; break;
         case 'h': run_usage(stdout); return GB_EXIT_OK;
-        default: run_usage(stderr); return GB_EXIT_USAGE;
+        default: return gb_cli_bad_option("run", argc, argv, "ho:");
         }
     }
     return -1;
@@ -611,7 +601,8 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
 
     gb_time_breakdown times = {0};
     double t_start = gb_now();
-    if (provenance && peaks) measure_peaks(&set, doc, quiet);
+    gb_run_peaks rp = {.fresh = o.fresh_peaks, .quiet = quiet};
+    if (provenance && peaks) gb_run_peaks_measure(&set, doc, &bopt, &rp);
     times.ceilings_s = gb_now() - t_start;
     record_health(&set, doc, "before");
 
@@ -642,7 +633,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);
-    gb_sanity_check_ceilings(&results, warnings);
+    gb_run_peaks_after(&rp, gb_sanity_check_ceilings(&results, warnings));
     gb_run_energy_warnings(&results, warnings);
     for (int i = before; i < cJSON_GetArraySize(warnings); i++)
         fprintf(stderr, "WARNING: %s\n", cJSON_GetArrayItem(warnings, i)->valuestring);

@@ -301,7 +301,7 @@ int gb_cmd_slurm(int argc, char **argv) {
         case 'I': j.container = optarg; break;
         case 'r': retry = optarg; break;
         case 'h': free(sbopts); usage(stdout); return GB_EXIT_OK;
-        default: free(sbopts); usage(stderr); return GB_EXIT_USAGE;
+        default: free(sbopts); return gb_cli_bad_option("slurm", end, argv, "h");
         }
     }
     if (retry) {

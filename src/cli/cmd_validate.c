@@ -17,8 +17,7 @@ int gb_cmd_validate(int argc, char **argv) {
                    "Exit status 0 when all are valid, 2 otherwise (with file, JSON path, reason).\n");
             return GB_EXIT_OK;
         }
-        fprintf(stderr, "usage: gpubench validate SUITE.json [SUITE.json ...]\n");
-        return GB_EXIT_USAGE;
+        return gb_cli_bad_option("validate", argc, argv, "h");
     }
     if (optind >= argc) {
         fprintf(stderr, "gpubench validate: expected at least one suite file\n");

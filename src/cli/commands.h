@@ -16,6 +16,11 @@ extern char **gb_full_argv;
 /* A whole decimal number in [lo, hi] (a flag's value): 0, or -1 when s is
  * anything else. */
 int gb_cli_parse_int(const char *s, long lo, long hi, long *out);
+/* What getopt_long (opterr off: main.c) refused, in one line with the
+ * command and where help is, instead of the whole usage:
+ *   gpubench run: unrecognized option '--bogus' (see gpubench run --help)
+ * argc/argv and optstring as given to getopt_long; returns GB_EXIT_USAGE. */
+int gb_cli_bad_option(const char *command, int argc, char *const *argv, const char *optstring);
 /* A positive duration with its unit (a flag's value): "1s", "500ms",
  * "250us", "2min"; 0 with *seconds set, or -1 (no unit, unknown unit, not a
  * positive number). A bare number is refused: "--max-time 5" could mean

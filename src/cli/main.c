@@ -107,6 +107,7 @@ static int arguments_are_text(int argc, char **argv) {
 
 static int dispatch(int argc, char **argv) {
     install_signals();
+    opterr = 0; /* each command says what getopt refused in one line (gb_cli_bad_option) */
     if (!arguments_are_text(argc, argv)) return GB_EXIT_USAGE;
     /* Keep the command line as typed: getopt_long permutes argv in place. */
     static char *original[1024];

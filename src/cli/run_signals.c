@@ -21,6 +21,24 @@ static int started;
 static gb_results *watched;
 static const char *watched_path;
 static volatile int final_written;
+static int stderr_tty; /* the progress line is there to clear first */
+
+/* The one line a stop signal gets at once, so that the wait that follows
+ * reads as stopping, not as a hang (write(2): async-signal-safe). SIGPIPE
+ * has none: its reader went away, and `| head` wants no words about it. */
+static void say_stopping(int sig) {
+    static const char clear[] = "\r\033[K";
+    static const char intr[] = "gpubench run: SIGINT: stopping after the current repetition… "
+                               "(Ctrl-C again to stop at once)\n";
+    static const char term[] = "gpubench run: SIGTERM: stopping after the current repetition…\n";
+    static const char hup[] = "gpubench run: SIGHUP: stopping after the current repetition…\n";
+    const char *m = sig == SIGINT ? intr : sig == SIGTERM ? term : sig == SIGHUP ? hup : NULL;
+    if (!m) return;
+    ssize_t ignored = 0;
+    if (stderr_tty) ignored += write(STDERR_FILENO, clear, sizeof clear - 1);
+    ignored += write(STDERR_FILENO, m, strlen(m));
+    (void)ignored;
+}
 
 const char *gb_signal_name(int sig) {
     switch (sig) {
@@ -51,6 +69,7 @@ static void on_stop_signal(int sig) {
     }
     first_signal = now;
     gb_interrupted = sig;
+    say_stopping(sig);
     alarm(GB_STOP_HARD_S); /* the hard stop (on_hard_stop) */
     if (started) sem_post(&wake);
 }
@@ -151,6 +170,7 @@ void gb_run_signals_final_written(void) {
 }
 
 void gb_run_signals_catch(void) {
+    stderr_tty = isatty(STDERR_FILENO);
     if (!started && sem_init(&wake, 0, 0) == 0) {
         /* a small stack (it serialises the model; cJSON's printer recurses
          * only as deep as the document), so that it starts under a tight

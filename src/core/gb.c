@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int gb_errf(gb_err *e, int status, const char *fmt, ...) {
     if (e) {
@@ -262,4 +263,16 @@ int gb_arrays_find_csr(const gb_arrays *a, const char *prefix, const gb_array **
     snprintf(name, sizeof name, "%s_val", prefix);
     *val = gb_arrays_find(a, name);
     return *rowptr && *colind && *val;
+}
+
+const char *gb_cache_dir(char *buf, size_t len) {
+    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (cache && *cache) snprintf(buf, len, "%s/gpubench", cache);
+    else if (home && *home) snprintf(buf, len, "%s/.cache/gpubench", home);
+    else return NULL;
+    char parent[2048];
+    snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(buf, '/') - buf), buf);
+    mkdir(parent, 0755);
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return NULL;
+    return buf;
 }

@@ -172,6 +172,11 @@ int gb_list_contains(const char *list, const char *name);
  * hidden); "_" when name is empty. A suite's name or a host name from a file
  * never escapes the directory it is put in. */
 void gb_safe_file_name(const char *name, char *out, size_t len);
+/* The folder where gpubench keeps what it measured once per machine and
+ * build (the CPU's GEMM library choice, FFTW wisdom, the ceilings):
+ * $XDG_CACHE_HOME/gpubench, else ~/.cache/gpubench, made when missing; buf,
+ * or NULL when there is none. */
+const char *gb_cache_dir(char *buf, size_t len);
 
 /* Array helpers (src/core/gb.c; the plugin compiles the same file in). */
 void *gb_alloc(size_t bytes);  /* 64-byte aligned; NULL on failure */

@@ -68,6 +68,7 @@ typedef struct gb_op {
     const char *name;        /* as written in suites: "matmul" */
     const char *summary;     /* one line for `gpubench list` */
     const char *rate_kind;   /* "flops" (judged in GFLOP/s) or "bytes" (GB/s) */
+    int size_in_bytes;       /* a case's size is a byte count (transfer): words write it in KiB/MiB/GiB */
     /* How to read this op's table where it differs from the other ops (printed
      * under the op's caption by `report` and `run`); NULL for none. */
     const char *note;

@@ -173,6 +173,7 @@ const gb_op gb_op_transfer = {
     .summary = "host↔device copy of n bytes (size: bytes or \"64KiB\"): h2d, d2h or both, pageable, pinned or "
                "mapped host memory; the CPU copies the same bytes locally; bytes moved",
     .rate_kind = "bytes",
+    .size_in_bytes = 1,
     .note = "transfer: the CPU column is a local memcpy of the same bytes (direction both: two), so the speedup "
             "reads as how much slower than a local copy the host↔device copy is (0.1× = ten times slower). "
             "GB/s count the bytes delivered (both: each way); GPU % peak is against the pinned-memory "

@@ -237,6 +237,22 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
                 strncat(buf, !strcmp(w->rate_kind, "bytes") ? " GB/s" : " GFLOP/s", sizeof buf - strlen(buf) - 1);
             gb_table_set(t, r, L.rate[j], GB_CELL_PLAIN, "%s", buf);
             gb_fmt_pct(buf, sizeof buf, ok ? s->pct : NAN);
+            if (ok && s->pct > 100) {
+                /* Capped with a mark, not shown as "1013%": a bandwidth
+                 * ceiling is DRAM's, which bytes that fit in cache beat;
+                 * a compute one came in a slow moment (the run warned).
+                 * The figure itself stays in the results file. */
+                char mark[32];
+                gb_superscript(mark, sizeof mark,
+                               note_add(ns, !strcmp(w->rate_kind, "bytes")
+                                                ? ">100% peak: faster than the memory ceiling it is held to (STREAM): "
+                                                  "data that fit in cache, or a pattern STREAM does not measure (reads "
+                                                  "only), go faster; the exact % is in the results file"
+                                                : ">100% peak: faster than the ceiling measured for this machine, "
+                                                  "which came in a slow moment (see the warnings); the exact % is in "
+                                                  "the results file"));
+                snprintf(buf, sizeof buf, ">100%%%s", mark);
+            }
             gb_table_set(t, r, L.pct[j], GB_CELL_PLAIN, "%s", buf);
         }
         check_cell(t, r, L.check, w);
@@ -281,7 +297,15 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
         wr->para(out, buf, 0);
     }
     {
-        char how[1024];
+        char how[1024], kept[160] = "";
+        /* ceilings kept from an earlier run (run --peak): say from when */
+        const gb_peaks *pk = r->nruns ? &r->runs[0].peaks : NULL;
+        for (size_t i = 0; pk && i < pk->n && !*kept; i++) {
+            const gb_value *from = gb_kv_find(&pk->set[i].values, "kept_from");
+            if (from && from->kind == GB_VAL_STRING)
+                snprintf(kept, sizeof kept, ", kept from a run of %s (`run --peak fresh` measures them again)",
+                         from->text);
+        }
         /* the GPU's words only where there are GPU columns */
         char gpu_words[512] = "";
         if (d->gpu_cols)
@@ -294,24 +318,31 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
                  "How to read: times are medians over the timed repetitions in ms; %s is the 95%% confidence "
                  "interval of the median, which covers every round's median%s (\"1 rep\": a single repetition, no "
                  "interval).%s Rates (GFLOP/s or GB/s) come from the median time; %% peak is against this "
-                 "machine's measured ceilings%s.",
+                 "machine's measured ceilings%s%s.",
                  d->narrow ? "+a%/−b%" : "[low, high]", d->narrow ? ", relative to the median" : "", gpu_words,
-                 d->gpu_cols ? " (the GPU's from the device time)" : "");
+                 d->gpu_cols ? " (the GPU's from the device time)" : "", kept);
         wr->para(out, how, 0);
     }
     gb_report_energy_note(wr, out, r);
-    if (d->sn.nacc > 2) {
+    /* only where some row has such a timing: no words about e2e-ovl on a
+     * matmul-only or CPU-only run */
+    int further = 0;
+    for (size_t i = 0; i < d->n && !further; i++)
+        for (int k = SIDE_DEV + 2; k < NSIDES; k++) further |= d->rows[i].s[k].r != NULL;
+    if (d->sn.nacc > 2 && d->gpu_cols && further) {
         /* Timings beyond the two above are the backend's to name: its brief and full name. */
         size_t off = (size_t)snprintf(buf, sizeof buf, "Further GPU timings, where an op has them:");
         for (int j = 2; j < d->sn.nacc && off < sizeof buf; j++)
             off += (size_t)snprintf(buf + off, sizeof buf - off, "%s \"%s\" (%s)", j > 2 ? ";" : "", d->sn.brief[j],
                                     d->sn.word[SIDE_DEV + j]);
-        if (off < sizeof buf) snprintf(buf + off, sizeof buf - off, " — see the README, \"How a result is timed\".");
+        if (off < sizeof buf) snprintf(buf + off, sizeof buf - off, " — see docs/timing.md.");
         wr->para(out, buf, 0);
     }
     if (!d->gpu_cols) {
+        /* the reason is on the machine line above (once per run), unless a
+         * merged file's runs had several */
         snprintf(buf, sizeof buf, "No GPU results in this run%s%s: GPU columns are omitted.",
-                 *d->gpu_reason ? " — " : "", d->gpu_reason);
+                 *d->gpu_reason && d->merged ? " — " : "", d->merged ? d->gpu_reason : "");
         wr->para(out, buf, 0);
     }
     const gb_strlist *warnings = gb_results_warnings(r);
@@ -446,9 +477,18 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
                 else if (!strcmp(s->status, "skipped")) skipped++;
                 else failed++;
             }
-        char buf[256];
-        snprintf(buf, sizeof buf, "%zu cases, %d results: %d ok, %d skipped, %d failed or errored.", d.n,
-                 total, ok, skipped, failed);
+        char buf[384];
+        int len = snprintf(buf, sizeof buf, "%zu cases, %d results: %d ok, %d skipped, %d failed or errored.", d.n,
+                           total, ok, skipped, failed);
+        if (d.not_reached > 0 && len > 0 && (size_t)len < sizeof buf)
+            len += snprintf(buf + len, sizeof buf - (size_t)len,
+                            " %zu case%s not reached: the run was interrupted (the results file lists them).",
+                            d.not_reached, d.not_reached == 1 ? "" : "s");
+        if (d.host_copies > 0 && len > 0 && (size_t)len < sizeof buf)
+            snprintf(buf + len, sizeof buf - (size_t)len,
+                     " Not shown: %zu case%s whose only difference is a GPU-only param (math=tf32, ...) and which "
+                     "had no GPU result, so repeat%s CPU rows above.",
+                     d.host_copies, d.host_copies == 1 ? "" : "s", d.host_copies == 1 ? "s" : "");
         wr->gap(out);
         wr->para(out, buf, 0);
         wr->end(out);

@@ -81,6 +81,7 @@ static void case_row(const gb_results *r, const gb_case_result *c, long device, 
  * each on a line of its own, why a side was skipped or failed (one line per
  * distinct reason). */
 void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
+    if (gb_rdoc_host_copy_only(r, c)) return; /* its twin's line said it */
     long devs[GB_MAX_DEVICES];
     int nd = gb_rdoc_case_devices(c, devs, GB_MAX_DEVICES);
     for (int k = 0; k < (nd > 1 ? nd : 1); k++) case_row(r, c, nd > 1 ? devs[k] : -1, out);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "case_index.h"
+#include "op.h"
 #include "report.h"
 #include "results_model.h"
 
@@ -381,11 +382,30 @@ int gb_crossover_update(gb_results *results, gb_err *e) {
 
 /* ---- the crossover in words ------------------------------------------------ */
 
-/* As the report prints a size: whole numbers from 100 up. */
+/* As the report prints a size: whole numbers from 100 up; a byte count
+ * (the op's size_in_bytes: transfer) in binary units to three figures,
+ * "476 KiB", never "crossing ≈ 487659". Set per entry by gb_crossover_text
+ * and gb_crossover_gpu_sizes. */
+static int size_in_bytes;
+
 static void fmt_size(char *buf, size_t len, double v) {
-    if (isnan(v)) snprintf(buf, len, "–");
-    else if (v >= 100) snprintf(buf, len, "%.0f", v);
-    else snprintf(buf, len, "%.3g", v);
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    if (isnan(v)) {
+        snprintf(buf, len, "–");
+    } else if (size_in_bytes) {
+        while (u < 4 && v >= 1024) v /= 1024, u++;
+        snprintf(buf, len, "%.3g %s", v, unit[u]);
+    } else if (v >= 100) {
+        snprintf(buf, len, "%.0f", v);
+    } else {
+        snprintf(buf, len, "%.3g", v);
+    }
+}
+
+static void sizes_of(const gb_crossover_entry *entry) {
+    const gb_op *op = entry->op ? gb_op_find(entry->op) : NULL;
+    size_in_bytes = op && op->size_in_bytes;
 }
 
 /* A run of neighbouring tested sizes won by one side, from a to b; cross is
@@ -444,6 +464,7 @@ char *gb_crossover_text(const gb_crossover_entry *entry) {
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
+    sizes_of(entry);
     segment *sg;
     int ns = segments(entry, &sg);
     char a[32], b[32];
@@ -481,6 +502,7 @@ char *gb_crossover_gpu_sizes(const gb_crossover_entry *entry) {
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
+    sizes_of(entry);
     segment *sg;
     int ns = segments(entry, &sg), any = 0;
     if (ns < 0) fputs("?", f);

@@ -57,6 +57,8 @@ typedef struct {
     int threads;
     int gpu_cols;      /* some GPU result was measured: show the GPU columns */
     int merged;        /* a `gpubench merge` file: a run column, one machine line per run */
+    size_t not_reached; /* cases an interruption kept the run from: listed in the file, no row */
+    size_t host_copies; /* cases only repeating a twin's host rows (gb_rdoc_host_copy_only): no row */
     int narrow;        /* a terminal table without --wide: fit GB_REPORT_COLUMNS */
     side_names sn;     /* run 0's */
 } rdoc;
@@ -72,6 +74,11 @@ void gb_rdoc_row(const gb_results *r, const gb_case_result *c, long device, row 
 int gb_rdoc_case_devices(const gb_case_result *c, long *devs, int cap);
 /* Is name selected by the --op list (NULL or empty: every op)? */
 int gb_rdoc_selected(const char *list, const char *name);
+/* Is c only a copy of another case's host results (extra.same_as: a case
+ * that differs from its twin only in a param the accelerator reads, such as
+ * math=tf32) with no accelerator result? A CPU-only table would show the
+ * twin's row again under a math=tf32 it never ran, so it has no row. */
+int gb_rdoc_host_copy_only(const gb_results *r, const gb_case_result *c);
 /* The rows of r's cases of the ops in `ops` (NULL: all), sorted (free
  * d->rows, also on failure). 0, or -1 out of memory. */
 int gb_rdoc_read(const gb_results *r, const char *ops, rdoc *d);

@@ -145,6 +145,18 @@ static int same_op(const void *ctx, size_t j) {
     return strcmp(q->rows[j].op, q->op) == 0;
 }
 
+int gb_rdoc_host_copy_only(const gb_results *r, const gb_case_result *c) {
+    int copies = 0;
+    for (size_t i = 0; i < c->nresults; i++) {
+        const gb_result *res = &c->results[i];
+        const gb_backend_desc *b = gb_results_backend(r, c->run, res->backend);
+        if (b->role != GB_ROLE_HOST) return 0; /* an accelerator's result: the case is its own */
+        if (!gb_kv_find(&res->extra, "same_as")) return 0;
+        copies++;
+    }
+    return copies > 0;
+}
+
 int gb_rdoc_read(const gb_results *r, const char *ops, rdoc *d) {
     memset(d, 0, sizeof *d);
     d->r = r;
@@ -161,6 +173,14 @@ int gb_rdoc_read(const gb_results *r, const char *ops, rdoc *d) {
     for (size_t i = 0; i < r->ncases; i++) {
         const gb_case_result *c = &r->cases[i];
         if (!gb_rdoc_selected(ops, c->op)) continue;
+        if (gb_case_not_reached(c)) {
+            d->not_reached++;
+            continue;
+        }
+        if (gb_rdoc_host_copy_only(r, c)) { /* its twin's row says it all */
+            d->host_copies++;
+            continue;
+        }
         int nd = gb_rdoc_case_devices(c, devs, GB_MAX_DEVICES);
         for (int k = 0; k < (nd > 1 ? nd : 1); k++) {
             row *w = &d->rows[d->n++];

@@ -509,7 +509,7 @@ static int run_empty(gb_run *run) {
     memset(run, 0, sizeof *run);
     run->complete = run->interrupted = -1;
     run->summary.cases = run->summary.results = run->summary.ok = run->summary.skipped = run->summary.failed =
-        run->summary.errors = -1;
+        run->summary.errors = run->summary.not_reached = -1;
     if (gb_rm_context_empty(&run->context) != 0 || !(run->suite_name = xstrdup(""))) {
         gb_run_free(run);
         return -1;
@@ -566,7 +566,7 @@ int gb_results_init(gb_results *r, const char *name, int merged, gb_err *e) {
     r->merged = merged;
     r->complete = r->interrupted = -1;
     r->summary.cases = r->summary.results = r->summary.ok = r->summary.skipped = r->summary.failed =
-        r->summary.errors = -1;
+        r->summary.errors = r->summary.not_reached = -1;
     if (!(r->name = xstrdup(name)) || (!merged && !gb_results_add_run(r))) {
         gb_results_free(r);
         return gb_errf(e, GB_FAIL, "%s: out of memory", name);

@@ -63,7 +63,7 @@ const char *const gb_rm_keys_top[] = {"schema", "schema_version", "gpubench_vers
                                     "summary", "interrupted_by", "crossover", "time_breakdown", NULL};
 const char *const gb_rm_keys_run[] = {"name", "source", "context", "peaks", "warnings", "suite", "health",
                                     "complete", "interrupted", "summary", "gpubench_version", NULL};
-const char *const gb_rm_keys_summary[] = {"cases", "results", "ok", "skipped", "failed", "errors", NULL};
+const char *const gb_rm_keys_summary[] = {"cases", "results", "ok", "skipped", "failed", "errors", "not_reached", NULL};
 const char *const gb_rm_keys_case[] = {"op", "dtype", "shape", "label", "params", "flops", "bytes",
                                      "rate_kind", "results", "speedup", "run", NULL};
 const char *const gb_rm_keys_result[] = {"backend", "timing", "status", "reason", "setup_s", "verify_s", "warmup_reps",

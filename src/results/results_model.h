@@ -134,10 +134,12 @@ typedef struct {
     gb_peak_set *set;
 } gb_peaks;
 
-/* Counts of results by status. -1: the key is absent. */
+/* Counts of results by status. -1: the key is absent. not_reached: the
+ * cases an interruption kept the run from (gb_case_not_reached); written
+ * only when there are some. */
 typedef struct {
     int present;
-    long cases, results, ok, skipped, failed, errors;
+    long cases, results, ok, skipped, failed, errors, not_reached;
     gb_keyorder *order;
 } gb_summary;
 
@@ -425,6 +427,14 @@ void gb_crossover_entry_free(gb_crossover_entry *x);
 
 /* Count results by status into r->summary; returns failed + errors. */
 int gb_results_summarize(gb_results *r);
+
+/* The reason a result carries when an interruption stopped the run before
+ * its case was reached: the case is listed (the file says what was not
+ * measured) but the tables, the per-case lines and the counts of what was
+ * measured leave it out. */
+#define GB_REASON_NOT_REACHED "not reached: the run was interrupted"
+/* Was every result of c skipped with GB_REASON_NOT_REACHED (and c has one)? */
+int gb_case_not_reached(const gb_case_result *c);
 
 /* ---- runs ---------------------------------------------------------------- */
 

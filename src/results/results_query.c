@@ -73,11 +73,22 @@ int gb_device_same(const gb_device_id *a, const gb_device_id *b) {
 
 /* ---- summary, runs, backends ------------------------------------------------- */
 
+int gb_case_not_reached(const gb_case_result *c) {
+    for (size_t j = 0; j < c->nresults; j++)
+        if (c->results[j].status != GB_RS_SKIPPED || !c->results[j].reason ||
+            strcmp(c->results[j].reason, GB_REASON_NOT_REACHED))
+            return 0;
+    return c->nresults > 0;
+}
+
 int gb_results_summarize(gb_results *r) {
-    long cases = 0, total = 0, count[4] = {0};
-    for (size_t i = 0; i < r->ncases; i++, cases++)
+    long cases = 0, total = 0, count[4] = {0}, not_reached = 0;
+    for (size_t i = 0; i < r->ncases; i++, cases++) {
         for (size_t j = 0; j < r->cases[i].nresults; j++, total++) count[r->cases[i].results[j].status]++;
+        not_reached += gb_case_not_reached(&r->cases[i]);
+    }
     gb_summary *s = &r->summary;
+    s->not_reached = not_reached > 0 ? not_reached : -1;
     s->present = 1;
     s->cases = cases;
     s->results = total;

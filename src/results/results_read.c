@@ -188,12 +188,12 @@ static int parse_summary(gb_rm_chk *k, const cJSON *o, const char *path, gb_summ
     char p[512];
     const cJSON *obj;
     memset(s, 0, sizeof *s);
-    s->cases = s->results = s->ok = s->skipped = s->failed = s->errors = -1;
+    s->cases = s->results = s->ok = s->skipped = s->failed = s->errors = s->not_reached = -1;
     if (gb_rm_get_obj(k, o, path, "summary", 0, &obj) < 0) return -1;
     if (!obj) return 0;
     s->present = 1;
     gb_rm_join(p, sizeof p, path, "summary");
-    long *field[] = {&s->cases, &s->results, &s->ok, &s->skipped, &s->failed, &s->errors};
+    long *field[] = {&s->cases, &s->results, &s->ok, &s->skipped, &s->failed, &s->errors, &s->not_reached};
     for (int i = 0; gb_rm_keys_summary[i]; i++) {
         double v;
         int got = gb_rm_get_num(k, obj, p, gb_rm_keys_summary[i], N_NONNEG | N_WHOLE, &v);

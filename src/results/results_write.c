@@ -130,7 +130,7 @@ static cJSON *peaks_json(const gb_peaks *p) {
 static cJSON *summary_json(const gb_summary *s) {
     emitter m;
     em_begin(&m, s->order, gb_rm_keys_summary);
-    const long field[] = {s->cases, s->results, s->ok, s->skipped, s->failed, s->errors};
+    const long field[] = {s->cases, s->results, s->ok, s->skipped, s->failed, s->errors, s->not_reached};
     for (int i = 0; gb_rm_keys_summary[i]; i++)
         if (field[i] >= 0) em_put(&m, gb_rm_keys_summary[i], cJSON_CreateNumber((double)field[i]));
     return em_end(&m);

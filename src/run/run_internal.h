@@ -59,8 +59,6 @@ typedef struct {
     int nshared;                    /* its host results copied here: shared[i] = {ours, the twin's} */
     size_t shared[GB_MAX_BACKENDS * GB_MAX_TIMINGS][2];
     double state_bytes[GB_MAX_BACKENDS];
-    double visit_s;                 /* wall time of its last visit (for the estimate of time left) */
-    int visits;
 } case_tracks;
 
 /* A backend or a library at work: the model is whole, and its lock is free

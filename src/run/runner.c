@@ -18,7 +18,7 @@
  * listed, quickly, and the final write follows: forcing a write for each
  * made an interrupted 10,000-case run rewrite its file thousands of times).
  * So writing costs grow with the cases, not with cases × rewrites: 10,000
- * tiny cases take about ten times as long as 1,000 (README, Reliability). */
+ * tiny cases take about ten times as long as 1,000 (docs/reliability.md). */
 #define GB_CHECKPOINT_MIN_S 5.0
 static double last_end = -1, last_cost = 0; /* the last write of this run (reset by gb_runner_run) */
 static int interruption_written;            /* likewise */
@@ -40,29 +40,21 @@ static int checkpoint(gb_run_config *cfg, int now, gb_err *e) {
 
 /* ---- progress (gb_run_callbacks) -------------------------------------------- */
 
-/* Seconds left: each visit still to come is priced at the case's own last
- * visit, and a case not yet visited at the mean first visit so far. */
-static double time_left(const gb_suite *s, const case_tracks *tracks, int round) {
-    double first_sum = 0, left = 0;
-    size_t first_n = 0;
-    for (size_t i = 0; i < s->count; i++)
-        if (tracks[i].visits > 0) first_sum += tracks[i].visit_s, first_n++;
-    double mean_first = first_n ? first_sum / (double)first_n : 0;
-    for (size_t i = 0; i < s->count; i++) {
-        const case_tracks *ct = &tracks[i];
-        if (ct->visits == 0) left += mean_first * (double)s->rounds;
-        else if (ct->again) left += ct->visit_s * (double)(s->rounds - ct->visits);
-    }
-    (void)round;
-    return left;
+/* The parts of the run's time a later visit repeats, so far: a visit's
+ * share of them is what the next round's visit of the case costs again. */
+static double repeated_parts(const gb_run_config *cfg) {
+    const gb_time_breakdown *b = cfg->breakdown;
+    return b ? b->all[GB_T_WARMUP] + b->all[GB_T_SAMPLES] + b->all[GB_T_BETWEEN] : 0;
 }
+
+static gb_visit_times *visit_times; /* per case of the plan, for the estimate (set by gb_runner_run) */
 
 static void show_progress(const gb_run_config *cfg, const gb_suite *s, const case_tracks *tracks, size_t i,
                           int round, const char *backend) {
     if (!cfg->report.progress) return;
     gb_run_progress p = {.round = round, .rounds = s->rounds, .index = i, .count = s->count, .c = &s->items[i].c,
                          .backend = backend, .elapsed_s = gb_now() - cfg->started,
-                         .left_s = time_left(s, tracks, round)};
+                         .left_s = visit_times ? gb_time_left(visit_times, s->count, s->rounds) : 0};
     cfg->report.progress(cfg->report.ctx, &p);
 }
 /* ---- visits ------------------------------------------------------------------ */
@@ -84,9 +76,10 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
     if (made_case < 0) return;
     size_t ci = ct->ci = (size_t)made_case;
 
-    if (gb_interrupted) {
+    if (gb_interrupted) { /* listed, so the file says what was not measured */
         for (int k = 0; k < cfg->backends->count; k++)
-            if (visits_slot(c, &cfg->backends->slot[k])) gb_run_add_all_timings(cfg, ci, c, &cfg->backends->slot[k], GB_RS_SKIPPED, "interrupted");
+            if (visits_slot(c, &cfg->backends->slot[k]))
+                gb_run_add_all_timings(cfg, ci, c, &cfg->backends->slot[k], GB_RS_SKIPPED, GB_REASON_NOT_REACHED);
         return;
     }
     double need = c->op->host_bytes(c), avail = gb_run_host_available_bytes();
@@ -176,8 +169,11 @@ static void free_tracks(case_tracks *ct) {
 int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     gb_rate_book *rates = gb_rate_book_new();
     case_tracks *tracks = calloc(s->count ? s->count : 1, sizeof *tracks);
-    if (!tracks || !rates) {
+    visit_times = calloc(s->count ? s->count : 1, sizeof *visit_times);
+    if (!tracks || !rates || !visit_times) {
         free(tracks);
+        free(visit_times);
+        visit_times = NULL;
         gb_rate_book_free(rates);
         return gb_errf(e, GB_FAIL, "out of memory for %zu cases", s->count);
     }
@@ -200,9 +196,9 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     for (int round = 0; round < s->rounds && status == GB_OK; round++) {
         for (size_t i = 0; i < s->count && status == GB_OK; i++) {
             case_tracks *ct = &tracks[i];
-            double t0 = gb_now();
+            double t0 = gb_now(), repeated0 = repeated_parts(cfg);
             if (round == 0) {
-                show_progress(cfg, s, tracks, i, 0, NULL);
+                if (!gb_interrupted) show_progress(cfg, s, tracks, i, 0, NULL);
                 gb_arrays in = {0};
                 first_visit(s, i, cfg, rates, tracks, &in);
                 if (cfg->concurrent && in.count > 0) gb_run_concurrent_visit(&s->items[i], ct->ci, cfg, &in);
@@ -217,14 +213,26 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
                 next_visit(s, i, round, cfg, tracks);
                 ct->again = !gb_interrupted && case_again(ct);
             }
-            ct->visit_s = gb_now() - t0;
-            ct->visits = round + 1;
+            gb_visit_times *vt = &visit_times[i];
+            double took = gb_now() - t0;
+            if (round == 0) {
+                vt->first_s = took;
+                /* without a breakdown to read, the whole visit is the guess */
+                vt->repeat_s = !ct->again ? 0 : cfg->breakdown ? repeated_parts(cfg) - repeated0 : took;
+            } else {
+                vt->later_s += took;
+            }
+            vt->visits = round + 1;
+            vt->again = ct->again;
             if (gb_run_model_oom) status = gb_errf(e, GB_FAIL, "out of memory for the results");
             if (status != GB_OK) break;
             gb_case_result *cr = case_at(cfg, ct->ci);
             gb_run_add_speedups(cr, cfg->backends);
             gb_run_energy_ratios(cr);
-            if (cfg->report.case_done) cfg->report.case_done(cfg->report.ctx, cfg->results, cr, round);
+            /* a case the interruption kept the run from has no line: one
+             * "skipped" line per case not reached flooded the screen */
+            if (cfg->report.case_done && !gb_case_not_reached(cr))
+                cfg->report.case_done(cfg->report.ctx, cfg->results, cr, round);
             if (!ct->again) {
                 gb_run_drop_inputs(&cache, ct);
                 gb_run_release_case_states(cfg, ct, s->items[i].c.op_id);
@@ -247,6 +255,8 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     gb_run_kept = (kept_states){0};
     gb_run_energy_end_run();
     free(tracks);
+    free(visit_times);
+    visit_times = NULL;
     gb_rate_book_free(rates);
     gb_model_unlock();
     return status;

@@ -56,11 +56,27 @@ typedef struct {
 extern const char *const gb_time_part_key[GB_T_PARTS];
 extern const char *const gb_time_part_text[GB_T_PARTS];
 
+/* What a case's visits have cost so far, for the estimate of the time left. */
+typedef struct {
+    int visits;      /* visits made (0: none yet) */
+    int again;       /* it is visited in the next round */
+    double first_s;  /* wall time of its first visit */
+    double repeat_s; /* the part of the first visit a later one repeats (warm-up and timed loop);
+                        0 when the case went no further than its first visit */
+    double later_s;  /* wall time of its later visits, together */
+} gb_visit_times;
+
+/* Seconds left, from what the run has measured (time_left.c): a case to
+ * visit again at its own later visits, else at its repeated part scaled by
+ * how later visits compared with it elsewhere; a case not yet visited at the
+ * mean first visit plus, per later round, the mean later visit (0 for the
+ * cases that had none). 0 before anything was visited. */
+double gb_time_left(const gb_visit_times *v, size_t n, int rounds);
+
 /* Where the run stands, when a visit is about to begin: round (from 0) of
  * rounds, case index (from 0) of count, the backend about to visit it (NULL:
- * the case's inputs come first), the seconds since cfg->started and an
- * estimate of those left (each visit still to come priced at its case's
- * last visit, a case not yet visited at the mean first visit so far). */
+ * the case's inputs come first), the seconds since cfg->started and the
+ * estimate of those left (gb_time_left). */
 typedef struct {
     int round, rounds;
     size_t index, count;

@@ -59,11 +59,17 @@ int gb_sanity_check_ceilings(const gb_results *results, cJSON *warnings) {
             if (pct > worst[i].pct) worst[i] = (excess){peak, pct, c};
         }
     }
+    /* such ceilings are not kept for later runs (run_peaks.c) */
+    int kept = 0;
+    const gb_peaks *pk = results->nruns ? &results->runs[0].peaks : NULL;
+    for (size_t i = 0; pk && i < pk->n; i++) kept |= gb_kv_find(&pk->set[i].values, "kept_from") != NULL;
     for (int i = 0; i < n; i++)
         warnf(warnings, &count,
-              "%s %s %s reached %.0f%% of the ceiling %s measured at the start: that ceiling came in a "
-              "slow moment of this machine, so %% of peak against it is overstated",
-              worst[i].c->op, worst[i].c->label, worst[i].c->dtype, worst[i].pct, worst[i].peak);
+              "%s %s %s reached %.0f%% of the ceiling %s %s: that ceiling came in a "
+              "slow moment of this machine, so %% of peak against it is overstated (not kept: the next "
+              "run measures the ceilings again)",
+              worst[i].c->op, worst[i].c->label, worst[i].c->dtype, worst[i].pct, worst[i].peak,
+              kept ? "kept from an earlier run" : "measured at the start");
     return count;
 }
 

@@ -1,6 +1,6 @@
 /* suite.h — suite files: parse, validate, expand into a plan of cases.
  *
- * Format (README "Suite files"):
+ * Format (docs/usage.md "Suite files"):
  *   { "name": "quick", "description": "...",
  *     "defaults": { "dtypes": ["float32","float64"], "warmup": 2, "min_reps": 5,
  *                   "min_time_s": 0.2, "max_time_s": 5, "seed": 42, "rounds": 3 },

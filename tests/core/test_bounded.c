@@ -151,7 +151,7 @@ TEST(files_sigterm_ends_a_run_stuck_in_a_library_under_ulimit_v) {
     int rc = in_scratch(
         dir, sizeof dir,
         "sh -c 'ulimit -v 300000; exec \"$0\" run --op matmul --sizes 64 --backend cpu --min-time 60s "
-        "--max-time 120s --out r.json' $B > /dev/null 2> err & a=$!; "
+        "--max-time 120s --peak fresh --out r.json' $B > /dev/null 2> err & a=$!; "
         "for i in $(seq 1 400); do grep -q 'measuring cpu ceilings' err && break; sleep 0.05; done; sleep 1; "
         "s=$(date +%%s%%N); kill -TERM $a; "
         "for i in $(seq 1 400); do kill -0 $a 2>/dev/null || break; sleep 0.05; done; "

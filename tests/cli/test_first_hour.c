@@ -1,0 +1,164 @@
+/* test_first_hour.c — what a newcomer meets in the first hour (issue 32):
+ * a refused flag in one line with where help is, not the whole usage. */
+#include <stdio.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "testlib.h"
+
+static char out[1 << 14];
+
+static int lines(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* Every command: an unknown flag is one line, prefixed "gpubench CMD:",
+ * naming the flag and the command's --help; exit status 2. */
+TEST(cli_unknown_flag_is_one_line_with_a_hint) {
+    static const char *const cmds[] = {"run", "report", "compare", "info", "list", "validate",
+                                       "merge", "peak", "export", "slurm", "history"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char cmd[256], want[160];
+        snprintf(cmd, sizeof cmd, "%s %s --bogus 2>&1", gb_test_binary(), cmds[i]);
+        if (!strcmp(cmds[i], "history")) snprintf(cmd, sizeof cmd, "%s history add --bogus 2>&1", gb_test_binary());
+        CHECK(gb_test_sh(cmd, out, sizeof out) == 2);
+        snprintf(want, sizeof want, "gpubench %s: unrecognized option '--bogus' (see gpubench %s --help)\n", cmds[i],
+                 cmds[i]);
+        CHECK(strcmp(out, want) == 0);
+        if (strcmp(out, want)) fprintf(stderr, "    got: %s", out);
+    }
+    /* a value missing, a value given to a switch, an unknown short option */
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "%s run --out 2>&1", gb_test_binary());
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && lines(out) == 1 &&
+          strstr(out, "gpubench run: option '--out' needs a value") == out);
+    snprintf(cmd, sizeof cmd, "%s run --help=3 2>&1", gb_test_binary());
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && lines(out) == 1 && strstr(out, "'--help' takes no value"));
+    snprintf(cmd, sizeof cmd, "%s report -z 2>&1", gb_test_binary());
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && lines(out) == 1 &&
+          strstr(out, "gpubench report: unrecognized option '-z'") == out);
+}
+
+static const char *json_core_detected(const char *env) {
+    static char got[64];
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "%s %s info --format json 2>/dev/null | python3 -c "
+             "\"import json,sys; o=json.load(sys.stdin)['libraries']['openblas']; print(o.get('core_detected',''))\"",
+             env, gb_test_binary());
+    got[0] = 0;
+    if (gb_test_sh(cmd, out, sizeof out) == 0) sscanf(out, "%63s", got);
+    return got;
+}
+
+/* `info` (and so every results file's context) records what OpenBLAS
+ * detects by itself also when OPENBLAS_CORETYPE forces another core: the
+ * same name as without the variable. */
+TEST(info_records_core_detected_when_openblas_coretype_is_set) {
+    char plain[64];
+    snprintf(plain, sizeof plain, "%s", json_core_detected("env -u OPENBLAS_CORETYPE"));
+    CHECK(*plain);
+    CHECK(strcmp(json_core_detected("OPENBLAS_CORETYPE=Haswell"), plain) == 0);
+    CHECK(strcmp(json_core_detected("OPENBLAS_CORETYPE=Prescott OMP_WAIT_POLICY=PASSIVE"), plain) == 0);
+}
+
+#include <stdlib.h>
+#include "format.h"
+
+static int occurrences(const char *text, const char *needle) {
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+    return n;
+}
+
+/* A CPU-only report: the GPU's absence said once (the machine line), no
+ * words about GPU timings that did not run. */
+TEST(report_cpu_only_says_no_gpu_once_and_no_gpu_timing_words) {
+    static char big[1 << 16];
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s report tests/data/results_small_cpu_only.json 2>&1", gb_test_binary());
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0);
+    CHECK(occurrences(big, "no CUDA device") == 1);
+    CHECK(strstr(big, "Further GPU timings") == NULL && strstr(big, "e2e-ovl") == NULL);
+    CHECK(strstr(big, "No GPU results in this run: GPU columns are omitted.") != NULL);
+}
+
+/* Tiny times keep three figures; a % of peak above 100 is capped with a
+ * note that says why (the figure stays in the file). */
+TEST(report_tiny_times_keep_three_figures_and_pct_above_100_is_capped) {
+    char buf[32];
+    gb_fmt_sig(buf, sizeof buf, 0.00004);
+    CHECK(strcmp(buf, "0.0000400") == 0);
+    gb_fmt_sig(buf, sizeof buf, 0.000061234);
+    CHECK(strcmp(buf, "0.0000612") == 0);
+    gb_fmt_sig(buf, sizeof buf, 0.00558);
+    CHECK(strcmp(buf, "0.00558") == 0); /* as before from 0.001 up */
+    static char big[1 << 17];
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s report tests/data/results_cpu_only.json 2>&1", gb_test_binary());
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0);
+    CHECK(strstr(big, "109%") == NULL && strstr(big, ">100%¹") != NULL);
+    CHECK(strstr(big, "¹ >100% peak: faster than the memory ceiling") != NULL);
+}
+
+/* Crossover words for a byte-count op (transfer) in KiB/MiB/GiB, never a
+ * bare byte count. */
+TEST(report_transfer_crossover_sizes_have_units) {
+    static char big[1 << 18];
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s report --op transfer results/reference/transfer-h100.json 2>&1",
+             gb_test_binary());
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0);
+    CHECK(strstr(big, "from 4 KiB to 1 GiB") != NULL);
+    CHECK(strstr(big, " KiB)") != NULL); /* "(crossing ≈ 334 KiB)" */
+    int bare = 0;
+    for (const char *p = big; (p = strstr(p, "crossing ≈ ")) != NULL; p++) {
+        const char *q = p + strlen("crossing ≈ ");
+        while ((*q >= '0' && *q <= '9') || *q == '.') q++;
+        bare += *q == ')';
+    }
+    CHECK(bare == 0);
+}
+
+/* A CPU-only run of a case and its math=tf32 twin: the twin only copies the
+ * CPU's result, so the table has no math=tf32 row and says what it left out. */
+TEST(run_cpu_only_shows_no_tf32_copy_rows) {
+    const char *suite = gb_test_tmp("tf32.json"), *res = gb_test_tmp("tf32-out.json");
+    FILE *f = fopen(suite, "w");
+    if (f) {
+        fputs("{\"name\":\"tf\",\"defaults\":{\"dtypes\":[\"float32\"],\"min_reps\":3,\"min_time_s\":0.001,"
+              "\"max_time_s\":0.05,\"rounds\":1},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[32]},"
+              "{\"op\":\"matmul\",\"sizes\":[32],\"params\":{\"math\":\"tf32\"}}]}",
+              f);
+        fclose(f);
+    }
+    static char big[1 << 16];
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s run %s --backend cpu --no-peak --out %s 2>/dev/null", gb_test_binary(),
+             suite, res);
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0);
+    CHECK(strstr(big, "Not shown: 1 case whose only difference is") != NULL);
+    /* no line of the case itself (its label) names tf32: only the sentence saying what was left out */
+    int tf32_rows = 0;
+    for (char *line = strtok(big, "\n"); line; line = strtok(NULL, "\n"))
+        tf32_rows += strstr(line, "32x32x32") && strstr(line, "tf32");
+    CHECK(tf32_rows == 0);
+    cJSON *doc = gb_test_load_json(res);
+    CHECK(doc && cJSON_GetArraySize(cJSON_GetObjectItem(doc, "cases")) == 2); /* the file keeps both */
+    cJSON_Delete(doc);
+}
+
+/* "Further GPU timings ... e2e-ovl" only where a row has such a timing: not
+ * for a matmul-only or transfer-only report of a GPU run. */
+TEST(report_names_e2e_ovl_only_where_a_row_has_it) {
+    static char big[1 << 18];
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s report --op matmul results/reference/default-h100-fresh-vm-latest.json",
+             gb_test_binary());
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0 && strstr(big, "Further GPU timings") == NULL);
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s report --op elementwise results/reference/default-h100-fresh-vm-latest.json",
+             gb_test_binary());
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0 && strstr(big, "Further GPU timings") != NULL &&
+          strstr(big, "see docs/timing.md") != NULL);
+}

@@ -1,0 +1,115 @@
+/* test_interrupt_view.c — what an interrupted run shows (issue 32, item 2):
+ * one line when the signal arrives, no line per case not reached, tables
+ * without their rows, and a summary that counts what was measured and names
+ * how many cases were not reached, while the results file still lists them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "results_model.h"
+#include "testlib.h"
+
+static char out[1 << 16];
+
+static int count_lines_with(const char *text, const char *needle) {
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+    return n;
+}
+
+/* A results file whose last three cases the run never reached, as the runner
+ * lists them (every result skipped with GB_REASON_NOT_REACHED): the report
+ * leaves their rows out and says how many there were; the other two rows and
+ * their counts stay. Deterministic: the file is made here, not by racing a
+ * signal against a run. */
+TEST(report_leaves_out_cases_not_reached_and_counts_them) {
+    cJSON *doc = gb_test_load_json("tests/data/results_small_cpu_only.json");
+    CHECK(doc != NULL);
+    if (!doc) return;
+    cJSON *cases = cJSON_GetObjectItem(doc, "cases");
+    char kept[2][64], dropped[3][64]; /* copied: doc is freed before they are looked for */
+    int i = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases) {
+        const char *label = cJSON_GetStringValue(cJSON_GetObjectItem(c, "label"));
+        if (i < 2) {
+            snprintf(kept[i++], sizeof kept[0], "%s", label);
+            continue;
+        }
+        snprintf(dropped[i - 2], sizeof dropped[0], "%s", label);
+        i++;
+        cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(c, "results")) {
+            /* what the runner writes for a result it never measured */
+            static const char *const gone[] = {"stats", "samples", "round_sizes", "verification", "gflops", "gbs",
+                                               "pct_of_peak", "setup_s", "extra", "reason"};
+            for (size_t k = 0; k < sizeof gone / sizeof *gone; k++) cJSON_DeleteItemFromObject(r, gone[k]);
+            cJSON_ReplaceItemInObject(r, "status", cJSON_CreateString("skipped"));
+            cJSON_AddStringToObject(r, "reason", GB_REASON_NOT_REACHED);
+        }
+        cJSON_DeleteItemFromObject((cJSON *)c, "speedup");
+    }
+    CHECK(i == 5);
+    cJSON_ReplaceItemInObject(doc, "complete", cJSON_CreateFalse());
+    cJSON_ReplaceItemInObject(doc, "interrupted", cJSON_CreateTrue());
+    const char *path = gb_test_tmp("not_reached.json");
+    char *text = cJSON_Print(doc);
+    FILE *f = fopen(path, "w");
+    if (f && text) fputs(text, f);
+    if (f) fclose(f);
+    free(text);
+    cJSON_Delete(doc);
+
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s report %s 2>&1", gb_test_binary(), path);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    for (int k = 0; k < 2; k++) CHECK(strstr(out, kept[k]) != NULL);
+    for (int k = 0; k < 3; k++) CHECK(strstr(out, dropped[k]) == NULL);
+    CHECK(strstr(out, "skipped") == NULL || strstr(out, "0 skipped") != NULL);
+    CHECK(strstr(out, "2 cases, 2 results: 2 ok, 0 skipped") != NULL);
+    CHECK(strstr(out, "3 cases not reached") != NULL);
+    /* the CSV is a table too */
+    snprintf(cmd, sizeof cmd, "%s report %s --format csv 2>&1", gb_test_binary(), path);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    for (int k = 0; k < 3; k++) CHECK(strstr(out, dropped[k]) == NULL);
+}
+
+/* A live run stopped by SIGINT once it has written its first case: exactly
+ * one "stopping" line on stderr, no per-case line for a case not reached;
+ * where the file lists cases not reached (the signal came in round 0), the
+ * summary line names that count and the stdout has no line for them. */
+TEST(cli_interrupt_says_stopping_once_and_lists_no_unreached_case) {
+    const char *json = gb_test_tmp("int.json"), *err = gb_test_tmp("int.err");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "rm -f %s; NO_COLOR=1 %s run suites/quick.json --backend cpu --no-peak --rounds 1 --out %s 2> %s & pid=$!; "
+             "for i in $(seq 1 2400); do [ -e %s ] && break; sleep 0.05; done; kill -INT $pid; wait $pid",
+             json, gb_test_binary(), json, err, json);
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    CHECK(rc == 130);
+    char *e = gb_test_slurp(err, NULL);
+    CHECK(e && count_lines_with(e, "stopping after the current repetition") == 1);
+    free(e);
+    CHECK(strstr(out, GB_REASON_NOT_REACHED) == NULL);
+    /* at most the case the signal came in (its later backends) */
+    CHECK(count_lines_with(out, "skipped: interrupted") <= 1);
+    cJSON *doc = gb_test_load_json(json);
+    CHECK(doc != NULL);
+    if (!doc) return;
+    const cJSON *nr = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "summary"), "not_reached");
+    int listed = 0;
+    const cJSON *c, *r;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases")) cJSON_ArrayForEach(r, cJSON_GetObjectItem(c, "results")) {
+        const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(r, "reason"));
+        listed += why && !strcmp(why, GB_REASON_NOT_REACHED);
+    }
+    if (nr) {
+        char words[64];
+        snprintf(words, sizeof words, "%d case%s not reached", nr->valueint, nr->valueint == 1 ? "" : "s");
+        CHECK(strstr(out, words) != NULL);
+        CHECK(listed == nr->valueint); /* one result per case: --backend cpu */
+    } else {
+        CHECK(listed == 0);
+    }
+    cJSON_Delete(doc);
+}

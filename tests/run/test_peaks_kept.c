@@ -1,0 +1,119 @@
+/* test_peaks_kept.c — ceilings kept per machine and build (peaks_kept.h):
+ * the store's rules on a scripted clock, and two runs of the binary: the
+ * second uses the first's ceilings, marked kept, and --peak fresh measures. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "peaks_kept.h"
+#include "testlib.h"
+
+/* Saved at t, usable until t + GB_PEAKS_KEEP_S, not before t (a clock set
+ * back) nor after; forgotten when asked; another context or salt is another
+ * file. Times are given, not read from a clock. */
+TEST(peaks_kept_hold_for_their_context_and_age) {
+    char old[2048] = "";
+    const char *had = getenv("XDG_CACHE_HOME");
+    if (had) snprintf(old, sizeof old, "%s", had);
+    const char *dir = gb_test_tmp("peaks_cache");
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    gb_test_sh(cmd, NULL, 0);
+    setenv("XDG_CACHE_HOME", dir, 1);
+
+    cJSON *ctx = cJSON_Parse("{\"hostname\":\"h1\",\"date\":\"2026-01-01T00:00:00Z\",\"cpu\":{\"model\":\"X\"}}");
+    cJSON *ctx_later = cJSON_Parse("{\"hostname\":\"h1\",\"date\":\"2026-01-02T00:00:00Z\",\"cpu\":{\"model\":\"X\"}}");
+    cJSON *ctx_other = cJSON_Parse("{\"hostname\":\"h1\",\"date\":\"2026-01-01T00:00:00Z\",\"cpu\":{\"model\":\"Y\"}}");
+    char p1[2048], p2[2048], p3[2048], p4[2048], from[64];
+    CHECK(gb_peaks_kept_path("cpu", ctx, "d=0", p1, sizeof p1) != NULL);
+    CHECK(gb_peaks_kept_path("cpu", ctx_later, "d=0", p2, sizeof p2) != NULL);
+    CHECK(gb_peaks_kept_path("cpu", ctx_other, "d=0", p3, sizeof p3) != NULL);
+    CHECK(gb_peaks_kept_path("cpu", ctx, "d=1", p4, sizeof p4) != NULL);
+    CHECK(strcmp(p1, p2) == 0);                         /* the date is not what they hold for */
+    CHECK(strcmp(p1, p3) != 0 && strcmp(p1, p4) != 0); /* another CPU, another device */
+
+    cJSON *peaks = cJSON_Parse("{\"triad_gbs\": 20.5, \"gemm_float32_gflops\": 100}");
+    const double t = 1.8e9;
+    gb_peaks_kept_save(p1, peaks, t);
+    double age = -1;
+    cJSON *got = gb_peaks_kept_load(p1, t + 60, from, sizeof from, &age);
+    CHECK(got && cJSON_Compare(got, peaks, 1));
+    CHECK(age == 60 && strcmp(from, "2027-01-15T08:00:00Z") == 0);
+    cJSON_Delete(got);
+    CHECK((got = gb_peaks_kept_load(p1, t + GB_PEAKS_KEEP_S + 1, from, sizeof from, &age)) == NULL);
+    CHECK((got = gb_peaks_kept_load(p1, t - 1, from, sizeof from, &age)) == NULL);
+    /* ceilings that failed are never kept */
+    cJSON *failed = cJSON_Parse("{\"error\": \"no memory\"}");
+    gb_peaks_kept_save(p3, failed, t);
+    CHECK(gb_peaks_kept_load(p3, t, from, sizeof from, &age) == NULL);
+    gb_peaks_kept_forget(p1);
+    CHECK(gb_peaks_kept_load(p1, t + 60, from, sizeof from, &age) == NULL);
+    cJSON_Delete(failed);
+    cJSON_Delete(peaks);
+    cJSON_Delete(ctx);
+    cJSON_Delete(ctx_later);
+    cJSON_Delete(ctx_other);
+    if (*old) setenv("XDG_CACHE_HOME", old, 1);
+    else unsetenv("XDG_CACHE_HOME");
+}
+
+static cJSON *cpu_peaks(const char *path) {
+    cJSON *doc = gb_test_load_json(path);
+    cJSON *p = doc ? cJSON_DetachItemFromObject(cJSON_GetObjectItem(doc, "peaks"), "cpu") : NULL;
+    cJSON_Delete(doc);
+    return p;
+}
+
+/* A one-off run measures the ceilings once; the next on the same machine
+ * and build uses them and marks them kept in the results (same values,
+ * kept_from, kept_age_s); --peak fresh measures. A memory-bound op: its
+ * results are never held against a compute ceiling, whose being beaten on
+ * a busy machine would (rightly) forget the ceilings and make this test
+ * depend on the machine's load. */
+TEST(cli_second_run_uses_kept_ceilings_and_peak_fresh_measures) {
+    const char *dir = gb_test_tmp("peaks_cli");
+    char cmd[1024], out[4096];
+    const char *base = "XDG_CACHE_HOME=%s %s run --op reduction --sizes 64 --dtype float32 --backend cpu --quiet %s "
+                       "--out %s/r%d.json 2>&1 >/dev/null";
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    gb_test_sh(cmd, NULL, 0);
+    char r[3][2100];
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, base, dir, gb_test_binary(), i == 2 ? "--peak fresh" : "", dir, i);
+        CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+        snprintf(r[i], sizeof r[i], "%s/r%d.json", dir, i);
+    }
+    cJSON *a = cpu_peaks(r[0]), *b = cpu_peaks(r[1]), *c = cpu_peaks(r[2]);
+    CHECK(a && b && c);
+    if (a && b && c) {
+        CHECK(!cJSON_GetObjectItem(a, "kept_from") && !cJSON_GetObjectItem(c, "kept_from"));
+        CHECK(cJSON_IsString(cJSON_GetObjectItem(b, "kept_from")));
+        CHECK(cJSON_IsNumber(cJSON_GetObjectItem(b, "kept_age_s")) &&
+              cJSON_GetObjectItem(b, "kept_age_s")->valuedouble >= 0);
+        const cJSON *x = cJSON_GetObjectItem(a, "triad_gbs"), *y = cJSON_GetObjectItem(b, "triad_gbs");
+        CHECK(x && y && x->valuedouble == y->valuedouble);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    cJSON_Delete(c);
+}
+
+#include "run_peaks.h"
+
+/* Ceilings that a result of the run went past (a warning from
+ * gb_sanity_check_ceilings) are forgotten, kept or just measured; with no
+ * such warning they stay. */
+TEST(peaks_kept_beaten_ceilings_are_forgotten) {
+    gb_run_peaks rp;
+    memset(&rp, 0, sizeof rp);
+    const char *path = gb_test_tmp("beaten_peaks.json");
+    snprintf(rp.kept[0], sizeof rp.kept[0], "%s", path);
+    FILE *f = fopen(path, "w");
+    if (f) fputs("{}", f), fclose(f);
+    gb_run_peaks_after(&rp, 0);
+    f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    gb_run_peaks_after(&rp, 1);
+    CHECK(fopen(path, "r") == NULL);
+}
