@@ -71,6 +71,8 @@ gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, gb_err *e);
 void gb_policy_free(gb_policy *p);
 /* The policy's "require_present" share, or base when it has none. */
 double gb_policy_require_present(const gb_policy *p, double base);
+/* The policy's "fail_on_unsure" (false when absent or p is NULL). */
+int gb_policy_fail_on_unsure(const gb_policy *p);
 /* The rule for one op/backend: start from base (the CLI or built-in
  * default); the policy's top level replaces it only where the CLI did not
  * set a value (cli_set: GB_CLI_* bits), then the op's entry, then the op's
@@ -117,6 +119,8 @@ typedef struct {
     const char *const *confirm_names;
     size_t nconfirm;
     double confirm_seconds;           /* how long they took (shown) */
+    int fail_on_unsure;               /* an all-unsure result exits 1 (--fail-on-unsure, policy) */
+    double budget_s;                  /* the extra time the summary's "could be decided" is for (0: default) */
     const char *confirm_suite;        /* the suite they ran (shown) */
 } gb_compare_options;
 
@@ -124,6 +128,8 @@ typedef struct {
  * (docs/regression-statistics.md: what N = 3 detects at real-host noise). */
 #define GB_CONFIRM_MAX_RUNS 16
 #define GB_CONFIRM_DEFAULT_RUNS 8
+/* The extra time the summary counts decidable unsure cases for by default. */
+#define GB_DEFAULT_DECIDE_BUDGET_S 60.0
 
 /* What a comparison found, as C structs (needs gb_rule and gb_cmp_verdict above). */
 #include "compare_result.h"
@@ -161,6 +167,9 @@ struct gb_writer;
 /* Render a comparison through a format writer (writer.h: "table", "md",
  * "html"; compare_render.c). */
 void gb_compare_render(const gb_compare_result *r, const struct gb_writer *w, FILE *out);
+/* The same; verbose: full names, and every case's reason and what would
+ * decide it under its verdict (the default keeps to 100 columns). */
+void gb_compare_render_verbose(const gb_compare_result *r, const struct gb_writer *w, FILE *out, int verbose);
 /* The comparison's document (gb_compare_result_json), printed: --format json. */
 void gb_compare_print_json(const gb_compare_result *r, FILE *out);
 

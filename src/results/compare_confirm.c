@@ -23,7 +23,7 @@ static void confirm_priors(const gb_noise_prior *stage1, const gb_case_noise *n2
     gb_noise_priors(n2, k, &own);
     *pr = *stage1;
     if (own.round_var > pr->round_var) pr->round_var = own.round_var;
-    if (isfinite(own.proc_var) && !own.proc_from_spread &&
+    if (isfinite(own.proc_var) && !own.proc_from_spread && !own.proc_assumed &&
         (!isfinite(pr->proc_var) || own.proc_var > pr->proc_var)) {
         pr->proc_var = own.proc_var;
         pr->proc_from_spread = 0;

@@ -118,7 +118,8 @@ void gb_cmp_judge(matched *m, double lo, double hi, size_t family) {
     snprintf(noise, sizeof noise, "between processes %.2g%% (%s), between rounds %.2g%%",
              100 * sqrt(m->ch.proc_var),
              m->ch.proc_measured ? "this case's runs"
-                                 : "typical of the suite: this case's cannot be measured from one run a side",
+             : m->ch.proc_assumed ? "assumed: one run a side and under 8 cases to learn it from"
+                                  : "typical of the suite: this case's cannot be measured from one run a side",
              100 * sqrt(m->ch.round_var));
     if (established && beyond && m->plan_changed) {
         /* recorded and shown, not hidden: the lottery is not the code */
