@@ -15,9 +15,9 @@
  *                             apart by min_change, when set)
  *   same                      the whole (1 - alpha) interval within +-threshold
  *   unsure                    otherwise, with the reason
- * The samples-only Mann-Whitney test (gb_compare_samples) is not used: it
- * treats every sample as independent, so drift between rounds and shifts
- * between processes look to it like changes.
+ * No samples-only rank test: one treats every sample as independent, so
+ * drift between rounds and shifts between processes look to it like
+ * changes (mannwhitney.c, unused, was removed).
  *
  * gb_compare_judge_runs goes in four steps: collect (every file's results
  * as entries, indexed by key), match (each baseline result with its matches

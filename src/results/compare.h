@@ -80,27 +80,6 @@ int gb_policy_fail_on_unsure(const gb_policy *p);
 gb_rule gb_policy_rule(const gb_policy *p, const char *op, const char *backend, gb_rule base,
                        unsigned cli_set);
 
-/* What the samples alone say (Mann-Whitney U and Hodges-Lehmann over all
- * samples of one result a side). It treats every sample as independent, so
- * it cannot see drift between rounds or shifts between processes: compare
- * decides by compare_stats.h instead. Kept for tools and its tests. */
-typedef struct {
-    size_t n_base, n_cur;
-    double base_median, cur_median;
-    double change;            /* Hodges–Lehmann ratio estimate − 1 (0.10 = 10% slower) */
-    double ci_low, ci_high;   /* its (1 − alpha) interval; ±INFINITY when too few samples */
-    double p;                 /* two-sided Mann–Whitney p-value */
-    int exact;                /* p from the exact distribution */
-    gb_cmp_verdict verdict;
-    char reason[160];         /* why unsure / not compared */
-} gb_sample_verdict;
-
-/* Judge cur against base under rule (threshold, alpha). Samples must be positive and finite
- * (they are times); otherwise the verdict is GB_V_NOT_COMPARED with the
- * reason. Returns 0, or -1 on out of memory. */
-int gb_compare_samples(const double *base, size_t nb, const double *cur, size_t nc, gb_rule rule,
-                       gb_sample_verdict *out);
-
 typedef struct {
     gb_rule rule;                 /* CLI or built-in defaults */
     unsigned cli_set;             /* GB_CLI_* bits */

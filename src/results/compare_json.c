@@ -186,9 +186,7 @@ cJSON *gb_compare_result_json(const gb_compare_result *res) {
     for (size_t i = 0; i < res->nitems; i++) cJSON_AddItemToArray(list, item_json(res, &res->items[i]));
     cJSON_AddItemToObject(doc, "summary", summary_json(res));
     if (*res->error) cJSON_AddStringToObject(doc, "error", res->error);
-    cJSON_AddStringToObject(doc, "outcome", *res->error ? "error"
-                                            : res->summary.all_unsure ? "all_unsure"
-                                            : res->exit_code ? "fail" : "pass");
+    cJSON_AddStringToObject(doc, "outcome", gb_cmp_outcome(res));
     cJSON_AddNumberToObject(doc, "exit_code", res->exit_code);
     return doc;
 }

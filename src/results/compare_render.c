@@ -138,9 +138,10 @@ static const char *confirm_mark(const gb_cmp_item *it) {
 
 /* The one word the outcome is. */
 static const char *outcome(const gb_compare_result *cmp) {
-    if (*cmp->error) return "ERROR";
-    if (cmp->summary.all_unsure) return cmp->exit_code ? "FAIL (all unsure, --fail-on-unsure)" : "ALL UNSURE";
-    return cmp->exit_code ? "FAIL" : "pass";
+    const char *o = gb_cmp_outcome(cmp);
+    if (!strcmp(o, "error")) return "ERROR";
+    if (!strcmp(o, "all_unsure")) return cmp->exit_code ? "FAIL (all unsure, --fail-on-unsure)" : "ALL UNSURE";
+    return !strcmp(o, "fail") ? "FAIL" : "pass";
 }
 
 static void result_line(const gb_compare_result *cmp, const gb_writer *w, FILE *out) {

@@ -159,4 +159,7 @@ typedef struct {
 } gb_compare_result;
 
 void gb_compare_result_free(gb_compare_result *r);
+/* "pass", "fail" (a regression, a failure or an unexplained shift),
+ * "all_unsure" (nothing decided: exit 0, or 1 with fail_on_unsure), "error". */
+const char *gb_cmp_outcome(const gb_compare_result *r);
 #endif
