@@ -41,6 +41,9 @@ static void usage(FILE *f) {
             "                             those confirm (Holm over the suspects)\n"
             "  -n, --confirm-runs N       how many fresh processes (1 to %d, default %d)\n"
             "  -q, --quiet                the re-measuring runs' output to a log, not to stderr\n"
+            "      --ci SUITE             what a CI job should use (docs/ci.md): --confirm SUITE with\n"
+            "                             %d fresh processes, and a warning when the baseline has fewer\n"
+            "                             than %d runs (the power docs/regression-statistics.md measured)\n"
             "  -U, --fail-on-unsure       exit 1 when every compared case is unsure (nothing decided;\n"
             "                             policy key fail_on_unsure)\n"
             "  -b, --budget D             the extra time the summary counts decidable unsure cases\n"
@@ -52,7 +55,7 @@ static void usage(FILE *f) {
             "exit status: 0 no regression; 1 a regression, or a failed/error result in CURRENT;\n"
             "2 usage or input error, or nothing (or too little) compared, or --confirm could not\n"
             "re-measure a suspect (its run failed, or the case is missing from its results).\n",
-            GB_CONFIRM_MAX_RUNS, GB_CONFIRM_DEFAULT_RUNS);
+            GB_CONFIRM_MAX_RUNS, GB_CONFIRM_DEFAULT_RUNS, GB_CONFIRM_DEFAULT_RUNS, GB_CI_BASELINE_RUNS);
 }
 
 /* --confirm: the suspects of the first judgement (cmp's summary.confirm.cases)
@@ -123,6 +126,7 @@ int gb_cmd_compare(int argc, char **argv) {
         {"confirm", required_argument, 0, 'c'},   {"confirm-runs", required_argument, 0, 'n'},
         {"quiet", no_argument, 0, 'q'},          {"fail-on-unsure", no_argument, 0, 'U'},
         {"budget", required_argument, 0, 'b'},   {"verbose", no_argument, 0, 'v'},
+        {"ci", required_argument, 0, 'C'},
         {0, 0, 0, 0}};
     gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = GB_DEFAULT_REQUIRE_PRESENT};
     const gb_writer *writer = &gb_writer_term; /* NULL: the JSON document */
@@ -182,6 +186,10 @@ int gb_cmd_compare(int argc, char **argv) {
             break;
         case 'o': output = optarg; break;
         case 'c': confirm_suite = optarg; break;
+        case 'C':
+            confirm_suite = optarg;
+            o.ci = 1;
+            break;
         case 'n': {
             long v;
             if (gb_cli_parse_int(optarg, 1, GB_CONFIRM_MAX_RUNS, &v) != 0) {

@@ -34,6 +34,8 @@ static void usage(FILE *f) {
             "  -p, --policy FILE      check: per-op thresholds (docs/ci.md)\n"
             "  -n, --baseline-runs N  check: the last N runs of this machine (default 8)\n"
             "  -f, --format F         check: table, md or json; export: csv or json\n"
+            "  -U, --fail-on-unsure   check: exit 1 when every compared case is unsure\n"
+            "  -v, --verbose          check: full names, each case's reason and what would decide it\n"
             "  -h, --help\n"
             "\n"
             "A CASE-PATTERN is a glob (matmul/float32/*/cuda/device) or a substring of the name\n"
@@ -60,6 +62,7 @@ int gb_cmd_history(int argc, char **argv) {
         {"threshold", required_argument, 0, 't'},  {"alpha", required_argument, 0, 'a'},
         {"policy", required_argument, 0, 'p'},     {"baseline-runs", required_argument, 0, 'n'},
         {"format", required_argument, 0, 'f'},     {"help", no_argument, 0, 'h'},
+        {"fail-on-unsure", no_argument, 0, 'U'},   {"verbose", no_argument, 0, 'v'},
         {0, 0, 0, 0}};
     const char *db = NULL, *format = NULL, *policy_path = NULL;
     gb_history_source src = {0};
@@ -69,10 +72,11 @@ int gb_cmd_history(int argc, char **argv) {
     double older = 0;
     gb_rule rule = GB_DEFAULT_RULE;
     unsigned cli_set = 0;
+    int fail_unsure = 0, verbose = 0;
     char why[160];
     optind = 1;
     int c;
-    while ((c = getopt_long(argc - 1, argv + 1, "d:t:a:p:n:f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc - 1, argv + 1, "d:t:a:p:n:f:Uvh", opts, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case O_COMMIT: src.commit = optarg; break;
@@ -97,6 +101,8 @@ int gb_cmd_history(int argc, char **argv) {
             }
             break;
         }
+        case 'U': fail_unsure = 1; break;
+        case 'v': verbose = 1; break;
         case 't':
             if (gb_parse_percent(optarg, &rule.threshold, why, sizeof why) != 0 || !(rule.threshold > 0)) {
                 fprintf(stderr, "gpubench history: --threshold: %s\n", why);
@@ -216,6 +222,8 @@ int gb_cmd_history(int argc, char **argv) {
         o.cmp.policy = pol;
         o.cmp.policy_path = policy_path;
         o.cmp.require_present = gb_policy_require_present(pol, GB_DEFAULT_REQUIRE_PRESENT);
+        o.cmp.fail_on_unsure = fail_unsure || gb_policy_fail_on_unsure(pol);
+        o.verbose = verbose;
         int ec = gb_history_check(h, pos[0], &o, cw, stdout, &e);
         rc = ec < 0 ? GB_EXIT_USAGE : ec;
         gb_policy_free(pol);

@@ -168,6 +168,7 @@ int gb_history_bisect(gb_history *h, const gb_history_filter *f, double threshol
 typedef struct {
     size_t baseline_runs;    /* the last N runs of the same machine and case (default 8) */
     gb_compare_options cmp;  /* compare's rule and policy */
+    int verbose;             /* compare's --verbose table */
 } gb_history_check_options;
 
 /* Judge the results file at cur_path against the history: per result, a

@@ -147,7 +147,7 @@ int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check
             gb_errf(e, GB_FAIL, "out of memory");
             goto out;
         }
-        if (w) gb_compare_render(cmp, w, out);
+        if (w) gb_compare_render_verbose(cmp, w, out, o->verbose);
         else gb_compare_print_json(cmp, out);
         rc = cmp->exit_code;
         gb_compare_result_free(cmp);

@@ -426,6 +426,13 @@ static int describe(gb_compare_result *res, const gb_results *const *base, const
     }
     for (size_t i = 0; i < nbase; i++) warn_incomplete(base[i], "baseline", warnings);
     for (size_t i = 0; i < ncur; i++) warn_incomplete(cur[i], "current", warnings);
+    if (o->ci && nbase < GB_CI_BASELINE_RUNS) {
+        char line[300];
+        snprintf(line, sizeof line, "--ci: the baseline has %zu run%s; detecting +10%% at 5-100 us needs %d "
+                 "(docs/regression-statistics.md, \"Power\"): keep %d runs, or use history check", nbase,
+                 nbase == 1 ? "" : "s", GB_CI_BASELINE_RUNS, GB_CI_BASELINE_RUNS);
+        gb_cmp_strs_add(warnings, line);
+    }
     if (nbase == 1 && ncur == 1)
         gb_cmp_strs_add(warnings,
             "one run a side: how much each case moves between processes cannot be measured, so every case is "

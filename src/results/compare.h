@@ -99,6 +99,7 @@ typedef struct {
     size_t nconfirm;
     double confirm_seconds;           /* how long they took (shown) */
     int fail_on_unsure;               /* an all-unsure result exits 1 (--fail-on-unsure, policy) */
+    int ci;                           /* --ci: warn when the baseline has fewer than GB_CI_BASELINE_RUNS runs */
     double budget_s;                  /* the extra time the summary's "could be decided" is for (0: default) */
     const char *confirm_suite;        /* the suite they ran (shown) */
 } gb_compare_options;
@@ -107,6 +108,10 @@ typedef struct {
  * (docs/regression-statistics.md: what N = 3 detects at real-host noise). */
 #define GB_CONFIRM_MAX_RUNS 16
 #define GB_CONFIRM_DEFAULT_RUNS 8
+/* The baseline runs `compare --ci` (and `history check`'s default) expects:
+ * with --confirm's 8 processes, what the simulation shows detects +10% at
+ * 100 us and 5 us (docs/regression-statistics.md, "Power"). */
+#define GB_CI_BASELINE_RUNS 8
 /* The extra time the summary counts decidable unsure cases for by default. */
 #define GB_DEFAULT_DECIDE_BUDGET_S 60.0
 
