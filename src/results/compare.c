@@ -206,7 +206,7 @@ static int judge(comparison *k, const gb_compare_options *o, gb_compare_result *
         for (size_t i = 0; i < nm && family != (size_t)-1; i++) {
             ms[i].raw_change = fam[i].have ? fam[i].change : NAN;
             double ls = gb_cmp_shift_log(res->shifts, res->nshifts, ms[i].b->r->backend);
-            if (ls != 0 && all[i].ok) { all[i].mean_c -= ls; netted = 1; }
+            if (ls != 0 && all[i].ok) { all[i].mean_c -= ls; ms[i].shift_log = ls; netted = 1; }
         }
         if (netted && family != (size_t)-1) family = gb_noise_family(all, want, nm, thr, alp, fam);
         for (size_t s = 0; s < res->nshifts; s++)

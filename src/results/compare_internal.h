@@ -60,6 +60,7 @@ typedef struct {
     double change, lo, hi;           /* stage 1's estimate and interval (NAN unless have_ch) */
     double raw_change;               /* the change before the backend's shift was taken out */
     size_t family;                   /* the cases judged together (Holm) */
+    double shift_log;                /* the backend's shift taken out of ch.d (0: none) */
     int suspect;                     /* --confirm re-measures it (is_suspect) */
     int confirmed_have;              /* stage 2 judged it */
     gb_cmp_verdict confirm_verdict;  /* stage 2's own verdict */

@@ -195,7 +195,9 @@ void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr) {
             double per = 1.0 / c[0].kb + 1.0 / c[0].kc;
             for (size_t i = 0; i < n; i++)
                 if (c[i].ok) { per = 1.0 / c[i].kb + 1.0 / c[i].kc; break; }
-            pr->proc_var = fmax(GB_MIN_PROCESS_SD * GB_MIN_PROCESS_SD, fmax(0, sd * sd - within) / per);
+            double est = fmax(0, sd * sd - within) / per, floor = GB_MIN_PROCESS_SD * GB_MIN_PROCESS_SD;
+            pr->proc_var = fmax(floor, est);
+            pr->proc_floored = est < floor; /* a bound, not an estimate: as known as the assumed one */
             pr->proc_from_spread = 1;
             pr->cases = m;
         } else if (m > 0) {
@@ -232,7 +234,8 @@ int gb_noise_change(const gb_case_noise *c, const gb_noise_prior *pr, gb_change 
         out->proc_measured = 1;
     } else if (isfinite(pr->proc_var)) {
         pvar = pr->proc_var;
-        df_p = pr->proc_assumed ? INFINITY : d0; /* assumed as known: its size is the caution */
+        /* assumed (or the floor) as known: its size is the caution */
+        df_p = pr->proc_assumed || pr->proc_floored ? INFINITY : d0;
         out->proc_assumed = pr->proc_assumed;
     } else {
         out->se = out->df = NAN;

@@ -98,6 +98,7 @@ typedef struct {
     double proc_var;         /* between-process variance; NAN when unknown */
     int proc_from_spread;    /* 1: from how the cases' changes spread (one process a side) */
     int proc_assumed;        /* 1: GB_ASSUMED_PROCESS_SD (one process a side, too few cases) */
+    int proc_floored;        /* 1: the spread's estimate was under GB_MIN_PROCESS_SD, which it took */
     size_t cases;            /* cases it was estimated from */
 } gb_noise_prior;
 void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr);

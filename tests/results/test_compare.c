@@ -390,17 +390,6 @@ TEST(merge_refuses_a_result_without_status_and_names_it) {
     unlink(out);
 }
 
-static int sig_digits(const char *num, size_t n) {
-    int d = 0, lead = 1;
-    for (size_t i = 0; i < n; i++) {
-        if (num[i] < '0' || num[i] > '9') continue;
-        if (lead && num[i] == '0') continue;
-        lead = 0;
-        d++;
-    }
-    return d;
-}
-
 /* The issue's A/A of two quick H100 runs printed 178 lines of up to 403
  * characters: the table keeps to 100 columns (names cut by their middle,
  * reasons in --verbose and the JSON), and its medians are report's (ms,

@@ -304,3 +304,31 @@ TEST(compare_unsure_cases_say_what_would_decide_them) {
     gb_results_free(&b2);
     gb_results_free(&cur);
 }
+
+/* A plan that changed between rounds (extra.round_plans, recorded where a
+ * round prepared its state again) is a reason, not a regression. */
+TEST(compare_a_plan_changed_in_a_round_is_a_reason_not_a_regression) {
+    gb_results b1, b2, cur;
+    if (!CHECK(load(D "base.json", &b1) == 0 && load(D "same.json", &b2) == 0 && load(D "base.json", &cur) == 0))
+        return;
+    gb_err e = {{0}};
+    cJSON *ex = cJSON_Parse("{\"plan\": \"fftw:a\", \"round_plans\": [\"fftw:a\", \"fftw:a\", \"fftw:a\"]}");
+    cJSON *exc = cJSON_Parse("{\"plan\": \"fftw:a\", \"round_plans\": [\"fftw:a\", \"fftw:b\", \"fftw:b\"]}");
+    CHECK(gb_kvlist_from_cjson(&b1.cases[0].results[0].extra, ex, "extra", &e) == GB_OK);
+    CHECK(gb_kvlist_from_cjson(&b2.cases[0].results[0].extra, ex, "extra", &e) == GB_OK);
+    CHECK(gb_kvlist_from_cjson(&cur.cases[0].results[0].extra, exc, "extra", &e) == GB_OK);
+    cJSON_Delete(ex);
+    cJSON_Delete(exc);
+    scale_all(&cur, 3, 0);
+    gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = 1};
+    const gb_results *bp[2] = {&b1, &b2};
+    gb_compare_result *res = judge(bp, 2, &cur, &o);
+    if (!CHECK(res != NULL)) return;
+    CHECK(res->items[0].plan_changed == 1);
+    CHECK(res->items[0].verdict == GB_V_UNSURE);
+    CHECK(strstr(res->items[0].reason, "chose a plan") != NULL);
+    gb_compare_result_free(res);
+    gb_results_free(&b1);
+    gb_results_free(&b2);
+    gb_results_free(&cur);
+}

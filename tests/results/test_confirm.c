@@ -179,7 +179,7 @@ TEST(confirm_a_one_process_slowdown_is_not_confirmed_in_fresh_processes) {
     cJSON_Delete(doc);
     CHECK(no_confirm_dir_left());
     /* the table marks the line and the summary says what was re-measured */
-    compare("--confirm suite.json --confirm-runs 2", "b1.json b1.json", "c-slow.json");
+    compare("--verbose --confirm suite.json --confirm-runs 2", "b1.json b1.json", "c-slow.json");
     CHECK(strstr(big, "[not confirmed]") != NULL);
     CHECK(strstr(big, "re-measured in 2 fresh processes each") != NULL);
     CHECK(strstr(big, "not confirmed in 2 fresh processes") != NULL);
@@ -324,7 +324,7 @@ TEST(confirm_a_failing_run_is_exit_2_naming_its_cases_and_keeping_its_log) {
 TEST(confirm_runs_each_fresh_process_as_run_case_of_the_suspects) {
     if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
     if (!CHECK(doctor("b1.json", "c-slow.json", TARGET, 3) == 0)) return;
-    compare("--confirm suite.json --confirm-runs 2", "b1.json b1.json", "c-slow.json");
+    compare("--verbose --confirm suite.json --confirm-runs 2", "b1.json b1.json", "c-slow.json");
     char p[128], args[2048] = "";
     path_of(p, sizeof p, "child-args.txt");
     FILE *f = fopen(p, "r");

@@ -182,6 +182,11 @@ static void sim_trials(int trials, size_t n, sim_case *cs, int target, double fa
             if (flag && getenv("GB_SIM_DEBUG")) { char *js = cJSON_PrintUnformatted(it); printf("%s\n", js); free(js); }
             if (i == target && !strcmp(v, "regression")) out->target_hits++;
             else if (flag) out->other_flags++;
+            if (i == target && strcmp(v, "regression") && getenv("GB_SIM_MISS")) {
+                char *js = cJSON_PrintUnformatted(it);
+                printf("MISS %s\n", js);
+                free(js);
+            }
         }
         out->flagged_pairs += any;
         cJSON_Delete(cmp);
