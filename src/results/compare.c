@@ -195,7 +195,10 @@ static int judge(comparison *k, const gb_compare_options *o, gb_compare_result *
             thr[i] = ms[i].rule.threshold;
             alp[i] = ms[i].rule.alpha;
         }
-        family = gb_noise_family(all, want, nm, thr, alp, fam);
+        gb_noise_prior prior;
+        gb_noise_priors(all, nm, &prior);
+        gb_noise_priors_guard(&prior);
+        family = gb_noise_family_with(all, want, nm, thr, alp, &prior, fam);
         /* the shift common to each backend's cases, from the raw changes;
          * where established, every case is judged again net of it */
         if (family != (size_t)-1 && gb_cmp_shift_estimate(ms, fam, nm, k->base, k->nbase, k->cur, k->ncur,
@@ -208,7 +211,7 @@ static int judge(comparison *k, const gb_compare_options *o, gb_compare_result *
             double ls = gb_cmp_shift_log(res->shifts, res->nshifts, ms[i].b->r->backend);
             if (ls != 0 && all[i].ok) { all[i].mean_c -= ls; ms[i].shift_log = ls; netted = 1; }
         }
-        if (netted && family != (size_t)-1) family = gb_noise_family(all, want, nm, thr, alp, fam);
+        if (netted && family != (size_t)-1) family = gb_noise_family_with(all, want, nm, thr, alp, &prior, fam);
         for (size_t s = 0; s < res->nshifts; s++)
             res->summary.shift_regressions += res->shifts[s].status == GB_SHIFT_UNEXPLAINED && res->shifts[s].ratio > 1;
     }
@@ -242,6 +245,7 @@ static int judge(comparison *k, const gb_compare_options *o, gb_compare_result *
     if (rc == 0 && o->confirm_runs > 0) {
         gb_noise_prior prior;
         gb_noise_priors(all, nm, &prior);
+        gb_noise_priors_guard(&prior);
         rc = gb_cmp_confirm_stage(ms, nm, &prior, o, k->by_machine, &res->summary.confirm, res->error,
                                   sizeof res->error);
     }

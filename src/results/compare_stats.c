@@ -195,20 +195,27 @@ void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr) {
             double per = 1.0 / c[0].kb + 1.0 / c[0].kc;
             for (size_t i = 0; i < n; i++)
                 if (c[i].ok) { per = 1.0 / c[i].kb + 1.0 / c[i].kc; break; }
-            double est = fmax(0, sd * sd - within) / per, floor = GB_MIN_PROCESS_SD * GB_MIN_PROCESS_SD;
-            pr->proc_var = fmax(floor, est);
-            pr->proc_floored = est < floor; /* a bound, not an estimate: as known as the assumed one */
+            pr->proc_var = fmax(0, sd * sd - within) / per;
             pr->proc_from_spread = 1;
             pr->cases = m;
-        } else if (m > 0) {
-            pr->proc_var = GB_ASSUMED_PROCESS_SD * GB_ASSUMED_PROCESS_SD;
-            pr->proc_assumed = 1;
+        } else {
             pr->cases = m;
         }
     }
     free(w);
     free(v);
     free(df);
+}
+
+void gb_noise_priors_guard(gb_noise_prior *pr) {
+    double floor = GB_MIN_PROCESS_SD * GB_MIN_PROCESS_SD;
+    if (pr->proc_from_spread && pr->proc_var < floor) {
+        pr->proc_var = floor;
+        pr->proc_floored = 1; /* a bound, not an estimate: as known as the assumed one */
+    } else if (!isfinite(pr->proc_var) && pr->cases > 0) {
+        pr->proc_var = GB_ASSUMED_PROCESS_SD * GB_ASSUMED_PROCESS_SD;
+        pr->proc_assumed = 1;
+    }
 }
 
 int gb_noise_change(const gb_case_noise *c, const gb_noise_prior *pr, gb_change *out) {

@@ -102,6 +102,11 @@ typedef struct {
     size_t cases;            /* cases it was estimated from */
 } gb_noise_prior;
 void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr);
+/* compare's guards on priors learnt from one process a side: the spread's
+ * estimate no lower than GB_MIN_PROCESS_SD, and GB_ASSUMED_PROCESS_SD where
+ * too few cases left it unknown (both then as known, not estimated). The
+ * fleet report keeps the priors as learnt. */
+void gb_noise_priors_guard(gb_noise_prior *pr);
 
 /* The change of one result and its uncertainty: d (log ratio), its standard
  * error and degrees of freedom (INFINITY: normal); the between-round and
