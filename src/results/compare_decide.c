@@ -48,6 +48,7 @@ void gb_cmp_decide(const matched *m, size_t family, gb_cmp_decide_plan *out) {
     if (d > log1p(t)) se_flag = (d - log1p(t / 2)) / z_of(1 - a / (2.0 * (family ? family : 1)));
     double target = fmax(isfinite(se_same) ? se_same : 0, isfinite(se_flag) ? se_flag : 0);
     out->have = 1;
+    out->cost_s = INFINITY;
     if (!(target > 0) || target < 0.1 * m->ch.se) {
         out->on_threshold = 1; /* within a tenth of an interval of the edge: no lever decides it */
         return;
@@ -101,7 +102,8 @@ int gb_cmp_decidable_within(const gb_cmp_item *items, size_t n, double budget_s,
     *spent = 0;
     if (!c) return 0;
     for (size_t i = 0; i < n; i++)
-        if (items[i].decide.have && isfinite(items[i].decide.cost_s)) c[k++] = items[i].decide.cost_s;
+        if (items[i].decide.have && !items[i].decide.on_threshold && isfinite(items[i].decide.cost_s))
+            c[k++] = items[i].decide.cost_s;
     qsort(c, k, sizeof *c, cmp_cost);
     int fit = 0;
     for (size_t i = 0; i < k && *spent + c[i] <= budget_s; i++) *spent += c[i], fit++;

@@ -239,7 +239,9 @@ static void cases_table(const gb_compare_result *cmp, const gb_writer *w, FILE *
         int l = (int)strlen(cmp->items[i].name);
         if (l > wname) wname = l;
     }
-    t.width[0] = verbose ? (wname > 70 ? 70 : wname) : (wname > cap ? cap : wname);
+    /* the 100 columns are a terminal's; a page or Markdown wraps, so names stay whole there */
+    int cut = !verbose && w->terminal;
+    t.width[0] = cut ? (wname > cap ? cap : wname) : (wname > 70 ? 70 : wname);
     for (size_t i = 0; i < cmp->nitems; i++) {
         const gb_cmp_item *it = &cmp->items[i];
         long r = gb_table_row(&t);
@@ -250,8 +252,8 @@ static void cases_table(const gb_compare_result *cmp, const gb_writer *w, FILE *
         gb_fmt_change(gb_json_num(it->raw_change), raw, sizeof raw);
         gb_fmt_change(gb_json_num(it->change), change, sizeof change);
         fmt_ci(it, interval, sizeof interval);
-        if (verbose) snprintf(name, sizeof name, "%s", it->name);
-        else short_name(it->name, t.width[0], name, sizeof name);
+        if (cut) short_name(it->name, t.width[0], name, sizeof name);
+        else snprintf(name, sizeof name, "%s", it->name);
         gb_table_set(&t, r, col[0], GB_CELL_PLAIN, GB_MK_CODE "%s" GB_MK_CODE, name);
         gb_table_set(&t, r, col[1], GB_CELL_PLAIN, "%s", base);
         gb_table_set(&t, r, col[2], GB_CELL_PLAIN, "%s", cur);
