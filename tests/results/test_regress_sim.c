@@ -519,6 +519,7 @@ static void power_row(const power_model *pm, int kb, int trials, double t, doubl
     int target = factor != 1 ? 0 : -1;
     /* the target case has the noise in every model: 2% drift and shift */
     if (target == 0) cs[0] = (sim_case){t, 0.03, per_round(t, round_s, pm->nz.rounds), 0.02, 0.02};
+    if (target == 0 && round_s == 0) cs[0].per_round = 2; /* the row: 2 samples a round */
     confirm_noise = &pm->nz;
     confirm_tally tl;
     confirm_trials(trials, POWER_CASES, cs, target, factor, -1, kb, GB_CONFIRM_DEFAULT_RUNS, seed, &tl);
@@ -546,12 +547,20 @@ TEST(sim_power_table_history_baseline_and_confirm) {
     int kb = getenv("GB_SIM_KB") ? atoi(getenv("GB_SIM_KB")) : 8;
     int pairs = getenv("GB_SIM_PAIRS") ? atoi(getenv("GB_SIM_PAIRS")) : 500;
     if (kb < 1 || kb > 8) kb = 8;
-    for (size_t m = 0; m < sizeof power_models / sizeof *power_models; m++) {
+    /* GB_SIM_ROWS: a comma list of aa, 100us, 5us, x1.5, 10ms (default all);
+     * GB_SIM_MODELS: how many of the models, in order (default all) */
+    const char *rows = getenv("GB_SIM_ROWS") ? getenv("GB_SIM_ROWS") : "aa,100us,5us,x1.5,10ms";
+    size_t nm = sizeof power_models / sizeof *power_models;
+    if (getenv("GB_SIM_MODELS") && atoi(getenv("GB_SIM_MODELS")) > 0 && (size_t)atoi(getenv("GB_SIM_MODELS")) < nm)
+        nm = (size_t)atoi(getenv("GB_SIM_MODELS"));
+    for (size_t m = 0; m < nm; m++) {
         const power_model *pm = &power_models[m];
-        power_row(pm, kb, pairs, 0, 1, QUICK_ROUND_S, GB_SIM_SEED + 60 + (unsigned)m);
-        power_row(pm, kb, pairs / 5, 100e-6, 1.10, QUICK_ROUND_S, GB_SIM_SEED + 70 + (unsigned)m);
-        power_row(pm, kb, pairs / 5, 5e-6, 1.10, QUICK_ROUND_S, GB_SIM_SEED + 80 + (unsigned)m);
-        power_row(pm, kb, pairs / 5, 5e-6, 1.50, QUICK_ROUND_S, GB_SIM_SEED + 90 + (unsigned)m);
-        power_row(pm, kb, pairs / 5, 10e-3, 1.20, DEFAULT_ROUND_S, GB_SIM_SEED + 100 + (unsigned)m);
+        if (strstr(rows, "aa")) power_row(pm, kb, pairs, 0, 1, QUICK_ROUND_S, GB_SIM_SEED + 60 + (unsigned)m);
+        if (strstr(rows, "100us"))
+            power_row(pm, kb, pairs / 5, 100e-6, 1.10, QUICK_ROUND_S, GB_SIM_SEED + 70 + (unsigned)m);
+        if (strstr(rows, "5us")) power_row(pm, kb, pairs / 5, 5e-6, 1.10, QUICK_ROUND_S, GB_SIM_SEED + 80 + (unsigned)m);
+        if (strstr(rows, "x1.5")) power_row(pm, kb, pairs / 5, 5e-6, 1.50, QUICK_ROUND_S, GB_SIM_SEED + 90 + (unsigned)m);
+        /* +20% at 10 ms with 2 samples a round (round_s 0: the count forced) */
+        if (strstr(rows, "10ms")) power_row(pm, kb, pairs / 5, 10e-3, 1.20, 0, GB_SIM_SEED + 100 + (unsigned)m);
     }
 }
