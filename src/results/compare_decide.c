@@ -10,10 +10,11 @@
  * +-threshold (log(1+t) - |d| over z(1 - alpha/2)); for a regression or an
  * improvement, a change of half the threshold established after Holm
  * (|d| - log(1+t/2) over z(1 - alpha/(2 m)), m the family). Each lever is
- * then solved for alone: more rounds in the current run, more baseline runs
- * (a deeper history), or more confirming processes (--confirm-runs). A lever
- * that cannot get there (the process term alone is too large for rounds to
- * help) is 0. The time is this case's: a round is its median times its
+ * then solved for: more rounds a run (both sides measured again), more
+ * baseline runs (a deeper history), more confirming processes
+ * (--confirm-runs), or both of the last two together (k baseline runs, and
+ * confirming processes up to k current ones). A lever that cannot get there
+ * (the process term alone is too large for rounds to help) is 0. The time is this case's: a round is its median times its
  * samples a round; a process adds GB_PROCESS_START_S for starting and
  * measuring ceilings. The estimate assumes the change stays where it is: a
  * case sitting on the threshold needs more than any lever gives. */
@@ -56,22 +57,33 @@ void gb_cmp_decide(const matched *m, size_t family, gb_cmp_decide_plan *out) {
     double v2 = target * target;
     double sp = m->ch.proc_var, sw = m->ch.round_var + m->noise.vw;
     double kb = m->noise.kb, kc = m->noise.kc, rb = m->noise.rb, rc = m->noise.rc;
-    for (int r = (int)ceil(rc) + 1; r <= (int)ceil(rc) + GB_DECIDE_MAX; r++)
-        if (var_of(sp, sw, kb, kc, rb, r) <= v2) { out->more_rounds = r - (int)ceil(rc); break; }
+    /* rounds: both sides measured again with r rounds a run (--rounds r) */
+    for (int r = (int)ceil(fmax(rb, rc)) + 1; r <= (int)ceil(fmax(rb, rc)) + GB_DECIDE_MAX; r++)
+        if (var_of(sp, sw, kb, kc, r, r) <= v2) { out->more_rounds = r - (int)ceil(rc); break; }
     for (int k = (int)kb + 1; k <= GB_DECIDE_MAX; k++)
         if (var_of(sp, sw, k, kc, rb, rc) <= v2) { out->baseline_runs = k; break; }
     for (int k = 1; k <= GB_DECIDE_MAX; k++)
         if (var_of(sp, sw, kb, kc + k, rb, rc) <= v2) { out->processes = k; break; }
+    /* both: k baseline runs and confirming processes up to k current ones
+     * (a history of k runs and --confirm-runs k) */
+    for (int k = (int)fmax(kb, kc) + 1; k <= GB_DECIDE_MAX; k++)
+        if (var_of(sp, sw, k, k, rb, rc) <= v2) { out->runs_each = k; break; }
     /* a round of this case: its samples a round at its median */
     const gb_result *r0 = m->cp[0];
     double nround = r0 && r0->nrounds ? (double)r0->nsamples / (double)r0->nrounds : (r0 ? (double)r0->nsamples : 1);
     double round_s = exp(m->noise.mean_c) * nround;
     out->round_s = round_s;
-    double c_rounds = out->more_rounds ? out->more_rounds * round_s + GB_PROCESS_START_S : INFINITY;
-    double c_procs = out->processes ? out->processes * (rc * round_s + GB_PROCESS_START_S) : INFINITY;
-    double c_base = out->baseline_runs ? (out->baseline_runs - kb) * (rb * round_s + GB_PROCESS_START_S) : INFINITY;
-    out->cost_s = fmin(c_rounds, fmin(c_procs, c_base));
-    out->cheapest = out->cost_s == c_procs ? "confirming processes" : out->cost_s == c_rounds ? "rounds" : "baseline runs";
+    double proc_s = rc * round_s + GB_PROCESS_START_S; /* one more run of this case */
+    double r_all = ceil(rc) + out->more_rounds;
+    double c_rounds = out->more_rounds ? (kb + kc) * (r_all * round_s + GB_PROCESS_START_S) : INFINITY;
+    double c_procs = out->processes ? out->processes * proc_s : INFINITY;
+    double c_base = out->baseline_runs ? (out->baseline_runs - kb) * proc_s : INFINITY;
+    double c_each = out->runs_each ? (2 * out->runs_each - kb - kc) * proc_s : INFINITY;
+    out->cost_s = fmin(fmin(c_rounds, c_procs), fmin(c_base, c_each));
+    out->cheapest = out->cost_s == c_procs  ? "confirming processes"
+                    : out->cost_s == c_base ? "baseline runs"
+                    : out->cost_s == c_each ? "baseline runs and confirming processes"
+                                            : "rounds";
 }
 
 void gb_cmp_decide_text(const gb_cmp_decide_plan *p, char *buf, size_t len) {
@@ -80,14 +92,17 @@ void gb_cmp_decide_text(const gb_cmp_decide_plan *p, char *buf, size_t len) {
         snprintf(buf, len, "its change sits on the threshold: no number of rounds or runs decides it");
         return;
     }
-    char a[64] = "", b[64] = "", c[64] = "";
-    if (p->more_rounds) snprintf(a, sizeof a, "%d more rounds", p->more_rounds);
+    char a[64] = "", b[64] = "", c[64] = "", d[96] = "";
+    if (p->more_rounds) snprintf(a, sizeof a, "%d more rounds a run", p->more_rounds);
     if (p->baseline_runs) snprintf(b, sizeof b, "%s%d baseline runs", *a ? ", " : "", p->baseline_runs);
-    if (p->processes) snprintf(c, sizeof c, "%s%d confirming processes", *a || *b ? ", or " : "", p->processes);
-    if (!*a && !*b && !*c)
+    if (p->processes) snprintf(c, sizeof c, "%s%d confirming processes", *a || *b ? ", " : "", p->processes);
+    if (p->runs_each)
+        snprintf(d, sizeof d, "%s%d baseline runs with %d confirming processes", *a || *b || *c ? ", or " : "",
+                 p->runs_each, p->runs_each - 1);
+    if (!*a && !*b && !*c && !*d)
         snprintf(buf, len, "more than %d rounds, baseline runs or confirming processes would be needed", GB_DECIDE_MAX);
     else
-        snprintf(buf, len, "would be decided by %s%s%s (cheapest: %s, ~%.3g s)", a, b, c, p->cheapest, p->cost_s);
+        snprintf(buf, len, "would be decided by %s%s%s%s (cheapest: %s, ~%.3g s)", a, b, c, d, p->cheapest, p->cost_s);
 }
 
 /* Greedy, cheapest first: how many unsure cases fit in budget_s. */

@@ -98,6 +98,7 @@ static cJSON *item_json(const gb_compare_result *res, const gb_cmp_item *it) {
         cJSON_AddNumberToObject(dc, "more_rounds", d->more_rounds);
         cJSON_AddNumberToObject(dc, "baseline_runs", d->baseline_runs);
         cJSON_AddNumberToObject(dc, "confirm_processes", d->processes);
+        cJSON_AddNumberToObject(dc, "runs_each", d->runs_each);
         gb_json_add_num_or_null(dc, "round_s", d->round_s);
         gb_json_add_num_or_null(dc, "cost_s", d->cost_s);
         if (d->cheapest) cJSON_AddStringToObject(dc, "cheapest", d->cheapest);

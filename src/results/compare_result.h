@@ -58,12 +58,13 @@ typedef struct {
 typedef struct {
     int have;                 /* an unsure case with its noise estimated */
     int on_threshold;         /* its change sits on the edge: nothing decides it */
-    int more_rounds;          /* rounds to add to the current run */
+    int more_rounds;          /* rounds to add to a run (both sides measured again) */
     int baseline_runs;        /* baseline runs (history depth) in all */
     int processes;            /* confirming processes (--confirm-runs) */
+    int runs_each;            /* k baseline runs with confirming processes up to k current ones */
     double round_s;           /* one round of the case */
     double cost_s;            /* the cheapest lever's time (INFINITY: none) */
-    const char *cheapest;     /* "rounds", "baseline runs", "confirming processes" */
+    const char *cheapest;     /* "rounds", "baseline runs", "confirming processes", or both of those */
 } gb_cmp_decide_plan;
 void gb_cmp_decide_text(const gb_cmp_decide_plan *p, char *buf, size_t len);
 
