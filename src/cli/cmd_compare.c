@@ -63,8 +63,8 @@ static void usage(FILE *f) {
  * judgement with its second stage. GB_EXIT_OK (also when there is no suspect:
  * nothing runs), or GB_EXIT_USAGE after saying which case could not be
  * re-measured and why. */
-static int confirm(gb_compare_result **cmp, const gb_results **ptr, const char **names, int nb, int ncf,
-                   gb_compare_options *o, int quiet) {
+int gb_cli_compare_confirm(gb_compare_result **cmp, const gb_results **ptr, const char **names, int nb, int ncf,
+                           gb_compare_options *o, int quiet) {
     const gb_cmp_strs *cases = &(*cmp)->summary.confirm.cases;
     int n = (int)cases->n;
     if (n == 0 || *(*cmp)->error) return GB_EXIT_OK;
@@ -294,7 +294,7 @@ int gb_cmd_compare(int argc, char **argv) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
     }
-    if (confirm_suite && confirm(&cmp, ptr, names, nb, ncf, &o, quiet) != GB_EXIT_OK) goto out;
+    if (confirm_suite && gb_cli_compare_confirm(&cmp, ptr, names, nb, ncf, &o, quiet) != GB_EXIT_OK) goto out;
     /* -o FILE: rendered in memory, written by the one writer (results_io.h) */
     f = output ? open_memstream(&text, &len) : stdout;
     if (!f) {
