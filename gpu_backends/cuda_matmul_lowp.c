@@ -17,8 +17,6 @@
  * transposed once in prepare, untimed — the layout inference keeps its
  * weights in (PyTorch's nn.Linear stores W as out×in, k-contiguous) — and
  * the result says so. */
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <cublasLt.h>
 
@@ -166,21 +164,6 @@ void gb_cuda_lowp_annotate(const gb_cuda_lowp *s, cJSON *extra) {
     cJSON_AddStringToObject(extra, "library", "cublaslt");
     cJSON_AddStringToObject(extra, "routine", "cublasLtMatmul");
     cJSON_AddNumberToObject(extra, "algo_id", s->algo_id);
-    /* The heuristic's choice as one plan string: compare treats a change of
-     * plan (between processes, or rounds prepared again) as a reason, not a
-     * regression (docs/regression-statistics.md). */
-    uint32_t tile = 0, stages = 0;
-    int32_t splitk = 0;
-    size_t got = 0;
-    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &got);
-    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages,
-                                               &got);
-    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk,
-                                               &got);
-    char plan[96];
-    snprintf(plan, sizeof plan, "cublaslt:algo=%d,tile=%u,stages=%u,splitk=%d", s->algo_id, (unsigned)tile,
-             (unsigned)stages, (int)splitk);
-    cJSON_AddStringToObject(extra, "plan", plan);
     cJSON_AddNumberToObject(extra, "workspace_bytes", WORKSPACE_BYTES);
     if (s->tn)
         cJSON_AddStringToObject(extra, "b_layout", "transposed once in prepare (k-contiguous, untimed): TN is the only "

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "compare_confirm.h"
 #include "confirm_run.h"
 #include "file_roles.h"
 #include "suite.h"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "compare_confirm.h"
 #include "history.h"
 #include "writer.h"
 

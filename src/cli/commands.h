@@ -6,7 +6,6 @@
 #define GB_COMMANDS_H
 #include <cjson/cJSON.h>
 #include "backends.h"
-#include "compare.h"
 enum { GB_EXIT_OK = 0, GB_EXIT_CHECK = 1, GB_EXIT_USAGE = 2 };
 
 /* The whole command line as main() received it (provenance, re-exec). */
@@ -48,13 +47,6 @@ int gb_cmd_peak(int argc, char **argv);
 int gb_cmd_export(int argc, char **argv);
 int gb_cmd_slurm(int argc, char **argv);
 int gb_cmd_history(int argc, char **argv);
-/* compare --confirm's second stage (cmd_compare.c): the suspects of *cmp
- * re-measured in o->confirm_runs fresh processes of o->confirm_suite, and
- * *cmp replaced by the judgement with them; ptr and names hold nb baseline
- * documents then ncf current ones. GB_EXIT_OK, or GB_EXIT_USAGE after saying
- * why on stderr. `history check --confirm` uses it too. */
-int gb_cli_compare_confirm(gb_compare_result **cmp, const gb_results **ptr, const char **names, int nb, int ncf,
-                           gb_compare_options *o, int quiet);
 /* run --history: add the results file at path to the history db ("": the
  * default); path NULL: the run was not written to a file, or was stopped,
  * and is not added (said on stderr). Returns an exit code. */
