@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "compare_confirm.h"
 #include "confirm_run.h"
 #include "file_roles.h"
 #include "suite.h"
@@ -41,12 +42,21 @@ static void usage(FILE *f) {
             "                             those confirm (Holm over the suspects)\n"
             "  -n, --confirm-runs N       how many fresh processes (1 to %d, default %d)\n"
             "  -q, --quiet                the re-measuring runs' output to a log, not to stderr\n"
+            "      --ci SUITE             what a CI job should use (docs/ci.md): --confirm SUITE with\n"
+            "                             %d fresh processes, and a warning when the baseline has fewer\n"
+            "                             than %d runs (the power docs/regression-statistics.md measured)\n"
+            "  -U, --fail-on-unsure       exit 1 when every compared case is unsure (nothing decided;\n"
+            "                             policy key fail_on_unsure)\n"
+            "  -b, --budget D             the extra time the summary counts decidable unsure cases\n"
+            "                             for (default 60s)\n"
+            "  -v, --verbose              full case names, and each case's reason and what would\n"
+            "                             decide it (the table keeps to 100 columns without it)\n"
             "  -h, --help\n"
             "\n"
             "exit status: 0 no regression; 1 a regression, or a failed/error result in CURRENT;\n"
             "2 usage or input error, or nothing (or too little) compared, or --confirm could not\n"
             "re-measure a suspect (its run failed, or the case is missing from its results).\n",
-            GB_CONFIRM_MAX_RUNS, GB_CONFIRM_DEFAULT_RUNS);
+            GB_CONFIRM_MAX_RUNS, GB_CONFIRM_DEFAULT_RUNS, GB_CONFIRM_DEFAULT_RUNS, GB_CI_BASELINE_RUNS);
 }
 
 /* --confirm: the suspects of the first judgement (cmp's summary.confirm.cases)
@@ -54,8 +64,8 @@ static void usage(FILE *f) {
  * judgement with its second stage. GB_EXIT_OK (also when there is no suspect:
  * nothing runs), or GB_EXIT_USAGE after saying which case could not be
  * re-measured and why. */
-static int confirm(gb_compare_result **cmp, const gb_results **ptr, const char **names, int nb, int ncf,
-                   gb_compare_options *o, int quiet) {
+int gb_cli_compare_confirm(gb_compare_result **cmp, const gb_results **ptr, const char **names, int nb, int ncf,
+                           gb_compare_options *o, int quiet) {
     const gb_cmp_strs *cases = &(*cmp)->summary.confirm.cases;
     int n = (int)cases->n;
     if (n == 0 || *(*cmp)->error) return GB_EXIT_OK;
@@ -115,12 +125,14 @@ int gb_cmd_compare(int argc, char **argv) {
         {"min-change", required_argument, 0, 'm'}, {"require-present", required_argument, 0, 'r'},
         {"output", required_argument, 0, 'o'},    {"help", no_argument, 0, 'h'},
         {"confirm", required_argument, 0, 'c'},   {"confirm-runs", required_argument, 0, 'n'},
-        {"quiet", no_argument, 0, 'q'},
+        {"quiet", no_argument, 0, 'q'},          {"fail-on-unsure", no_argument, 0, 'U'},
+        {"budget", required_argument, 0, 'b'},   {"verbose", no_argument, 0, 'v'},
+        {"ci", required_argument, 0, 'C'},
         {0, 0, 0, 0}};
     gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = GB_DEFAULT_REQUIRE_PRESENT};
     const gb_writer *writer = &gb_writer_term; /* NULL: the JSON document */
     const char *policy_path = NULL, *output = NULL, *confirm_suite = NULL;
-    int confirm_runs = GB_CONFIRM_DEFAULT_RUNS, confirm_runs_set = 0, quiet = 0;
+    int confirm_runs = GB_CONFIRM_DEFAULT_RUNS, confirm_runs_set = 0, quiet = 0, verbose = 0, fail_unsure = 0;
     /* "--" splits baseline files from current files; getopt would swallow
      * it (and permute the files around it), so the split is found first. */
     int dd = argc;
@@ -129,7 +141,7 @@ int gb_cmd_compare(int argc, char **argv) {
     optind = 1;
     int c;
     char why[200];
-    while ((c = getopt_long(dd, argv, "t:a:m:r:p:f:o:c:n:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(dd, argv, "t:a:m:r:p:f:o:c:n:qUb:vh", opts, NULL)) != -1) {
         switch (c) {
         case 't':
             if (gb_parse_percent(optarg, &o.rule.threshold, why, sizeof why) != 0) {
@@ -175,6 +187,10 @@ int gb_cmd_compare(int argc, char **argv) {
             break;
         case 'o': output = optarg; break;
         case 'c': confirm_suite = optarg; break;
+        case 'C':
+            confirm_suite = optarg;
+            o.ci = 1;
+            break;
         case 'n': {
             long v;
             if (gb_cli_parse_int(optarg, 1, GB_CONFIRM_MAX_RUNS, &v) != 0) {
@@ -187,6 +203,14 @@ int gb_cmd_compare(int argc, char **argv) {
             break;
         }
         case 'q': quiet = 1; break;
+        case 'U': fail_unsure = 1; break;
+        case 'v': verbose = 1; break;
+        case 'b':
+            if (gb_parse_duration(optarg, &o.budget_s, why, sizeof why) != 0) {
+                fprintf(stderr, "gpubench compare: --budget %s\n", why);
+                return GB_EXIT_USAGE;
+            }
+            break;
         case 'h': usage(stdout); return GB_EXIT_OK;
         default: return gb_cli_bad_option("compare", dd, argv, "t:a:m:r:p:f:o:c:n:qh");
         }
@@ -233,6 +257,7 @@ int gb_cmd_compare(int argc, char **argv) {
     o.policy = policy;
     o.policy_path = policy_path;
     if (!(o.cli_set & GB_CLI_REQUIRE_PRESENT)) o.require_present = gb_policy_require_present(policy, o.require_present);
+    o.fail_on_unsure = fail_unsure || gb_policy_fail_on_unsure(policy);
     int rc = GB_EXIT_USAGE, nfiles = nb + ncf, loaded = 0;
     gb_results *docs = calloc((size_t)nfiles, sizeof *docs);
     const gb_results **ptr = calloc((size_t)nfiles, sizeof *ptr);
@@ -270,14 +295,14 @@ int gb_cmd_compare(int argc, char **argv) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
     }
-    if (confirm_suite && confirm(&cmp, ptr, names, nb, ncf, &o, quiet) != GB_EXIT_OK) goto out;
+    if (confirm_suite && gb_cli_compare_confirm(&cmp, ptr, names, nb, ncf, &o, quiet) != GB_EXIT_OK) goto out;
     /* -o FILE: rendered in memory, written by the one writer (results_io.h) */
     f = output ? open_memstream(&text, &len) : stdout;
     if (!f) {
         fprintf(stderr, "gpubench compare: out of memory\n");
         goto out;
     }
-    if (writer) gb_compare_render(cmp, writer, f);
+    if (writer) gb_compare_render_verbose(cmp, writer, f, verbose);
     else gb_compare_print_json(cmp, f);
     if (output) {
         int bad = fclose(f) != 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "compare_confirm.h"
 #include "history.h"
 #include "writer.h"
 
@@ -34,6 +35,11 @@ static void usage(FILE *f) {
             "  -p, --policy FILE      check: per-op thresholds (docs/ci.md)\n"
             "  -n, --baseline-runs N  check: the last N runs of this machine (default 8)\n"
             "  -f, --format F         check: table, md or json; export: csv or json\n"
+            "  -U, --fail-on-unsure   check: exit 1 when every compared case is unsure\n"
+            "  -v, --verbose          check: full names, each case's reason and what would decide it\n"
+            "      --confirm SUITE    check: re-measure the suspects in fresh processes (compare --confirm);\n"
+            "                         with the default 8 runs, what docs/ci.md recommends for CI\n"
+            "      --confirm-runs N   check: how many fresh processes (default 8)\n"
             "  -h, --help\n"
             "\n"
             "A CASE-PATTERN is a glob (matmul/float32/*/cuda/device) or a substring of the name\n"
@@ -43,7 +49,18 @@ static void usage(FILE *f) {
             GB_HISTORY_DEFAULT_PATH);
 }
 
-enum { O_COMMIT = 256, O_BRANCH, O_CTIME, O_MACHINE, O_SUITE, O_HBRANCH, O_SINCE, O_UNTIL, O_KEEP, O_OLDER };
+enum { O_COMMIT = 256, O_BRANCH, O_CTIME, O_MACHINE, O_SUITE, O_HBRANCH, O_SINCE, O_UNTIL, O_KEEP, O_OLDER,
+       O_CONFIRM, O_CONFIRM_RUNS };
+
+/* history check --confirm: compare's second stage, on the history's baseline */
+static int history_confirm(gb_compare_result **cmp, const gb_results **docs, const char **names, size_t n,
+                           gb_compare_options *o, void *ctx, gb_err *e) {
+    if (gb_cli_compare_confirm(cmp, docs, names, (int)n, 1, o, *(const int *)ctx) != GB_EXIT_OK) {
+        gb_errf(e, GB_FAIL, "--confirm: a suspect could not be re-measured (said above)");
+        return -1;
+    }
+    return 0;
+}
 
 int gb_cmd_history(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
@@ -60,6 +77,9 @@ int gb_cmd_history(int argc, char **argv) {
         {"threshold", required_argument, 0, 't'},  {"alpha", required_argument, 0, 'a'},
         {"policy", required_argument, 0, 'p'},     {"baseline-runs", required_argument, 0, 'n'},
         {"format", required_argument, 0, 'f'},     {"help", no_argument, 0, 'h'},
+        {"fail-on-unsure", no_argument, 0, 'U'},   {"verbose", no_argument, 0, 'v'},
+        {"confirm", required_argument, 0, O_CONFIRM}, {"confirm-runs", required_argument, 0, O_CONFIRM_RUNS},
+        {"quiet", no_argument, 0, 'q'},
         {0, 0, 0, 0}};
     const char *db = NULL, *format = NULL, *policy_path = NULL;
     gb_history_source src = {0};
@@ -69,10 +89,13 @@ int gb_cmd_history(int argc, char **argv) {
     double older = 0;
     gb_rule rule = GB_DEFAULT_RULE;
     unsigned cli_set = 0;
+    int fail_unsure = 0, verbose = 0, quiet = 0;
+    const char *confirm_suite = NULL;
+    long confirm_runs = GB_CONFIRM_DEFAULT_RUNS;
     char why[160];
     optind = 1;
     int c;
-    while ((c = getopt_long(argc - 1, argv + 1, "d:t:a:p:n:f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc - 1, argv + 1, "d:t:a:p:n:f:Uvqh", opts, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case O_COMMIT: src.commit = optarg; break;
@@ -97,6 +120,17 @@ int gb_cmd_history(int argc, char **argv) {
             }
             break;
         }
+        case 'U': fail_unsure = 1; break;
+        case 'q': quiet = 1; break;
+        case O_CONFIRM: confirm_suite = optarg; break;
+        case O_CONFIRM_RUNS:
+            if (gb_cli_parse_int(optarg, 1, GB_CONFIRM_MAX_RUNS, &confirm_runs) != 0) {
+                fprintf(stderr, "gpubench history: --confirm-runs: expected a whole number from 1 to %d, got '%s'\n",
+                        GB_CONFIRM_MAX_RUNS, optarg);
+                return GB_EXIT_USAGE;
+            }
+            break;
+        case 'v': verbose = 1; break;
         case 't':
             if (gb_parse_percent(optarg, &rule.threshold, why, sizeof why) != 0 || !(rule.threshold > 0)) {
                 fprintf(stderr, "gpubench history: --threshold: %s\n", why);
@@ -216,6 +250,14 @@ int gb_cmd_history(int argc, char **argv) {
         o.cmp.policy = pol;
         o.cmp.policy_path = policy_path;
         o.cmp.require_present = gb_policy_require_present(pol, GB_DEFAULT_REQUIRE_PRESENT);
+        o.cmp.fail_on_unsure = fail_unsure || gb_policy_fail_on_unsure(pol);
+        o.verbose = verbose;
+        if (confirm_suite) {
+            o.cmp.confirm_runs = (int)confirm_runs;
+            o.cmp.confirm_suite = confirm_suite;
+            o.confirm = history_confirm;
+            o.confirm_ctx = &quiet;
+        }
         int ec = gb_history_check(h, pos[0], &o, cw, stdout, &e);
         rc = ec < 0 ? GB_EXIT_USAGE : ec;
         gb_policy_free(pol);

@@ -168,6 +168,15 @@ int gb_history_bisect(gb_history *h, const gb_history_filter *f, double threshol
 typedef struct {
     size_t baseline_runs;    /* the last N runs of the same machine and case (default 8) */
     gb_compare_options cmp;  /* compare's rule and policy */
+    int verbose;             /* compare's --verbose table */
+    /* --confirm (cmp.confirm_runs > 0): called after the first judgement
+     * with the baseline documents (n of them) and the current one contiguous
+     * in docs, to replace *cmp by the judgement with its second stage (the
+     * CLI re-measures the suspects: the history cannot run anything). 0, or
+     * -1 with e filled. NULL: no second stage. */
+    int (*confirm)(gb_compare_result **cmp, const gb_results **docs, const char **names, size_t n,
+                   gb_compare_options *o, void *ctx, gb_err *e);
+    void *confirm_ctx;
 } gb_history_check_options;
 
 /* Judge the results file at cur_path against the history: per result, a

@@ -147,7 +147,24 @@ int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check
             gb_errf(e, GB_FAIL, "out of memory");
             goto out;
         }
-        if (w) gb_compare_render(cmp, w, out);
+        if (o->confirm && o->cmp.confirm_runs > 0) {
+            /* the second stage: the baseline documents and the current one, contiguous */
+            const gb_results **all = calloc(deepest + 1, sizeof *all);
+            const char **alln = calloc(deepest + 1, sizeof *alln);
+            gb_compare_options co = o->cmp;
+            int bad = !all || !alln;
+            for (size_t j = 0; !bad && j < deepest; j++) all[j] = bp[j], alln[j] = names[j];
+            if (!bad) all[deepest] = cp, alln[deepest] = cn;
+            if (bad) gb_errf(e, GB_FAIL, "out of memory");
+            else bad = o->confirm(&cmp, all, alln, deepest, &co, o->confirm_ctx, e) != 0;
+            free(all);
+            free(alln);
+            if (bad) {
+                gb_compare_result_free(cmp);
+                goto out;
+            }
+        }
+        if (w) gb_compare_render_verbose(cmp, w, out, o->verbose);
         else gb_compare_print_json(cmp, out);
         rc = cmp->exit_code;
         gb_compare_result_free(cmp);

@@ -15,9 +15,9 @@
  *                             apart by min_change, when set)
  *   same                      the whole (1 - alpha) interval within +-threshold
  *   unsure                    otherwise, with the reason
- * The samples-only Mann-Whitney test (gb_compare_samples) is not used: it
- * treats every sample as independent, so drift between rounds and shifts
- * between processes look to it like changes.
+ * No samples-only rank test: one treats every sample as independent, so
+ * drift between rounds and shifts between processes look to it like
+ * changes (mannwhitney.c, unused, was removed).
  *
  * gb_compare_judge_runs goes in four steps: collect (every file's results
  * as entries, indexed by key), match (each baseline result with its matches
@@ -32,92 +32,6 @@
 
 #include "compare_internal.h"
 #include "compare_stats.h"
-
-/* ---- provenance ------------------------------------------------------- */
-
-static void warn_diff(gb_cmp_strs *warnings, const char *label, const char *what, const gb_value *a, const gb_value *b) {
-    if (gb_value_equal(a, b)) return;
-    char *sa = gb_value_json(a), *sb = gb_value_json(b);
-    char line[600];
-    snprintf(line, sizeof line, "machines differ%s%s: %s is %s in the baseline, %s in the current run",
-             label ? " for " : "", label ? label : "", what, sa ? sa : "absent", sb ? sb : "absent");
-    gb_cmp_strs_add(warnings, line);
-    free(sa);
-    free(sb);
-}
-
-/* What makes two runs' numbers incomparable: another CPU or GPU, driver,
- * library versions, thread count, cache mode. */
-static void compare_contexts(const gb_context *ca, const gb_context *cb, const char *label, gb_cmp_strs *warnings) {
-    const struct { const char *what; const gb_value *a, *b; } facts[] = {
-        {"cpu.model", &ca->f_cpu_model, &cb->f_cpu_model},
-        {"gpu.name", &ca->f_gpu_name, &cb->f_gpu_name},
-        {"gpu.nvidia_driver", &ca->f_nvidia_driver, &cb->f_nvidia_driver},
-        {"gpu.cuda_driver_api_version", &ca->f_gpu_driver, &cb->f_gpu_driver},
-        {"cpu_threads_used", &ca->f_threads, &cb->f_threads},
-        {"cache_mode", &ca->f_cache_mode, &cb->f_cache_mode}};
-    for (size_t i = 0; i < sizeof facts / sizeof *facts; i++) warn_diff(warnings, label, facts[i].what, facts[i].a, facts[i].b);
-    static const gb_value absent;
-    char what[160];
-    for (size_t i = 0; i < ca->libraries.n; i++) {
-        const gb_kv *x = &ca->libraries.item[i];
-        const gb_value *y = gb_kv_find(&cb->libraries, x->key);
-        snprintf(what, sizeof what, "libraries.%s", x->key);
-        warn_diff(warnings, label, what, &x->v, y ? y : &absent);
-    }
-    for (size_t i = 0; i < cb->libraries.n; i++) {
-        const gb_kv *x = &cb->libraries.item[i];
-        if (!gb_kv_find(&ca->libraries, x->key)) {
-            snprintf(what, sizeof what, "libraries.%s", x->key);
-            warn_diff(warnings, label, what, &absent, &x->v);
-        }
-    }
-}
-
-/* The ceilings each run measured (peaks): the same model of CPU or GPU can
- * still be a slower machine (a busier host, another VM placement). Seen on
- * the H100 host: a fresh VM measured 14% less CPU triad bandwidth and 16%
- * less SGEMM than the previous one, and its CPU results were slower by as
- * much. A difference above this is worth a warning. */
-#define GB_PEAK_WARN 0.10
-
-static const gb_kvlist *peak_set(const gb_peaks *p, const char *backend) {
-    for (size_t i = 0; i < p->n; i++)
-        if (!strcmp(p->set[i].backend, backend)) return &p->set[i].values;
-    return NULL;
-}
-
-static void compare_peaks(const gb_peaks *pa, const gb_peaks *pb, const char *label, gb_cmp_strs *warnings) {
-    for (size_t b = 0; b < pa->n; b++) {
-        const char *backend = pa->set[b].backend;
-        const gb_kvlist *mine = &pa->set[b].values, *other = peak_set(pb, backend);
-        /* ceilings kept from an earlier run (peaks_kept.h) say nothing of
-         * how fast the machine was during this one */
-        if (gb_kv_find(mine, "kept_from") || (other && gb_kv_find(other, "kept_from"))) continue;
-        for (size_t i = 0; other && i < mine->n; i++) {
-            const char *key = mine->item[i].key;
-            size_t len = strlen(key);
-            int rate = (len > 4 && !strcmp(key + len - 4, "_gbs")) || (len > 7 && !strcmp(key + len - 7, "_gflops"));
-            const gb_value *x = &mine->item[i].v, *y = gb_kv_find(other, key);
-            if (!rate || x->kind != GB_VAL_NUMBER || !y || y->kind != GB_VAL_NUMBER || !(x->num > 0)) continue;
-            double change = y->num / x->num - 1.0;
-            if (fabs(change) <= GB_PEAK_WARN) continue;
-            char line[400];
-            snprintf(line, sizeof line,
-                     "measured ceilings differ%s%s: %s.%s is %.4g in the baseline, %.4g in the current run "
-                     "(%+.0f%%): the machine itself was %s, so %s changes of that size may not be the code's",
-                     label ? " for " : "", label ? label : "", backend, key, x->num, y->num, 100.0 * change,
-                     change < 0 ? "slower" : "faster", backend);
-            gb_cmp_strs_add(warnings, line);
-        }
-    }
-}
-
-/* Everything that says whether two runs can be compared. */
-static void compare_runs(const gb_run *ra, const gb_run *rb, const char *label, gb_cmp_strs *warnings) {
-    compare_contexts(&ra->context, &rb->context, label, warnings);
-    compare_peaks(&ra->peaks, &rb->peaks, label, warnings);
-}
 
 /* A compared file as the result names it. -1 out of memory. */
 static int describe_doc(const gb_results *doc, const char *name, gb_cmp_file *f) {
@@ -163,14 +77,19 @@ typedef struct {
     int by_machine;
     entries eb[GB_MAX_PROCS], ec[GB_MAX_PROCS];
     matcher mb[GB_MAX_PROCS], mc[GB_MAX_PROCS];
+    const gb_results *const *base, *const *cur;
     matched *ms;      /* one per baseline result matched in a current file */
     size_t nm;
+    size_t usable_b;  /* baseline results with samples (what --require-present counts) */
+    size_t present;   /* of those, matched by a current result that ran (ok or failed; a skip is absent) */
 } comparison;
 
 static int collect(comparison *k, const gb_results *const *base, size_t nbase, const gb_results *const *cur,
                    size_t ncur) {
     k->nbase = nbase;
     k->ncur = ncur;
+    k->base = base;
+    k->cur = cur;
     /* Machines are part of the key only when a merged file holds several:
      * single runs on CI runners with changing hostnames must still match. */
     for (size_t i = 0; i < nbase; i++) k->by_machine |= gb_cmp_distinct_run_names(base[i]) > 1;
@@ -200,6 +119,9 @@ static int match(comparison *k, const gb_compare_options *o, gb_compare_result *
         matched *m = &k->ms[k->nm];
         memset(m, 0, sizeof *m);
         m->b = &k->eb[0].e[i];
+        char dummy[120];
+        int usable = gb_cmp_result_ok(m->b->r, dummy, sizeof dummy);
+        k->usable_b += usable;
         const gb_result *br[GB_MAX_PROCS], *cr[GB_MAX_PROCS];
         br[m->nb_seen++] = m->b->r;
         for (size_t f = 1; f < k->nbase; f++) {
@@ -228,6 +150,7 @@ static int match(comparison *k, const gb_compare_options *o, gb_compare_result *
             char d[120];
             if (gb_cmp_result_ok(br[j], d, sizeof d)) m->bp[m->kb++] = br[j];
         }
+        k->present += usable && (okc || m->cfail);
         if (m->cfail) {
             m->verdict = GB_V_FAILED;
             gb_cmp_result_ok(m->cfail, m->dc, sizeof m->dc);
@@ -272,7 +195,25 @@ static int judge(comparison *k, const gb_compare_options *o, gb_compare_result *
             thr[i] = ms[i].rule.threshold;
             alp[i] = ms[i].rule.alpha;
         }
-        family = gb_noise_family(all, want, nm, thr, alp, fam);
+        gb_noise_prior prior;
+        gb_noise_priors(all, nm, &prior);
+        gb_noise_priors_guard(&prior);
+        family = gb_noise_family_with(all, want, nm, thr, alp, &prior, fam);
+        /* the shift common to each backend's cases, from the raw changes;
+         * where established, every case is judged again net of it */
+        if (family != (size_t)-1 && gb_cmp_shift_estimate(ms, fam, nm, k->base, k->nbase, k->cur, k->ncur,
+                                                          o->rule.threshold, res->shifts, GB_CMP_MAX_SHIFTS,
+                                                          &res->nshifts) != 0)
+            family = (size_t)-1;
+        int netted = 0;
+        for (size_t i = 0; i < nm && family != (size_t)-1; i++) {
+            ms[i].raw_change = fam[i].have ? fam[i].change : NAN;
+            double ls = gb_cmp_shift_log(res->shifts, res->nshifts, ms[i].b->r->backend);
+            if (ls != 0 && all[i].ok) { all[i].mean_c -= ls; ms[i].shift_log = ls; netted = 1; }
+        }
+        if (netted && family != (size_t)-1) family = gb_noise_family_with(all, want, nm, thr, alp, &prior, fam);
+        for (size_t s = 0; s < res->nshifts; s++)
+            res->summary.shift_regressions += res->shifts[s].status == GB_SHIFT_UNEXPLAINED && res->shifts[s].ratio > 1;
     }
     int rc = family == (size_t)-1 ? -1 : 0;
     for (size_t i = 0; i < nm && rc == 0; i++) {
@@ -298,11 +239,13 @@ static int judge(comparison *k, const gb_compare_options *o, gb_compare_result *
         m->lo = fam[i].lo;
         m->hi = fam[i].hi;
         gb_cmp_judge(m, m->lo, m->hi, family);
+        m->family = family;
         if (o->confirm_runs > 0) m->suspect = is_suspect(m);
     }
     if (rc == 0 && o->confirm_runs > 0) {
         gb_noise_prior prior;
         gb_noise_priors(all, nm, &prior);
+        gb_noise_priors_guard(&prior);
         rc = gb_cmp_confirm_stage(ms, nm, &prior, o, k->by_machine, &res->summary.confirm, res->error,
                                   sizeof res->error);
     }
@@ -339,6 +282,7 @@ static void record_item(const matched *m, size_t nconfirm, gb_cmp_item *it) {
     record_side(&it->current, m->cp[0] ? m->cp[0] : m->b->r, m->dc, m->nc_seen, m->kc,
                 ok ? exp(m->noise.mean_c) : NAN, ok ? m->noise.round_spread : NAN, ok ? m->noise.proc_spread_c : NAN);
     it->change = m->change;
+    it->raw_change = m->have_ch ? m->raw_change : NAN;
     it->ci_low = m->lo;
     it->ci_high = m->hi;
     it->p_value = m->have_ch ? m->p : NAN;
@@ -358,6 +302,7 @@ static void record_item(const matched *m, size_t nconfirm, gb_cmp_item *it) {
     if (m->confirmed_have)
         it->confirm = (gb_cmp_confirmed){1, nconfirm, m->confirm_verdict, m->c_change, m->c_lo, m->c_hi, m->c_p_holm};
     snprintf(it->reason, sizeof it->reason, "%s", m->reason);
+    gb_cmp_decide(m, m->family, &it->decide);
     /* a case that moves a lot between processes says so whatever its verdict */
     double ps = m->noise.proc_spread_b;
     if (ok && isfinite(ps) && ps > m->rule.threshold) {
@@ -406,8 +351,11 @@ static int record(comparison *k, const gb_compare_options *o, gb_compare_result 
     sum->compared = sum->count[GB_V_SAME] + sum->count[GB_V_IMPROVEMENT] + sum->count[GB_V_UNSURE] +
                     sum->count[GB_V_REGRESSION];
     size_t nb = k->eb[0].n;
-    sum->present = nb ? (double)nm / (double)nb : 0;
-    int bad = sum->count[GB_V_REGRESSION] + sum->count[GB_V_FAILED] + sum->failed_only_in_current;
+    /* a skipped current result ran nothing: present means measured (defect:
+     * skips counted as present, so an all-skipped run passed the gate) */
+    sum->present = k->usable_b ? (double)k->present / (double)k->usable_b : 0;
+    int bad = sum->count[GB_V_REGRESSION] + sum->count[GB_V_FAILED] + sum->failed_only_in_current +
+              sum->shift_regressions;
     res->exit_code = bad ? 1 : 0;
     if (sum->confirm.present) {
         int nsus = 0, conf = 0;
@@ -426,9 +374,18 @@ static int record(comparison *k, const gb_compare_options *o, gb_compare_result 
     } else if (nm == 0)
         snprintf(err, errlen, "no result of the baseline matched one of the current run (%zu only in the baseline, "
                  "%zu only in the current run): nothing was compared", nb, res->only_in_current.n);
+    else if (sum->compared == 0 && bad == 0)
+        snprintf(err, errlen, "nothing was compared: none of the %zu matched results has samples on both sides "
+                 "(%d not compared: skipped or without samples)", nm, sum->count[GB_V_NOT_COMPARED]);
     else if (sum->present + 1e-12 < o->require_present)
-        snprintf(err, errlen, "only %zu of the baseline's %zu results (%.1f%%) are in the current run; at least "
-                 "%.4g%% must be (--require-present)", nm, nb, 100 * sum->present, 100 * o->require_present);
+        snprintf(err, errlen, "only %zu of the baseline's %zu measured results (%.1f%%) were measured in the "
+                 "current run (a skip is not a measurement); at least %.4g%% must be (--require-present)",
+                 k->present, k->usable_b, 100 * sum->present, 100 * o->require_present);
+    sum->all_unsure = sum->compared > 0 && sum->count[GB_V_UNSURE] == sum->compared;
+    if (sum->all_unsure && o->fail_on_unsure && res->exit_code == 0) res->exit_code = 1;
+    res->fail_on_unsure = o->fail_on_unsure;
+    sum->budget_s = o->budget_s > 0 ? o->budget_s : GB_DEFAULT_DECIDE_BUDGET_S;
+    sum->decidable = gb_cmp_decidable_within(res->items, nm, sum->budget_s, &sum->decidable_s);
     if (*err) res->exit_code = 2;
     return 0;
 }
@@ -459,17 +416,27 @@ static int describe(gb_compare_result *res, const gb_results *const *base, const
     res->confirm_on = o->confirm_runs > 0;
     gb_cmp_strs *warnings = &res->warnings;
     if (!by_machine) {
-        compare_runs(&base[0]->runs[0], &cur[0]->runs[0], NULL, warnings);
+        gb_cmp_check_files(base, base_names, nbase, cur, cur_names, ncur, warnings, res->build_note,
+                           sizeof res->build_note);
+        gb_cmp_compare_peaks(&base[0]->runs[0].peaks, &cur[0]->runs[0].peaks, NULL, warnings);
     } else {
         for (size_t i = 0; i < base[0]->nruns; i++)
             for (size_t j = 0; j < cur[0]->nruns; j++) {
                 const char *na = gb_results_run_name(base[0], (int)i);
                 if (strcmp(na, gb_results_run_name(cur[0], (int)j)) != 0) continue;
-                compare_runs(&base[0]->runs[i], &cur[0]->runs[j], na, warnings);
+                gb_cmp_check_pair(&base[0]->runs[i].context, &cur[0]->runs[j].context, na, warnings);
+                gb_cmp_compare_peaks(&base[0]->runs[i].peaks, &cur[0]->runs[j].peaks, na, warnings);
             }
     }
     for (size_t i = 0; i < nbase; i++) warn_incomplete(base[i], "baseline", warnings);
     for (size_t i = 0; i < ncur; i++) warn_incomplete(cur[i], "current", warnings);
+    if (o->ci && nbase < GB_CI_BASELINE_RUNS) {
+        char line[300];
+        snprintf(line, sizeof line, "--ci: the baseline has %zu run%s; detecting +10%% at 5-100 us needs %d "
+                 "(docs/regression-statistics.md, \"Power\"): keep %d runs, or use history check", nbase,
+                 nbase == 1 ? "" : "s", GB_CI_BASELINE_RUNS, GB_CI_BASELINE_RUNS);
+        gb_cmp_strs_add(warnings, line);
+    }
     if (nbase == 1 && ncur == 1)
         gb_cmp_strs_add(warnings,
             "one run a side: how much each case moves between processes cannot be measured, so every case is "

@@ -71,33 +71,14 @@ gb_policy *gb_policy_from_json(const cJSON *doc, const char *name, gb_err *e);
 void gb_policy_free(gb_policy *p);
 /* The policy's "require_present" share, or base when it has none. */
 double gb_policy_require_present(const gb_policy *p, double base);
+/* The policy's "fail_on_unsure" (false when absent or p is NULL). */
+int gb_policy_fail_on_unsure(const gb_policy *p);
 /* The rule for one op/backend: start from base (the CLI or built-in
  * default); the policy's top level replaces it only where the CLI did not
  * set a value (cli_set: GB_CLI_* bits), then the op's entry, then the op's
  * backend entry. p may be NULL. */
 gb_rule gb_policy_rule(const gb_policy *p, const char *op, const char *backend, gb_rule base,
                        unsigned cli_set);
-
-/* What the samples alone say (Mann-Whitney U and Hodges-Lehmann over all
- * samples of one result a side). It treats every sample as independent, so
- * it cannot see drift between rounds or shifts between processes: compare
- * decides by compare_stats.h instead. Kept for tools and its tests. */
-typedef struct {
-    size_t n_base, n_cur;
-    double base_median, cur_median;
-    double change;            /* Hodges–Lehmann ratio estimate − 1 (0.10 = 10% slower) */
-    double ci_low, ci_high;   /* its (1 − alpha) interval; ±INFINITY when too few samples */
-    double p;                 /* two-sided Mann–Whitney p-value */
-    int exact;                /* p from the exact distribution */
-    gb_cmp_verdict verdict;
-    char reason[160];         /* why unsure / not compared */
-} gb_sample_verdict;
-
-/* Judge cur against base under rule (threshold, alpha). Samples must be positive and finite
- * (they are times); otherwise the verdict is GB_V_NOT_COMPARED with the
- * reason. Returns 0, or -1 on out of memory. */
-int gb_compare_samples(const double *base, size_t nb, const double *cur, size_t nc, gb_rule rule,
-                       gb_sample_verdict *out);
 
 typedef struct {
     gb_rule rule;                 /* CLI or built-in defaults */
@@ -117,6 +98,9 @@ typedef struct {
     const char *const *confirm_names;
     size_t nconfirm;
     double confirm_seconds;           /* how long they took (shown) */
+    int fail_on_unsure;               /* an all-unsure result exits 1 (--fail-on-unsure, policy) */
+    int ci;                           /* --ci: warn when the baseline has fewer than GB_CI_BASELINE_RUNS runs */
+    double budget_s;                  /* the extra time the summary's "could be decided" is for (0: default) */
     const char *confirm_suite;        /* the suite they ran (shown) */
 } gb_compare_options;
 
@@ -124,6 +108,12 @@ typedef struct {
  * (docs/regression-statistics.md: what N = 3 detects at real-host noise). */
 #define GB_CONFIRM_MAX_RUNS 16
 #define GB_CONFIRM_DEFAULT_RUNS 8
+/* The baseline runs `compare --ci` (and `history check`'s default) expects:
+ * with --confirm's 8 processes, what the simulation shows detects +10% at
+ * 100 us and 5 us (docs/regression-statistics.md, "Power"). */
+#define GB_CI_BASELINE_RUNS 8
+/* The extra time the summary counts decidable unsure cases for by default. */
+#define GB_DEFAULT_DECIDE_BUDGET_S 60.0
 
 /* What a comparison found, as C structs (needs gb_rule and gb_cmp_verdict above). */
 #include "compare_result.h"
@@ -161,6 +151,9 @@ struct gb_writer;
 /* Render a comparison through a format writer (writer.h: "table", "md",
  * "html"; compare_render.c). */
 void gb_compare_render(const gb_compare_result *r, const struct gb_writer *w, FILE *out);
+/* The same; verbose: full names, and every case's reason and what would
+ * decide it under its verdict (the default keeps to 100 columns). */
+void gb_compare_render_verbose(const gb_compare_result *r, const struct gb_writer *w, FILE *out, int verbose);
 /* The comparison's document (gb_compare_result_json), printed: --format json. */
 void gb_compare_print_json(const gb_compare_result *r, FILE *out);
 

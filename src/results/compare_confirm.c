@@ -23,7 +23,7 @@ static void confirm_priors(const gb_noise_prior *stage1, const gb_case_noise *n2
     gb_noise_priors(n2, k, &own);
     *pr = *stage1;
     if (own.round_var > pr->round_var) pr->round_var = own.round_var;
-    if (isfinite(own.proc_var) && !own.proc_from_spread &&
+    if (isfinite(own.proc_var) && !own.proc_from_spread && !own.proc_assumed &&
         (!isfinite(pr->proc_var) || own.proc_var > pr->proc_var)) {
         pr->proc_var = own.proc_var;
         pr->proc_from_spread = 0;
@@ -121,7 +121,8 @@ int gb_cmp_confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1, c
         pc[j] = NAN;
         if (!f2[j].have) continue;
         gb_confirm_test ct;
-        gb_confirm_conditional(&n2[j], &f2[j].ch, m->ch.d, m->noise.kc, m->noise.rc, m->rule.threshold, &ct);
+        /* stage 1's raw change: the confirmation runs are judged raw against the same baseline */
+        gb_confirm_conditional(&n2[j], &f2[j].ch, m->ch.d + m->shift_log, m->noise.kc, m->noise.rc, m->rule.threshold, &ct);
         pc[j] = ct.p;
     }
     if (!bad) gb_holm(pc, k, pch);

@@ -58,6 +58,9 @@ typedef struct {
     char db[120], dc[120];
     int plans_b, plan_changed;       /* distinct library plans in the baseline; current ran another */
     double change, lo, hi;           /* stage 1's estimate and interval (NAN unless have_ch) */
+    double raw_change;               /* the change before the backend's shift was taken out */
+    size_t family;                   /* the cases judged together (Holm) */
+    double shift_log;                /* the backend's shift taken out of ch.d (0: none) */
     int suspect;                     /* --confirm re-measures it (is_suspect) */
     int confirmed_have;              /* stage 2 judged it */
     gb_cmp_verdict confirm_verdict;  /* stage 2's own verdict */
@@ -82,6 +85,39 @@ int gb_cmp_result_ok(const gb_result *r, char *desc, size_t len);
 void gb_cmp_views_of(const gb_result *const *r, int k, gb_proc_view *v);
 /* How many plans the baseline chose; whether a current run chose another. */
 void gb_cmp_compare_plans(matched *m);
+/* ---- compare_machine.c ---- */
+
+/* Warnings for every fact (machine, driver, libraries, build compiler and
+ * flags) in which a file differs from the baseline's most common value,
+ * naming the file; build_note: the commits of the two sides ("" unknown). */
+void gb_cmp_check_files(const gb_results *const *base, const char *const *bnames, size_t nb,
+                        const gb_results *const *cur, const char *const *cnames, size_t nc, gb_cmp_strs *warnings,
+                        char *build_note, size_t note_len);
+/* The same for two runs of merged files (label: the run's name). */
+void gb_cmp_check_pair(const gb_context *a, const gb_context *b, const char *label, gb_cmp_strs *warnings);
+/* Warnings for ceilings that moved more than 10%. */
+void gb_cmp_compare_peaks(const gb_peaks *pa, const gb_peaks *pb, const char *label, gb_cmp_strs *warnings);
+/* How much slower the backend's measured ceilings make a time, current over
+ * baseline (median over its rate ceilings, each the median of a side's
+ * files); NAN when no ceiling was measured on both sides (*nkeys 0). */
+double gb_cmp_ceiling_time_ratio(const gb_results *const *base, size_t nb, const gb_results *const *cur, size_t nc,
+                                 const char *backend, size_t *nkeys);
+
+/* ---- compare_shift.c ---- */
+
+/* The shift of each backend's cases (fam: their raw changes), at most max
+ * of them, into out. 0, or -1 out of memory. */
+int gb_cmp_shift_estimate(const matched *ms, const gb_family_change *fam, size_t nm, const gb_results *const *base,
+                          size_t nb, const gb_results *const *cur, size_t nc, double threshold, gb_cmp_shift *out,
+                          size_t max, size_t *nout);
+/* The log shift the backend's cases are judged net of (0: none). */
+double gb_cmp_shift_log(const gb_cmp_shift *sh, size_t n, const char *backend);
+
+/* ---- compare_decide.c ---- */
+
+/* What would decide m (unsure), judged in a family of family cases. */
+void gb_cmp_decide(const matched *m, size_t family, gb_cmp_decide_plan *out);
+
 /* ---- compare_judge.c ---- */
 
 /* The verdict of one case from its change, interval and Holm-adjusted p. */

@@ -62,6 +62,7 @@ static cJSON *item_json(const gb_compare_result *res, const gb_cmp_item *it) {
     cJSON_AddItemToObject(item, "baseline", side_json(&it->baseline));
     cJSON_AddItemToObject(item, "current", side_json(&it->current));
     gb_json_add_num_or_null(item, "change", it->change);
+    gb_json_add_num_or_null(item, "raw_change", it->raw_change);
     gb_json_add_num_or_null(item, "ci_low", it->ci_low);
     gb_json_add_num_or_null(item, "ci_high", it->ci_high);
     gb_json_add_num_or_null(item, "p_value", it->p_value);
@@ -90,6 +91,21 @@ static cJSON *item_json(const gb_compare_result *res, const gb_cmp_item *it) {
         gb_json_add_num_or_null(cf, "p_holm", it->confirm.p_holm);
     }
     cJSON_AddStringToObject(item, "reason", it->reason);
+    if (it->decide.have) {
+        const gb_cmp_decide_plan *d = &it->decide;
+        cJSON *dc = cJSON_AddObjectToObject(item, "decide");
+        cJSON_AddBoolToObject(dc, "on_threshold", d->on_threshold);
+        cJSON_AddNumberToObject(dc, "more_rounds", d->more_rounds);
+        cJSON_AddNumberToObject(dc, "baseline_runs", d->baseline_runs);
+        cJSON_AddNumberToObject(dc, "confirm_processes", d->processes);
+        cJSON_AddNumberToObject(dc, "runs_each", d->runs_each);
+        gb_json_add_num_or_null(dc, "round_s", d->round_s);
+        gb_json_add_num_or_null(dc, "cost_s", d->cost_s);
+        if (d->cheapest) cJSON_AddStringToObject(dc, "cheapest", d->cheapest);
+        char text[240];
+        gb_cmp_decide_text(d, text, sizeof text);
+        cJSON_AddStringToObject(dc, "text", text);
+    }
     return item;
 }
 
@@ -102,6 +118,12 @@ static cJSON *summary_json(const gb_compare_result *res) {
     cJSON_AddNumberToObject(sum, "only_in_baseline", (double)res->only_in_baseline.n);
     cJSON_AddNumberToObject(sum, "only_in_current", (double)res->only_in_current.n);
     cJSON_AddNumberToObject(sum, "present", s->present);
+    cJSON_AddNumberToObject(sum, "shift_regressions", s->shift_regressions);
+    cJSON_AddBoolToObject(sum, "all_unsure", s->all_unsure);
+    cJSON *dec = cJSON_AddObjectToObject(sum, "decidable");
+    cJSON_AddNumberToObject(dec, "budget_s", s->budget_s);
+    cJSON_AddNumberToObject(dec, "cases", s->decidable);
+    cJSON_AddNumberToObject(dec, "seconds", s->decidable_s);
     const gb_cmp_confirm_summary *c = &s->confirm;
     if (c->present) {
         cJSON *cf = cJSON_AddObjectToObject(sum, "confirm");
@@ -141,13 +163,31 @@ cJSON *gb_compare_result_json(const gb_compare_result *res) {
     if (res->policy) cJSON_AddStringToObject(method, "policy", res->policy);
     else cJSON_AddNullToObject(method, "policy");
     cJSON_AddBoolToObject(method, "by_machine", res->by_machine);
+    cJSON_AddBoolToObject(method, "fail_on_unsure", res->fail_on_unsure);
     cJSON_AddItemToObject(doc, "warnings", strs_json(&res->warnings));
+    if (*res->build_note) cJSON_AddStringToObject(doc, "build", res->build_note);
+    cJSON *shifts = cJSON_AddArrayToObject(doc, "shifts");
+    for (size_t i = 0; i < res->nshifts; i++) {
+        const gb_cmp_shift *sh = &res->shifts[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "backend", sh->backend);
+        cJSON_AddNumberToObject(o, "cases", (double)sh->cases);
+        gb_json_add_num_or_null(o, "ratio", sh->ratio);
+        gb_json_add_num_or_null(o, "lo", sh->lo);
+        gb_json_add_num_or_null(o, "hi", sh->hi);
+        gb_json_add_num_or_null(o, "ceiling_ratio", sh->ceiling_ratio);
+        cJSON_AddNumberToObject(o, "ceiling_keys", (double)sh->ceiling_keys);
+        cJSON_AddBoolToObject(o, "applied", sh->applied);
+        cJSON_AddStringToObject(o, "status", gb_cmp_shift_status_name(sh->status));
+        cJSON_AddItemToArray(shifts, o);
+    }
     cJSON_AddItemToObject(doc, "only_in_baseline", strs_json(&res->only_in_baseline));
     cJSON_AddItemToObject(doc, "only_in_current", strs_json(&res->only_in_current));
     cJSON *list = cJSON_AddArrayToObject(doc, "comparisons");
     for (size_t i = 0; i < res->nitems; i++) cJSON_AddItemToArray(list, item_json(res, &res->items[i]));
     cJSON_AddItemToObject(doc, "summary", summary_json(res));
     if (*res->error) cJSON_AddStringToObject(doc, "error", res->error);
+    cJSON_AddStringToObject(doc, "outcome", gb_cmp_outcome(res));
     cJSON_AddNumberToObject(doc, "exit_code", res->exit_code);
     return doc;
 }

@@ -168,30 +168,48 @@ int gb_cmp_current_failed(const gb_result *r) {
     return r->status == GB_RS_FAILED || r->status == GB_RS_ERROR || verification_failed(r);
 }
 
-/* The plan a library chose for a result, when its backend records one
- * (extra.plan: FFTW's, with planner=measure picked per process). */
-static const char *plan_of(const gb_result *r) {
+#define GB_PLAN_LEN 96
+#define GB_PLANS_MAX 64
+
+/* The plans a library chose for a result, when its backend records one
+ * (extra.plan: FFTW's, with planner=measure picked per process; and
+ * extra.round_plans, the plan of every round, where a round prepared its
+ * state again): copied into out (up to max), the count returned. */
+static int plans_of(const gb_result *r, char (*out)[GB_PLAN_LEN], int max) {
+    int n = 0;
     const gb_value *v = gb_kv_find(&r->extra, "plan");
-    return v && v->kind == GB_VAL_STRING ? v->text : NULL;
+    if (v && v->kind == GB_VAL_STRING && n < max) snprintf(out[n++], GB_PLAN_LEN, "%s", v->text);
+    const gb_value *rp = gb_kv_find(&r->extra, "round_plans");
+    if (!rp || rp->kind != GB_VAL_JSON || !rp->text) return n;
+    cJSON *a = cJSON_Parse(rp->text);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+        if (cJSON_IsString(it) && n < max) snprintf(out[n++], GB_PLAN_LEN, "%s", it->valuestring);
+    cJSON_Delete(a);
+    return n;
 }
 
-/* How many distinct plans the baseline's runs chose, and whether a current
- * run chose one none of them did. */
+static int plan_known(char (*seen)[GB_PLAN_LEN], int n, const char *p) {
+    for (int j = 0; j < n; j++)
+        if (!strcmp(seen[j], p)) return 1;
+    return 0;
+}
+
+/* How many distinct plans the baseline's runs chose (in any round), and
+ * whether a current run chose one none of them did. */
 void gb_cmp_compare_plans(matched *m) {
-    const char *seen[GB_MAX_PROCS];
+    char seen[GB_PLANS_MAX][GB_PLAN_LEN], p[16][GB_PLAN_LEN];
     int n = 0;
     for (int k = 0; k < m->kb; k++) {
-        const char *p = plan_of(m->bp[k]);
-        int dup = !p;
-        for (int j = 0; j < n && !dup; j++) dup = !strcmp(seen[j], p);
-        if (!dup) seen[n++] = p;
+        int np = plans_of(m->bp[k], p, 16);
+        for (int i = 0; i < np; i++)
+            if (!plan_known(seen, n, p[i]) && n < GB_PLANS_MAX) memcpy(seen[n++], p[i], GB_PLAN_LEN);
     }
     m->plans_b = n;
     for (int k = 0; k < m->kc; k++) {
-        const char *p = plan_of(m->cp[k]);
-        int known = !p || n == 0;
-        for (int j = 0; j < n && !known; j++) known = !strcmp(seen[j], p);
-        if (!known) m->plan_changed = 1;
+        int np = plans_of(m->cp[k], p, 16);
+        for (int i = 0; i < np; i++)
+            if (n > 0 && !plan_known(seen, n, p[i])) m->plan_changed = 1;
     }
 }
 

@@ -96,6 +96,11 @@ static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, in
                 gb_errf(e, GB_FAIL, "%s: %s.alpha: expected a number between 0 and 1", name, where);
                 return -1;
             }
+        } else if (allow_ops && strcmp(k, "fail_on_unsure") == 0) {
+            if (!cJSON_IsBool(it)) {
+                gb_errf(e, GB_FAIL, "%s: fail_on_unsure: expected true or false", name);
+                return -1;
+            }
         } else if (allow_ops && strcmp(k, "ops") == 0) {
             if (!cJSON_IsObject(it)) {
                 gb_errf(e, GB_FAIL, "%s: ops: expected an object keyed by op name", name);
@@ -127,7 +132,7 @@ static int check_rule_obj(const cJSON *obj, const char *where, int allow_ops, in
             }
         } else {
             gb_errf(e, GB_FAIL, "%s: %s: unknown key \"%s\" (expected threshold, alpha, min_change%s%s)", name,
-                     where, k, allow_ops ? ", require_present, ops" : "", allow_backends ? ", backends" : "");
+                     where, k, allow_ops ? ", require_present, fail_on_unsure, ops" : "", allow_backends ? ", backends" : "");
             return -1;
         }
     }
@@ -159,6 +164,10 @@ double gb_policy_require_present(const gb_policy *p, double base) {
     char why[160];
     if (cJSON_IsString(rp) && gb_parse_percent(rp->valuestring, &v, why, sizeof why) == 0) return v;
     return base;
+}
+
+int gb_policy_fail_on_unsure(const gb_policy *p) {
+    return p && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->doc, "fail_on_unsure"));
 }
 
 void gb_policy_free(gb_policy *p) {

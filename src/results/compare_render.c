@@ -84,6 +84,7 @@ static void header(const gb_compare_result *cmp, const gb_writer *w, FILE *out) 
     const char *shown[3] = {fields[0] ? fields[0] : "", fields[1] ? fields[1] : "", fields[2] ? fields[2] : ""};
     w->lines(out, GB_LINE_FIELD, shown, 3);
     for (int i = 0; i < 3; i++) free(fields[i]);
+    if (*cmp->build_note) line(w, out, GB_LINE_FIELD, "build: %s", cmp->build_note);
     line(w, out, GB_LINE_TEXT, "%s", "");
     if (cmp->warnings.n) {
         w->lines(out, GB_LINE_WARNING, (const char *const *)cmp->warnings.item, (int)cmp->warnings.n);
@@ -135,6 +136,22 @@ static const char *confirm_mark(const gb_cmp_item *it) {
     return it->confirm.verdict == GB_V_REGRESSION ? " [confirmed]" : " [not confirmed]";
 }
 
+/* The one word the outcome is. */
+static const char *outcome(const gb_compare_result *cmp) {
+    const char *o = gb_cmp_outcome(cmp);
+    if (!strcmp(o, "error")) return "ERROR";
+    if (!strcmp(o, "all_unsure")) return cmp->exit_code ? "FAIL (all unsure, --fail-on-unsure)" : "ALL UNSURE";
+    return !strcmp(o, "fail") ? "FAIL" : "pass";
+}
+
+static void result_line(const gb_compare_result *cmp, const gb_writer *w, FILE *out) {
+    if (*cmp->error) line(w, out, GB_LINE_TEXT, "Result: ERROR: %s", cmp->error);
+    else line(w, out, GB_LINE_TEXT, GB_MK_STRONG "Result: %s" GB_MK_STRONG, outcome(cmp));
+}
+
+/* The summary, first: the counts, the shift of each backend, what failed,
+ * one line for the unsure and same cases and what would decide them, and
+ * the outcome. */
 static void summary(const gb_compare_result *cmp, const gb_writer *w, FILE *out) {
     const gb_cmp_summary *s = &cmp->summary;
     const int *n = s->count;
@@ -145,69 +162,131 @@ static void summary(const gb_compare_result *cmp, const gb_writer *w, FILE *out)
          (double)(n[GB_V_FAILED] + s->failed_only_in_current), (double)n[GB_V_IMPROVEMENT],
          n[GB_V_IMPROVEMENT] == 1 ? "" : "s", (double)n[GB_V_SAME], (double)n[GB_V_UNSURE],
          (double)n[GB_V_NOT_COMPARED], (double)cmp->only_in_baseline.n, (double)cmp->only_in_current.n);
+    char none[400] = "";
+    for (size_t i = 0; i < cmp->nshifts; i++) {
+        const gb_cmp_shift *sh = &cmp->shifts[i];
+        if (!sh->applied && sh->status == GB_SHIFT_NONE) {
+            size_t l = strlen(none);
+            snprintf(none + l, sizeof none - l, "%s%s x%.3f [%.3f, %.3f]", l ? ", " : "", sh->backend, sh->ratio,
+                     sh->lo, sh->hi);
+            continue;
+        }
+        char t[600];
+        gb_cmp_shift_text(sh, cmp->threshold, t, sizeof t);
+        line(w, out, GB_LINE_FIELD, "Shift: %s", t);
+    }
+    if (*none) line(w, out, GB_LINE_FIELD, "Shift: none established (%s)", none);
     confirm_summary(&s->confirm, w, out);
     for (size_t i = 0; i < cmp->nitems; i++) {
         const gb_cmp_item *it = &cmp->items[i];
-        if (it->verdict == GB_V_FAILED) {
+        char ch[24];
+        gb_fmt_change(gb_json_num(it->change), ch, sizeof ch);
+        if (it->verdict == GB_V_FAILED)
             line(w, out, GB_LINE_ITEM, "%s %s (%s)", loud(it->verdict), it->name, it->reason);
-        } else if (it->verdict == GB_V_REGRESSION) {
-            char ch[24];
-            gb_fmt_change(gb_json_num(it->change), ch, sizeof ch);
+        else if (it->verdict == GB_V_REGRESSION || it->verdict == GB_V_IMPROVEMENT)
             line(w, out, GB_LINE_ITEM, "%s %s %s", loud(it->verdict), it->name, ch);
-        }
     }
-    if (*cmp->error) line(w, out, GB_LINE_TEXT, "Result: ERROR: %s", cmp->error);
-    else line(w, out, GB_LINE_TEXT, "Result: %s", cmp->exit_code != 0 ? "FAIL" : "pass");
+    int plan = 0, edge = 0;
+    for (size_t i = 0; i < cmp->nitems; i++) {
+        plan += cmp->items[i].verdict == GB_V_UNSURE && cmp->items[i].plan_changed;
+        edge += cmp->items[i].decide.on_threshold;
+    }
+    if (n[GB_V_UNSURE] || n[GB_V_SAME])
+        line(w, out, GB_LINE_TEXT,
+             "%s%.0f unsure, %.0f same: %d of the unsure could be decided within %.3g s more (%.3g s, cheapest "
+             "first: more rounds, baseline runs or confirming processes; each case's in --verbose)%s%s%s",
+             s->all_unsure ? "All unsure: " : "", (double)n[GB_V_UNSURE], (double)n[GB_V_SAME], s->decidable,
+             s->budget_s, s->decidable_s, plan ? "; plan changed: " : "", plan ? "re-run" : "",
+             edge ? "; some sit on the threshold" : "");
+    result_line(cmp, w, out);
 }
 
-/* The cases, a row each. On a terminal the table keeps the look it has
- * always had: fixed widths, one blank between the numbers, no rule. */
-static void cases_table(const gb_compare_result *cmp, const gb_writer *w, FILE *out) {
-    static const char *const head[] = {"case", "baseline", "current", "change", "interval", "p", "verdict"};
-    static const int width[] = {0, 10, 10, 8, 19, 7, 0};
+/* A name cut to width by its middle: the op's head and the backend/timing
+ * tail stay ("fft/float32/1024x1024/kind=r2c,pl…/cuda/end_to_end"). */
+static void short_name(const char *name, int width, char *buf, size_t len) {
+    int l = (int)strlen(name);
+    if (l <= width) {
+        snprintf(buf, len, "%s", name);
+        return;
+    }
+    int tail = width / 2, head = width - tail - 1;
+    snprintf(buf, len, "%.*s\u2026%s", head, name, name + l - tail);
+}
+
+/* The cases, a row each, within 100 columns: the medians as `report` writes
+ * them (ms, three figures), the change judged (net of the backend's shift,
+ * when one was taken out: then the raw change beside it), its interval and
+ * the verdict. The reasons are --verbose's (and the JSON's). */
+static void cases_table(const gb_compare_result *cmp, const gb_writer *w, FILE *out, int verbose) {
+    int netted = 0;
+    for (size_t i = 0; i < cmp->nshifts; i++) netted |= cmp->shifts[i].applied;
+    char ci_head[32];
+    snprintf(ci_head, sizeof ci_head, "%g%% interval", 100.0 * (1.0 - cmp->alpha));
+    const char *head[] = {"case", "base ms", "cur ms", netted ? "raw" : NULL, netted ? "net" : "change", ci_head,
+                          "verdict"};
     gb_table t;
     gb_table_init(&t);
     t.markup = t.no_rule = 1;
+    int col[7], nc = 0;
     for (int c = 0; c < 7; c++) {
+        if (!head[c]) { col[c] = -1; continue; }
+        col[c] = nc++;
         gb_table_col(&t, head[c], c == 0 || c == 6 ? GB_ALIGN_LEFT : GB_ALIGN_RIGHT);
-        t.width[c] = width[c];
-        t.gap[c] = c == 6 ? 2 : 1;
+        t.gap[col[c]] = 1;
     }
-    int wname = 4; /* the names' column, at most 70 wide (a longer name pushes its row on) */
+    int wname = 4, cap = netted ? 33 : 41;
     for (size_t i = 0; i < cmp->nitems; i++) {
         int l = (int)strlen(cmp->items[i].name);
         if (l > wname) wname = l;
     }
-    t.width[0] = wname > 70 ? 70 : wname;
+    /* the 100 columns are a terminal's; a page or Markdown wraps, so names stay whole there */
+    int cut = !verbose && w->terminal;
+    t.width[0] = cut ? (wname > cap ? cap : wname) : (wname > 70 ? 70 : wname);
     for (size_t i = 0; i < cmp->nitems; i++) {
         const gb_cmp_item *it = &cmp->items[i];
         long r = gb_table_row(&t);
         if (r < 0) break;
-        char base[24], cur[24], change[24], interval[48], p[16];
-        gb_fmt_time3(it->baseline.median_s, base, sizeof base);
-        gb_fmt_time3(it->current.median_s, cur, sizeof cur);
+        char base[24], cur[24], raw[24], change[24], interval[48], name[400];
+        gb_fmt_sig(base, sizeof base, it->baseline.median_s * 1e3);
+        gb_fmt_sig(cur, sizeof cur, it->current.median_s * 1e3);
+        gb_fmt_change(gb_json_num(it->raw_change), raw, sizeof raw);
         gb_fmt_change(gb_json_num(it->change), change, sizeof change);
         fmt_ci(it, interval, sizeof interval);
-        gb_fmt_p(gb_json_num(it->p_holm), p, sizeof p);
-        const char *cells[] = {base, cur, change, interval, p};
-        gb_table_set(&t, r, 0, GB_CELL_PLAIN, GB_MK_CODE "%s" GB_MK_CODE, it->name);
-        for (int c = 1; c <= 5; c++) gb_table_set(&t, r, c, GB_CELL_PLAIN, "%s", cells[c - 1]);
-        gb_table_set(&t, r, 6, GB_CELL_PLAIN, "%s%s", loud(it->verdict), confirm_mark(it));
-        gb_table_note(&t, r, 6, it->reason);
+        if (cut) short_name(it->name, t.width[0], name, sizeof name);
+        else snprintf(name, sizeof name, "%s", it->name);
+        gb_table_set(&t, r, col[0], GB_CELL_PLAIN, GB_MK_CODE "%s" GB_MK_CODE, name);
+        gb_table_set(&t, r, col[1], GB_CELL_PLAIN, "%s", base);
+        gb_table_set(&t, r, col[2], GB_CELL_PLAIN, "%s", cur);
+        if (col[3] >= 0) gb_table_set(&t, r, col[3], GB_CELL_PLAIN, "%s", raw);
+        gb_table_set(&t, r, col[4], GB_CELL_PLAIN, "%s", change);
+        gb_table_set(&t, r, col[5], GB_CELL_PLAIN, "%s", interval);
+        gb_table_set(&t, r, col[6], GB_CELL_PLAIN, "%s%s", loud(it->verdict), confirm_mark(it));
+        if (verbose) {
+            char dec[240], note[sizeof it->reason + 260];
+            gb_cmp_decide_text(&it->decide, dec, sizeof dec);
+            snprintf(note, sizeof note, "%s%s%s", it->reason, *it->reason && *dec ? "; " : "", dec);
+            gb_table_note(&t, r, col[6], note);
+        }
     }
     w->table(out, &t, 0);
     gb_table_free(&t);
 }
 
-void gb_compare_render(const gb_compare_result *cmp, const gb_writer *w, FILE *out) {
+void gb_compare_render_verbose(const gb_compare_result *cmp, const gb_writer *w, FILE *out, int verbose) {
     w->begin(out, "gpubench compare");
     header(cmp, w, out);
-    cases_table(cmp, w, out);
+    summary(cmp, w, out);
+    line(w, out, GB_LINE_TEXT, "%s", "");
+    cases_table(cmp, w, out, verbose);
     w->gap(out);
     name_list("Only in the baseline (not run now)", &cmp->only_in_baseline, w, out);
     name_list("Only in the current run (new)", &cmp->only_in_current, w, out);
-    summary(cmp, w, out);
+    result_line(cmp, w, out);
     w->end(out);
+}
+
+void gb_compare_render(const gb_compare_result *cmp, const gb_writer *w, FILE *out) {
+    gb_compare_render_verbose(cmp, w, out, 0);
 }
 
 void gb_compare_print_json(const gb_compare_result *cmp, FILE *out) {

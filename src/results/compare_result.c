@@ -50,3 +50,12 @@ void gb_compare_result_free(gb_compare_result *r) {
     free(r);
 }
 
+
+const char *gb_cmp_outcome(const gb_compare_result *r) {
+    if (*r->error) return "error";
+    const gb_cmp_summary *s = &r->summary;
+    int bad = s->count[GB_V_REGRESSION] + s->count[GB_V_FAILED] + s->failed_only_in_current + s->shift_regressions;
+    if (bad) return "fail";
+    if (s->all_unsure) return "all_unsure";
+    return "pass";
+}

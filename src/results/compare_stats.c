@@ -198,11 +198,24 @@ void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr) {
             pr->proc_var = fmax(0, sd * sd - within) / per;
             pr->proc_from_spread = 1;
             pr->cases = m;
+        } else {
+            pr->cases = m;
         }
     }
     free(w);
     free(v);
     free(df);
+}
+
+void gb_noise_priors_guard(gb_noise_prior *pr) {
+    double floor = GB_MIN_PROCESS_SD * GB_MIN_PROCESS_SD;
+    if (pr->proc_from_spread && pr->proc_var < floor) {
+        pr->proc_var = floor;
+        pr->proc_floored = 1; /* a bound, not an estimate: as known as the assumed one */
+    } else if (!isfinite(pr->proc_var) && pr->cases > 0) {
+        pr->proc_var = GB_ASSUMED_PROCESS_SD * GB_ASSUMED_PROCESS_SD;
+        pr->proc_assumed = 1;
+    }
 }
 
 int gb_noise_change(const gb_case_noise *c, const gb_noise_prior *pr, gb_change *out) {
@@ -228,7 +241,9 @@ int gb_noise_change(const gb_case_noise *c, const gb_noise_prior *pr, gb_change 
         out->proc_measured = 1;
     } else if (isfinite(pr->proc_var)) {
         pvar = pr->proc_var;
-        df_p = d0;
+        /* assumed (or the floor) as known: its size is the caution */
+        df_p = pr->proc_assumed || pr->proc_floored ? INFINITY : d0;
+        out->proc_assumed = pr->proc_assumed;
     } else {
         out->se = out->df = NAN;
         return -1;
@@ -239,7 +254,7 @@ int gb_noise_change(const gb_case_noise *c, const gb_noise_prior *pr, gb_change 
     double KR = 1.0 / (c->kb * c->rb) + 1.0 / (c->kc * c->rc);
     double A = pvar * K, B = rvar * KR, C = c->vw * KR;
     out->se = sqrt(A + B + C);
-    double den = A * A / df_p + B * B / df_r + (c->df_w > 0 ? C * C / c->df_w : 0);
+    double den = (isinf(df_p) ? 0 : A * A / df_p) + B * B / df_r + (c->df_w > 0 ? C * C / c->df_w : 0);
     out->df = den > 0 ? (A + B + C) * (A + B + C) / den : INFINITY;
     return 0;
 }

@@ -206,6 +206,44 @@ void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backe
     }
 }
 
+/* A state prepared again may have a plan of its own (FFTW's planner=measure
+ * times its candidates anew; cuFFT and cuBLAS heuristics may choose again):
+ * the plan of every round is kept, extra.round_plans ([first visit's, this
+ * round's, ...]; only once a round was prepared again), so that compare can
+ * tell a plan that changed between rounds from a change of the code. */
+static void note_round_plan(gb_run_config *cfg, size_t ci, const gb_backend *b, void *state, const track *tracks,
+                            const int *measured, int round) {
+    cJSON *now = cJSON_CreateObject();
+    if (!now) return;
+    b->annotate(state, now);
+    const cJSON *plan = cJSON_GetObjectItemCaseSensitive(now, "plan");
+    for (int t = 0; cJSON_IsString(plan) && t < b->ntimings; t++) {
+        if (t >= 16 || !measured[t]) continue;
+        gb_result *r = &case_at(cfg, ci)->results[tracks[t].result];
+        cJSON *extra = gb_kvlist_to_cjson(&r->extra);
+        if (!extra) continue;
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(extra, "round_plans");
+        if (!cJSON_IsArray(list)) {
+            cJSON_DeleteItemFromObjectCaseSensitive(extra, "round_plans");
+            list = cJSON_AddArrayToObject(extra, "round_plans");
+            const cJSON *first = cJSON_GetObjectItemCaseSensitive(extra, "plan");
+            cJSON_AddItemToArray(list, cJSON_CreateString(cJSON_IsString(first) ? first->valuestring : "?"));
+        }
+        /* rounds skipped by this result (it stopped early) leave the list shorter */
+        if (cJSON_GetArraySize(list) <= round) cJSON_AddItemToArray(list, cJSON_CreateString(plan->valuestring));
+        gb_err e = {{0}};
+        gb_kvlist copy = {0};
+        if (gb_kvlist_from_cjson(&copy, extra, "extra", &e) == GB_OK) {
+            gb_kvlist_free(&r->extra);
+            r->extra = copy;
+        } else {
+            gb_run_model_oom = 1;
+        }
+        cJSON_Delete(extra);
+    }
+    cJSON_Delete(now);
+}
+
 /* A later visit: on the state kept from the last visit, or prepared again
  * (kept_states), measure the timings still taking part, keep or release.
  * The output was verified on the first visit. */
@@ -236,6 +274,7 @@ void gb_run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backe
     int status = prepared;
     if (prepared == GB_FATAL) gb_backends_disable(slot, e.msg);
     gb_budget budget = gb_round_budget(&item->budget, rounds, round);
+    int got[16] = {0}; /* timings measured this round (note_round_plan) */
     for (int t = 0; t < b->ntimings; t++) {
         track *tr = &tracks[t];
         if (!tr->again) continue;
@@ -257,8 +296,11 @@ void gb_run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backe
             gb_run_write_measurement(cfg, ci, &item->c, tr);
             gb_run_energy_record(cfg, ci, &item->c, slot_index, &tr->en, tr->result);
         }
+        if (t < 16) got[t] = measured;
         tr->again = measured && !capped && !gb_interrupted && round + 1 < rounds;
     }
+    if (visit == GB_VISIT_AGAIN && prepared == GB_OK && b->annotate)
+        note_round_plan(cfg, ci, b, state, tracks, got, round);
     int again = 0;
     for (int t = 0; t < b->ntimings; t++) again |= tracks[t].again;
     if (visit == GB_VISIT_KEPT || prepared == GB_OK)

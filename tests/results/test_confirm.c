@@ -179,7 +179,7 @@ TEST(confirm_a_one_process_slowdown_is_not_confirmed_in_fresh_processes) {
     cJSON_Delete(doc);
     CHECK(no_confirm_dir_left());
     /* the table marks the line and the summary says what was re-measured */
-    compare("--confirm suite.json --confirm-runs 2", "b1.json b1.json", "c-slow.json");
+    compare("--verbose --confirm suite.json --confirm-runs 2", "b1.json b1.json", "c-slow.json");
     CHECK(strstr(big, "[not confirmed]") != NULL);
     CHECK(strstr(big, "re-measured in 2 fresh processes each") != NULL);
     CHECK(strstr(big, "not confirmed in 2 fresh processes") != NULL);
@@ -324,7 +324,7 @@ TEST(confirm_a_failing_run_is_exit_2_naming_its_cases_and_keeping_its_log) {
 TEST(confirm_runs_each_fresh_process_as_run_case_of_the_suspects) {
     if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
     if (!CHECK(doctor("b1.json", "c-slow.json", TARGET, 3) == 0)) return;
-    compare("--confirm suite.json --confirm-runs 2", "b1.json b1.json", "c-slow.json");
+    compare("--verbose --confirm suite.json --confirm-runs 2", "b1.json b1.json", "c-slow.json");
     char p[128], args[2048] = "";
     path_of(p, sizeof p, "child-args.txt");
     FILE *f = fopen(p, "r");
@@ -353,6 +353,36 @@ TEST(confirm_real_fresh_processes_run_and_are_read) {
     const cJSON *cf = it ? cJSON_GetObjectItemCaseSensitive(it, "confirm") : NULL;
     CHECK(cf && cJSON_GetObjectItemCaseSensitive(cf, "runs")->valueint == 2 &&
           cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cf, "change")));
+    cJSON_Delete(doc);
+    CHECK(no_confirm_dir_left());
+}
+
+/* `history check --confirm SUITE`: compare's second stage on the history's
+ * baseline (the CI default docs/ci.md recommends). A history of two runs
+ * whose target was 3x faster; the current run b1 and its fresh processes
+ * (the fake child writing b1) are all 3x slower: confirmed, exit 1. */
+TEST(confirm_history_check_runs_the_second_stage_on_the_history_baseline) {
+    if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
+    CHECK(doctor("b1.json", "h1.json", TARGET, 1 / 3.0) == 0);
+    CHECK(doctor("b1.json", "h2.json", TARGET, 1 / 3.01) == 0);
+    static char cmd[24000];
+    char self[4096];
+    if (!CHECK(realpath(gb_test_binary(), self) != NULL)) return;
+    snprintf(cmd, sizeof cmd,
+             "cd %s && rm -f h.sqlite && %s history add h1.json --db h.sqlite --commit c1 >/dev/null 2>&1 && "
+             "%s history add h2.json --db h.sqlite --commit c2 >/dev/null 2>&1 && "
+             "TMPDIR=%s GPUBENCH_CONFIRM_CHILD=%s/fake-child.sh GB_FAKE_DIR=%s GB_FAKE_RESULT=%s/b1.json "
+             "%s history check b1.json --db h.sqlite --confirm suite.json --confirm-runs 2 --quiet --format json "
+             "2>err.txt >out.txt; rc=$?; cat err.txt; echo '=== stdout'; cat out.txt; exit $rc",
+             dir, self, self, dir, dir, dir, dir, self);
+    int rc = gb_test_sh(cmd, big, sizeof big);
+    CHECK(rc == 1);
+    cJSON *doc = json_part();
+    const cJSON *it = item_of(doc, TARGET);
+    const cJSON *cf = cJSON_GetObjectItemCaseSensitive(it, "confirm");
+    CHECK(cf && !strcmp(cJSON_GetObjectItemCaseSensitive(cf, "verdict")->valuestring, "regression"));
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "summary"), "confirm");
+    CHECK(sc && cJSON_GetObjectItemCaseSensitive(sc, "processes")->valueint == 2);
     cJSON_Delete(doc);
     CHECK(no_confirm_dir_left());
 }

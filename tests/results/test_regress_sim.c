@@ -61,6 +61,8 @@ typedef struct {
     int plan_cases;                 /* the last this many cases pick one of two "plans" a process, */
     double plan_ratio;              /* this much apart (FFTW measure: 5.2 or 9.5 us) */
     int plan_recorded;              /* the results say which plan (extra.plan), as cpu_fft.c does */
+    int plan_per;                   /* 0: a plan per process; 1: per round; 2: per sample */
+    double heavy;                   /* share of samples whose noise is 5x wider (a heavy tail) */
 } sim_noise;
 
 /* samples a round gets: the suite's min_time_s / rounds of them, bounded by
@@ -99,7 +101,8 @@ static void sim_run_only(gb_results *doc, const sim_case *cs, size_t n, const do
         r->samples = malloc(r->nsamples * sizeof *r->samples);
         r->has |= GB_R_HAS_ROUNDS | GB_R_HAS_SAMPLES;
         double proc = exp((cs[i].proc_sd > 0 ? cs[i].proc_sd : nz->proc_shift) * gauss(rng));
-        if ((int)(n - i) <= nz->plan_cases) {
+        int plan_case = (int)(n - i) <= nz->plan_cases;
+        if (plan_case && nz->plan_per == 0) {
             /* the plan this process picked; recorded as the CPU backend does */
             int slow = uni(rng) < 0.5;
             if (slow) proc *= nz->plan_ratio;
@@ -116,8 +119,12 @@ static void sim_run_only(gb_results *doc, const sim_case *cs, size_t n, const do
         for (int k = 0; k < nz->rounds; k++) {
             double drift = exp((cs[i].round_sd > 0 ? cs[i].round_sd : nz->round_drift) * gauss(rng));
             r->round_sizes[k] = (size_t)cs[i].per_round;
+            /* a plan per round (FFTW or cuBLAS heuristics re-run per visit) */
+            if (plan_case && nz->plan_per == 1 && uni(rng) < 0.5) drift *= nz->plan_ratio;
             for (int j = 0; j < cs[i].per_round; j++) {
-                double x = cs[i].t * factor[i] * proc * drift * exp(cs[i].spread * gauss(rng));
+                double wide = nz->heavy > 0 && uni(rng) < nz->heavy ? 5 : 1;
+                double x = cs[i].t * factor[i] * proc * drift * exp(wide * cs[i].spread * gauss(rng));
+                if (plan_case && nz->plan_per == 2 && uni(rng) < 0.5) x *= nz->plan_ratio;
                 if (uni(rng) < nz->outliers) x *= 1.2 + 1.8 * uni(rng);
                 r->samples[at++] = x;
             }
@@ -175,6 +182,11 @@ static void sim_trials(int trials, size_t n, sim_case *cs, int target, double fa
             if (flag && getenv("GB_SIM_DEBUG")) { char *js = cJSON_PrintUnformatted(it); printf("%s\n", js); free(js); }
             if (i == target && !strcmp(v, "regression")) out->target_hits++;
             else if (flag) out->other_flags++;
+            if (i == target && strcmp(v, "regression") && getenv("GB_SIM_MISS")) {
+                char *js = cJSON_PrintUnformatted(it);
+                printf("MISS %s\n", js);
+                free(js);
+            }
         }
         out->flagged_pairs += any;
         cJSON_Delete(cmp);
@@ -184,11 +196,11 @@ static void sim_trials(int trials, size_t n, sim_case *cs, int target, double fa
     free(scaled);
 }
 
-static const sim_noise drifty = {0.02, 0.02, 0.02, 3, 0, 1, 0}; /* the issue's same-build model */
-static const sim_noise quiet = {0, 0, 0.02, 3, 0, 1, 0};        /* samples and outliers only */
+static const sim_noise drifty = {0.02, 0.02, 0.02, 3, 0, 1, 0, 0, 0}; /* the issue's same-build model */
+static const sim_noise quiet = {0, 0, 0.02, 3, 0, 1, 0, 0, 0};        /* samples and outliers only */
 /* the same, with 3 cases whose process picks one of two plans 85% apart,
  * and the plan recorded in the results */
-static const sim_noise plans = {0.02, 0.02, 0.02, 3, 3, 1.85, 1};
+static const sim_noise plans = {0.02, 0.02, 0.02, 3, 3, 1.85, 1, 0, 0};
 
 static int same_build(const sim_noise *nz, int kb, unsigned seed, const char *what) {
     enum { N = 100 };
@@ -249,7 +261,7 @@ TEST(sim_table_under_drift) {
         same_build(&plans, kb, GB_SIM_SEED + 30, "3 recorded plan cases 85% apart");
         same_build(&unrecorded, kb, GB_SIM_SEED + 30, "3 unrecorded plan cases 85% apart");
     }
-    sim_noise nz[3] = {{0.02, 0, 0.02, 3, 0, 1, 0}, {0.02, 0, 0.02, 9, 0, 1, 0}, {0.02, 0.02, 0.02, 3, 0, 1, 0}};
+    sim_noise nz[3] = {{0.02, 0, 0.02, 3, 0, 1, 0, 0, 0}, {0.02, 0, 0.02, 9, 0, 1, 0, 0, 0}, {0.02, 0.02, 0.02, 3, 0, 1, 0, 0, 0}};
     for (int k = 0; k < 3; k++)
         for (int kb = 1; kb <= 5; kb += 4) {
             detect(100e-6, 0.05, QUICK_ROUND_S, 1.10, &nz[k], kb, GB_SIM_SEED + 21, "+10% on 100 us, quick");
@@ -293,11 +305,14 @@ typedef struct {
  * and anomaly, when >= 0, scaled x50 in that one current process only: the
  * dposv 64^2 case of the H100 host, 3-20 ms in one process, 74 us in the
  * others), then --confirm with nconf fresh processes */
+static const sim_noise host_noise = {0, 0, 0.02, 3, 0, 1, 0, 0, 0};
+static const sim_noise *confirm_noise = &host_noise; /* the noise confirm_trials simulates */
+
 static void confirm_trials(int trials, size_t n, const sim_case *cs, int target, double factor, int anomaly, int kb,
                            int nconf, unsigned seed, confirm_tally *out) {
     memset(out, 0, sizeof *out);
     sim_rng rng = {0x9E3779B97F4A7C15ull ^ ((unsigned long long)seed << 17 | seed)};
-    const sim_noise nz = {0, 0, 0.02, 3, 0, 1, 0};
+    const sim_noise nz = *confirm_noise;
     double *one = malloc(n * sizeof *one), *scaled = malloc(n * sizeof *scaled), *cur = malloc(n * sizeof *cur);
     int *sus = calloc(n, sizeof *sus);
     for (size_t i = 0; i < n; i++) one[i] = scaled[i] = 1;
@@ -412,5 +427,140 @@ TEST(sim_confirm_table) {
         confirm_detect(0.04, 1.5, 4, ns[k], GB_SIM_SEED + 55);
         confirm_detect(0.125, 1.5, 8, ns[k], GB_SIM_SEED + 56);
         confirm_detect(0.125, 2.0, 1, ns[k], GB_SIM_SEED + 57);
+    }
+}
+
+/* ---- issue 30: power with an N-run baseline (a history) and --confirm ----
+ *
+ * The baseline is N runs (what `history check` builds from the last N runs
+ * of the machine: N baseline documents, gb_compare_runs), the current one
+ * run, the suspects re-measured in 8 fresh processes. Noise models:
+ *   issue     the issue's: samples 1-10% lognormal with 2% slow outliers and
+ *             5% of samples 5x wider (a heavy tail), 2% round drift, 2%
+ *             process shift;
+ *   h100      every case's round and process sd drawn from what compare
+ *             measured on the committed same-build H100 quick runs (run1,
+ *             run2 against run4, run5), by the case's time (under or over
+ *             50 us), the same heavy tail;
+ *   plans     h100, and 30% of cases switching between two plans 15% apart
+ *             each round (and, a second row, each sample), not recorded.
+ * Printed with GB_SIM_TABLE=1 (docs/regression-statistics.md has the table;
+ * minutes: 500 pairs a row). */
+#define POWER_CASES 100
+static double h100_round[2][256], h100_proc[2][256];
+static size_t h100_n[2];
+
+static void h100_noise_load(void) {
+    if (h100_n[0] || h100_n[1]) return;
+    static const char *const f[4] = {"results/reference/quick-h100-run1.json", "results/reference/quick-h100-run2.json",
+                                      "results/reference/quick-h100-run4.json", "results/reference/quick-h100-run5.json"};
+    gb_results d[4];
+    gb_err e = {{0}};
+    for (int i = 0; i < 4; i++)
+        if (gb_results_load(f[i], &d[i], &e) != GB_OK) return;
+    const gb_results *bp[2] = {&d[0], &d[1]}, *cp[2] = {&d[2], &d[3]};
+    const char *names[4] = {"run1", "run2", "run4", "run5"};
+    gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = 0};
+    gb_compare_result *r = gb_compare_judge_runs(bp, names, 2, cp, names + 2, 2, &o);
+    for (size_t i = 0; r && i < r->nitems; i++) {
+        const gb_cmp_item *it = &r->items[i];
+        if (!it->has_noise) continue;
+        int big = it->baseline.median_s >= 50e-6;
+        if (h100_n[big] >= 256) continue;
+        h100_round[big][h100_n[big]] = it->round_sd;
+        h100_proc[big][h100_n[big]++] = it->process_sd;
+    }
+    gb_compare_result_free(r);
+    for (int i = 0; i < 4; i++) gb_results_free(&d[i]);
+}
+
+/* A suite whose cases carry the H100 runs' round and process sd. */
+static void h100_suite(sim_case *cs, size_t n, double round_s, sim_rng *rng) {
+    h100_noise_load();
+    sim_suite(cs, n, round_s, 3, rng);
+    for (size_t i = 0; i < n; i++) {
+        int big = cs[i].t >= 50e-6;
+        size_t k = h100_n[big] ? (size_t)(uni(rng) * (double)h100_n[big]) : 0;
+        cs[i].round_sd = h100_n[big] ? fmax(1e-4, h100_round[big][k]) : 0.05;
+        cs[i].proc_sd = h100_n[big] ? fmax(1e-4, h100_proc[big][k]) : 0.05;
+        if (cs[i].per_round > 40) cs[i].per_round = 40;
+    }
+}
+
+typedef struct {
+    const char *name;
+    sim_noise nz;
+    int h100;   /* cases' sds drawn from the H100 runs */
+} power_model;
+
+static const power_model power_models[] = {
+    {"issue", {0.02, 0.02, 0.02, 3, 0, 1, 0, 0, 0.05}, 0},
+    {"h100", {0, 0, 0.02, 3, 0, 1, 0, 0, 0.05}, 1},
+    {"h100+plans/round", {0, 0, 0.02, 3, 30, 1.15, 0, 1, 0.05}, 1},
+    {"h100+plans/sample", {0, 0, 0.02, 3, 30, 1.15, 0, 2, 0.05}, 1},
+};
+
+/* The 95% Wilson interval of k in n, in percent. */
+static void wilson(int k, int n, double *lo, double *hi) {
+    double z = 1.96, p = (double)k / n, den = 1 + z * z / n, mid = (p + z * z / (2.0 * n)) / den;
+    double half = z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / den;
+    *lo = 100 * fmax(0, mid - half);
+    *hi = 100 * fmin(1, mid + half);
+}
+
+/* One row: trials pairs of kb baseline runs and one current run (target
+ * case 0 of time t scaled by factor; factor 1: an A/A pair), --confirm 8. */
+static void power_row(const power_model *pm, int kb, int trials, double t, double factor, double round_s,
+                      unsigned seed) {
+    sim_case cs[POWER_CASES];
+    sim_rng rng = {seed};
+    if (pm->h100) h100_suite(cs, POWER_CASES, QUICK_ROUND_S, &rng);
+    else sim_suite(cs, POWER_CASES, QUICK_ROUND_S, pm->nz.rounds, &rng);
+    int target = factor != 1 ? 0 : -1;
+    /* the target case has the issue's noise in every model: 2% drift and shift */
+    if (target == 0) cs[0] = (sim_case){t, 0.03, per_round(t, round_s, pm->nz.rounds), 0.02, 0.02};
+    if (target == 0 && round_s == 0) cs[0].per_round = 2; /* the issue's row: 2 samples a round */
+    confirm_noise = &pm->nz;
+    confirm_tally tl;
+    confirm_trials(trials, POWER_CASES, cs, target, factor, -1, kb, GB_CONFIRM_DEFAULT_RUNS, seed, &tl);
+    confirm_noise = &host_noise;
+    double lo, hi;
+    if (target < 0) {
+        wilson(tl.flagged_pairs, trials, &lo, &hi);
+        printf("  sim power: %-18s A/A, %d baseline runs + --confirm %d: %d of %d pairs fail (%.1f%% [%.1f, %.1f]); "
+               "stage 1 alone %d; %.1f suspects a pair\n", pm->name, kb, GB_CONFIRM_DEFAULT_RUNS, tl.flagged_pairs,
+               trials, 100.0 * tl.flagged_pairs / trials, lo, hi, tl.stage1_pairs, tl.suspects / (double)trials);
+    } else {
+        wilson(tl.target_hits, trials, &lo, &hi);
+        printf("  sim power: %-18s x%.2f at %.3g us (%d samples a round), %d baseline runs + --confirm %d: "
+               "detected %d of %d (%.1f%% [%.1f, %.1f]); other cases failed %d pairs\n", pm->name, factor, t * 1e6,
+               cs[0].per_round, kb, GB_CONFIRM_DEFAULT_RUNS, tl.target_hits, trials, 100.0 * tl.target_hits / trials,
+               lo, hi, tl.flagged_pairs);
+    }
+}
+
+TEST(sim_power_table_history_baseline_and_confirm) {
+    if (!getenv("GB_SIM_TABLE")) {
+        SKIP("set GB_SIM_TABLE=1 for the power table (minutes)");
+        return;
+    }
+    int kb = getenv("GB_SIM_KB") ? atoi(getenv("GB_SIM_KB")) : 8;
+    int pairs = getenv("GB_SIM_PAIRS") ? atoi(getenv("GB_SIM_PAIRS")) : 500;
+    if (kb < 1 || kb > 8) kb = 8;
+    /* GB_SIM_ROWS: a comma list of aa, 100us, 5us, x1.5, 10ms (default all);
+     * GB_SIM_MODELS: how many of the models, in order (default all) */
+    const char *rows = getenv("GB_SIM_ROWS") ? getenv("GB_SIM_ROWS") : "aa,100us,5us,x1.5,10ms";
+    size_t nm = sizeof power_models / sizeof *power_models;
+    if (getenv("GB_SIM_MODELS") && atoi(getenv("GB_SIM_MODELS")) > 0 && (size_t)atoi(getenv("GB_SIM_MODELS")) < nm)
+        nm = (size_t)atoi(getenv("GB_SIM_MODELS"));
+    for (size_t m = 0; m < nm; m++) {
+        const power_model *pm = &power_models[m];
+        if (strstr(rows, "aa")) power_row(pm, kb, pairs, 0, 1, QUICK_ROUND_S, GB_SIM_SEED + 60 + (unsigned)m);
+        if (strstr(rows, "100us"))
+            power_row(pm, kb, pairs / 5, 100e-6, 1.10, QUICK_ROUND_S, GB_SIM_SEED + 70 + (unsigned)m);
+        if (strstr(rows, "5us")) power_row(pm, kb, pairs / 5, 5e-6, 1.10, QUICK_ROUND_S, GB_SIM_SEED + 80 + (unsigned)m);
+        if (strstr(rows, "x1.5")) power_row(pm, kb, pairs / 5, 5e-6, 1.50, QUICK_ROUND_S, GB_SIM_SEED + 90 + (unsigned)m);
+        /* +20% at 10 ms with 2 samples a round (round_s 0: the count forced) */
+        if (strstr(rows, "10ms")) power_row(pm, kb, pairs / 5, 10e-3, 1.20, 0, GB_SIM_SEED + 100 + (unsigned)m);
     }
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "backend.h"
 #include "backends.h"
 #include "results_model.h"
@@ -121,6 +123,41 @@ TEST(kept_states_a_state_is_not_kept_when_its_inputs_are_not) {
     check_all_ok_in_three_rounds(&r);
     CHECK(prepares == 9); /* every case prepared again in every round */
     CHECK(max_live == 1 && releases == prepares && live == 0);
+    gb_results_free(&r);
+}
+
+/* A plan per prepare (as FFTW's planner=measure, or a cuBLASLt heuristic,
+ * may choose anew): the plan of every round prepared again is recorded,
+ * extra.round_plans, so that compare can tell a plan change between rounds
+ * from a change of the code (issue 30). */
+static void fake_annotate(void *st, cJSON *extra) {
+    (void)st;
+    char plan[32];
+    snprintf(plan, sizeof plan, "plan-%d", prepares % 2); /* alternates with each prepare */
+    cJSON_AddStringToObject(extra, "plan", plan);
+}
+
+TEST(kept_states_a_round_prepared_again_records_its_plan) {
+    gb_backend planned = fake;
+    planned.annotate = fake_annotate;
+    const char *suite_text =
+        "{\"name\": \"k\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 1, \"min_reps\": 3, "
+        "\"min_time_s\": 0, \"max_time_s\": 600, \"rounds\": 3},"
+        " \"benchmarks\": [{\"op\": \"elementwise\", \"sizes\": [16]}]}";
+    prepares = releases = live = max_live = 0;
+    device_holds = 0;
+    gb_results r;
+    if (!CHECK(gb_test_run_cpu_and(suite_text, &planned, 1, &r) == 0)) return; /* nothing kept: prepared each round */
+    const gb_result *x = NULL;
+    for (size_t k = 0; k < r.cases[0].nresults; k++)
+        if (!strcmp(r.cases[0].results[k].backend, "fake")) x = &r.cases[0].results[k];
+    if (!CHECK(x != NULL)) { gb_results_free(&r); return; }
+    const gb_value *rp = gb_kv_find(&x->extra, "round_plans");
+    CHECK(rp && rp->kind == GB_VAL_JSON);
+    cJSON *a = rp ? cJSON_Parse(rp->text) : NULL;
+    CHECK(cJSON_GetArraySize(a) == 3);
+    CHECK(a && strcmp(cJSON_GetArrayItem(a, 0)->valuestring, cJSON_GetArrayItem(a, 1)->valuestring) != 0);
+    cJSON_Delete(a);
     gb_results_free(&r);
 }
 
