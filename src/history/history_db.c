@@ -168,15 +168,24 @@ gb_history *gb_history_open(const char *path, int create, gb_err *e) {
     sqlite3_extended_result_codes(h->db, 1);
     sqlite3_busy_timeout(h->db, GB_HISTORY_BUSY_MS);
     /* Read before anything writes: a file that is not a database fails here
-     * (SQLITE_NOTADB), with nothing changed. */
-    int rc;
-    long app = pragma_int(h->db, "PRAGMA application_id", &rc);
+     * (SQLITE_NOTADB), with nothing changed. The three reads below are one
+     * read transaction, one snapshot: read one by one, another process
+     * creating the file could commit between them, and this one would see
+     * application_id 0 (before) with its tables (after) and call the new
+     * history "not a gpubench history" (seen with 8 parallel adds under
+     * load). */
+    int rc = sqlite3_exec(h->db, "BEGIN", NULL, NULL, NULL);
+    long app = rc == SQLITE_OK ? pragma_int(h->db, "PRAGMA application_id", &rc) : 0;
     if (rc != SQLITE_OK) {
         gb_errf(e, GB_FAIL, "%s: not an SQLite database (%s)", path, sqlite3_errmsg(h->db));
         gb_history_close(h);
         return NULL;
     }
     long tables = pragma_int(h->db, "SELECT count(*) FROM sqlite_master", &rc);
+    long ver = rc == SQLITE_OK ? pragma_int(h->db, "PRAGMA user_version", &rc) : 0;
+    int read_rc = rc;
+    sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL);
+    rc = read_rc;
     if (rc != SQLITE_OK || (app != GB_HISTORY_APP_ID && !(app == 0 && tables == 0))) {
         if (rc != SQLITE_OK) gb_errf(e, GB_FAIL, "%s: not an SQLite database (%s)", path, sqlite3_errmsg(h->db));
         else gb_errf(e, GB_FAIL, "%s: an SQLite database, but not a gpubench history (application_id 0x%lx, %ld tables)",
@@ -186,7 +195,6 @@ gb_history *gb_history_open(const char *path, int create, gb_err *e) {
     }
     /* A current history is only read here: a reader (list, show, publish)
      * works on a file it may not write (a read-only checkout). */
-    long ver = pragma_int(h->db, "PRAGMA user_version", &rc);
     int current = rc == SQLITE_OK && app == GB_HISTORY_APP_ID && ver == GB_HISTORY_SCHEMA_VERSION;
     /* WAL: readers (publish, show) go on while an add writes. Persistent in
      * the file, so the writer (add) sets it; setting it waits for other
