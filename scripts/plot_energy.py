@@ -55,11 +55,14 @@ def plot_energy(doc, cases, out, fmt):
                 sel = [p for p in mine if p[4] == limited]
                 if not sel:
                     continue
+                colour = plot_style.dtype_colour(dt)  # every picture's dtype colour
                 ax.scatter([p[0] for p in sel], [p[1] for p in sel], marker=DTYPE_MARK.get(dt, "o"),
-                           facecolors="none" if limited else "#1b7f3b", edgecolors="#1b7f3b",
+                           facecolors="none" if limited else colour, edgecolors=colour,
                            label=dt + (" (power/thermal limited)" if limited else ""), zorder=3)
-            for p in mine:
-                ax.annotate(p[2], (p[0], p[1]), textcoords="offset points", xytext=(4, 4), fontsize=7)
+            # only each dtype's largest case is named: every label overlapped its neighbours
+            big = max(mine, key=lambda p: p[0])
+            ax.annotate(big[2], (big[0], big[1]), textcoords="offset points", xytext=(-4, 5), fontsize=7,
+                        ha="right", color=plot_style.dtype_colour(dt))
         xs = [p[0] for p in pts] + [1.0]
         ys = [p[1] for p in pts] + [1.0]
         ax.set_xlim(min(xs) / 1.5, max(xs) * 1.5)
@@ -68,9 +71,12 @@ def plot_energy(doc, cases, out, fmt):
         ax.axvline(1.0, color="#888888", lw=0.8, zorder=1)
         ax.set_xlabel("speedup (CPU median / GPU device-resident median)")
         ax.set_ylabel("energy ratio (CPU J/op / GPU J/op)")
-        ax.set_title("%s: speedup against energy ratio (above 1x: the GPU uses less energy; best %s)" % (
-            op, fmt_num(max(p[1] for p in pts))), fontsize=9)
+        ax.set_title("%s: speedup against energy ratio (above 1x: the GPU uses less energy per op;\n"
+                     "best %s×; hollow: the GPU ran power- or thermally limited)" % (
+                         op, fmt_num(round(max(p[1] for p in pts), 1))), fontsize=9)
         style_axes(ax)
-        ax.legend(fontsize=8, loc="best")
+        plot_style.set_y_ticks(ax)
+        plot_style.set_y_ticks(ax, axis="x")
+        ax.legend(fontsize=8, loc="upper left")
         written.append(save(fig, out, "energy_%s" % safe(op), fmt))
     return written

@@ -76,9 +76,11 @@ def draw(doc, op, picked, out, fmt):
     rate_ax = fig.add_axes(rect(fig, 0.9, 2.95, W - 1.2, 3.0))
     err_ax = fig.add_axes(rect(fig, 0.9, 0.75, W - 1.2, 1.45))
     width = 0.38
+    # int8 products count integer operations, not floating-point ones
+    unit_of = lambda dt: "GOP/s" if dt == "int8" else "GFLOP/s"  # noqa: E731
     unit = "GFLOP/s"
     for si, side in enumerate(SIDES_DRAWN):
-        label, colours = SIDES[side][0], SIDES[side][1]
+        label, colour = SIDES[side][0], SIDES[side][1]  # the side's one colour (plot_style)
         xs, rates, errs, exs = [], [], [], []
         for i, (dt, case) in enumerate(picked):
             r = ok_result(case, side)
@@ -89,10 +91,10 @@ def draw(doc, op, picked, out, fmt):
             rates.append(r["gflops"])
             top = ceiling(doc, case, r)
             if top:
-                rate_ax.plot([x - width / 2, x + width / 2], [top, top], color=colours[2], lw=2)
-                rate_ax.annotate(fmt_rate(top, unit) + " ceiling", (x, top), textcoords="offset points",
-                                 xytext=(0, 3), ha="center", fontsize=7, color=colours[2])
-            rate_ax.annotate("%s\n%s" % (fmt_rate(r["gflops"], unit), case.get("label", "")), (x, r["gflops"]),
+                rate_ax.plot([x - width / 2, x + width / 2], [top, top], color=colour, lw=2, ls=(0, (2, 1)))
+                rate_ax.annotate(fmt_rate(top, unit_of(dt)) + " ceiling", (x, top), textcoords="offset points",
+                                 xytext=(0, 3), ha="center", fontsize=7, color=colour)
+            rate_ax.annotate("%s\n%s" % (fmt_rate(r["gflops"], unit_of(dt)), case.get("label", "")), (x, r["gflops"]),
                              textcoords="offset points", xytext=(0, -24), ha="center", fontsize=7, color="#111")
             v = r.get("verification") or {}
             if dt in REDUCED and v.get("against") == "reference" and v.get("metric") == "max_rel_err" \
@@ -101,8 +103,8 @@ def draw(doc, op, picked, out, fmt):
                 errs.append(max(v["error"], 1e-9))  # exact (int8): drawn at the floor, labelled
                 err_ax.annotate("exact" if v["error"] == 0 else "%.1e" % v["error"], (x, errs[-1]),
                                 textcoords="offset points", xytext=(0, 2), ha="center", fontsize=7)
-        rate_ax.bar(xs, rates, width, color=colours[0], label=label)
-        err_ax.bar(exs, errs, width, color=colours[1], label=label)
+        rate_ax.bar(xs, rates, width, color=colour, label=label)
+        err_ax.bar(exs, errs, width, color=colour, alpha=0.55, label=label)
     for ax in (rate_ax, err_ax):
         ax.set_yscale("log")
         ax.set_xlim(-0.6, n - 0.4)
