@@ -595,7 +595,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     int made = new_results(&results, path, &e) == GB_OK;
     int provenance = made && gb_run_set_provenance(&results.runs[0], doc, path, &e) == GB_OK;
     if (provenance) {
-        gb_run_signals_watch(&results, path);
+        gb_run_signals_watch(&results, path, suite.count);
         gb_run_signals_catch();
     }
 
@@ -608,7 +608,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
 
     gb_model_lock();
     provenance = provenance && gb_run_set_provenance(&results.runs[0], doc, path, &e) == GB_OK;
-    if (!provenance) gb_run_signals_watch(NULL, NULL); /* freed below */
+    if (!provenance) gb_run_signals_watch(NULL, NULL, 0); /* freed below */
     gb_model_unlock();
     if (!provenance) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);

@@ -20,6 +20,7 @@ static sem_t wake;
 static int started;
 static gb_results *watched;
 static const char *watched_path;
+static size_t watched_planned; /* the suite's cases */
 static volatile int final_written;
 static int stderr_tty; /* the progress line is there to clear first */
 
@@ -146,9 +147,18 @@ static void *watchdog(void *arg) {
         watched->interrupted = 1;
         int ok = gb_set_string(&watched->interrupted_by, gb_signal_name(sig)) == GB_OK && mark_unmeasured(watched) == GB_OK;
         gb_results_summarize(watched);
-        if (ok && gb_results_write(watched, watched_path, GB_WRITE_SAMPLES_6G, &e) == GB_OK)
+        /* stopped inside a call, the runner never listed the cases after it:
+         * the file still says how many of the suite's were not reached */
+        long unlisted = watched_planned > watched->ncases ? (long)(watched_planned - watched->ncases) : 0;
+        if (unlisted > 0)
+            watched->summary.not_reached = (watched->summary.not_reached > 0 ? watched->summary.not_reached : 0) + unlisted;
+        if (ok && gb_results_write(watched, watched_path, GB_WRITE_SAMPLES_6G, &e) == GB_OK) {
             fprintf(stderr, "results: %s (interrupted by %s: partial results, written while a call had not returned "
                             "%d s after the signal)\n", watched_path, gb_signal_name(sig), GB_STOP_GRACE_S);
+            if (watched->summary.not_reached > 0)
+                fprintf(stderr, "gpubench run: %ld of the suite's %zu cases not reached\n",
+                        watched->summary.not_reached, watched_planned);
+        }
         else
             fprintf(stderr, "gpubench run: the results so far could not be written: %s\n",
                     e.msg[0] ? e.msg : "out of memory");
@@ -157,9 +167,10 @@ static void *watchdog(void *arg) {
     return NULL;
 }
 
-void gb_run_signals_watch(gb_results *r, const char *path) {
+void gb_run_signals_watch(gb_results *r, const char *path, size_t planned_cases) {
     watched = r;
     watched_path = path;
+    watched_planned = planned_cases;
 }
 
 void gb_run_signals_final_written(void) {

@@ -34,9 +34,11 @@
 
 /* Install the handlers and start the watchdog (once per process). */
 void gb_run_signals_catch(void);
-/* What the watchdog writes: the model r to path (NULL: nothing). Set it
+/* What the watchdog writes: the model r to path (NULL: nothing), for a run
+ * of planned_cases cases (those it never reached are counted in the file's
+ * summary.not_reached: the runner had no chance to list them). Set it
  * before the run, while no signal has come. */
-void gb_run_signals_watch(gb_results *r, const char *path);
+void gb_run_signals_watch(gb_results *r, const char *path, size_t planned_cases);
 /* Called under gb_model_lock once the final results are written: the
  * watchdog then writes nothing; the hard stop still ends the process. */
 void gb_run_signals_final_written(void);

@@ -480,10 +480,16 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         char buf[384];
         int len = snprintf(buf, sizeof buf, "%zu cases, %d results: %d ok, %d skipped, %d failed or errored.", d.n,
                            total, ok, skipped, failed);
-        if (d.not_reached > 0 && len > 0 && (size_t)len < sizeof buf)
-            len += snprintf(buf + len, sizeof buf - (size_t)len,
-                            " %zu case%s not reached: the run was interrupted (the results file lists them).",
-                            d.not_reached, d.not_reached == 1 ? "" : "s");
+        /* a run stopped inside a call could not list the cases after it:
+         * its summary counts them (run_signals.h) */
+        size_t not_reached = d.not_reached;
+        if (!ops && results->nruns <= 1 && results->summary.not_reached > (long)not_reached)
+            not_reached = (size_t)results->summary.not_reached;
+        if (not_reached > 0 && len > 0 && (size_t)len < sizeof buf)
+            len += snprintf(buf + len, sizeof buf - (size_t)len, " %zu case%s not reached: the run was interrupted%s.",
+                            not_reached, not_reached == 1 ? "" : "s",
+                            not_reached == d.not_reached ? " (the results file lists them)"
+                                                         : " inside a call (the results file counts them)");
         if (d.host_copies > 0 && len > 0 && (size_t)len < sizeof buf)
             snprintf(buf + len, sizeof buf - (size_t)len,
                      " Not shown: %zu case%s whose only difference is a GPU-only param (math=tf32, ...) and which "
