@@ -297,7 +297,7 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
         wr->para(out, buf, 0);
     }
     {
-        char how[1024], kept[160] = "";
+        char how[1600], kept[160] = ""; /* room for every part at its longest: the -O1 sanitizer build checks */
         /* ceilings kept from an earlier run (run --peak): say from when */
         const gb_peaks *pk = r->nruns ? &r->runs[0].peaks : NULL;
         for (size_t i = 0; pk && i < pk->n && !*kept; i++) {
