@@ -138,6 +138,10 @@ static int cmp_double(const void *a, const void *b) {
  * so an axis never shows fewer than three labels where the range allows. */
 static int y_tick_values(double lo, double hi, double *t, int cap) {
     static const int steps[3][3] = {{1, 2, 5}, {1, 3, 0}, {1, 0, 0}};
+    /* a results file may hold any finite number (a median of 1e300: the
+     * mutation sweep): an axis padded past DBL_MAX has no ticks, and no
+     * decade count to cast */
+    if (!(lo > 0) || !isfinite(lo) || !isfinite(hi) || !(hi >= lo)) return 0;
     int e0 = (int)floor(log10(lo)), e1 = (int)ceil(log10(hi)), n;
     for (int k = 0; k < 3; k++) {
         n = 0;

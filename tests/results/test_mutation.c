@@ -528,3 +528,32 @@ TEST(mutation_params_gpus_beyond_a_device_count_is_left_out_of_the_scaling_table
     CHECK(n[0] > 0 && n[1] == 0);
     cJSON_Delete(doc);
 }
+
+/* The sweep on the merged code of 2026-11-26: a median of 1e300 made the
+ * HTML chart's axis run past DBL_MAX, and the tick code cast log10(inf) to
+ * an int (undefined; UBSan ended the process). Every format renders such a
+ * file; under the sanitized build (`make test SANITIZE=...`) a cast like that
+ * would end this test. */
+TEST(mutation_huge_median_renders_in_every_report_format) {
+    cJSON *doc = gb_test_load_json("tests/data/results_small.json");
+    CHECK(doc != NULL);
+    if (!doc) return;
+    cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "cases"), 0), "results"), 0);
+    cJSON *stats = cJSON_GetObjectItem(r0, "stats");
+    CHECK(stats != NULL);
+    if (stats) cJSON_ReplaceItemInObject(stats, "median", cJSON_CreateNumber(1e300));
+    gb_results r;
+    gb_err e = {{0}};
+    CHECK(gb_results_from_json(doc, "m.json", &r, &e) == GB_OK);
+    for (int f = GB_FMT_TABLE; f <= GB_FMT_HTML; f++) {
+        FILE *out = tmpfile();
+        CHECK(out != NULL);
+        if (!out) continue;
+        gb_report_options o = {.format = (gb_format)f};
+        CHECK(gb_report_render(&r, &o, out) == 0);
+        CHECK(ftell(out) > 0);
+        fclose(out);
+    }
+    gb_results_free(&r);
+    cJSON_Delete(doc);
+}
