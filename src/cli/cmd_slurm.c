@@ -277,6 +277,7 @@ int gb_cmd_slurm(int argc, char **argv) {
             if (gb_cli_parse_int(optarg, 1, c == 'N' ? 100000 : 1024, &v) != 0) {
                 fprintf(stderr, "gpubench slurm: --%s: expected a whole number from 1, got \"%s\"\n",
                         c == 'N' ? "nodes" : "gpus-per-node", optarg);
+                free(sbopts);
                 return GB_EXIT_USAGE;
             }
             *(c == 'N' ? &j.nodes : &j.gpus_per_node) = v;
