@@ -15,12 +15,15 @@
  * and names where each came from. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cblas.h>
 
@@ -77,11 +80,29 @@ static void probe_detected_core(void) {
     close(fd[1]);
     char got[64] = "";
     size_t len = 0;
-    ssize_t r;
-    while (spawned && len + 1 < sizeof got &&
-           ((r = read(fd[0], got + len, sizeof got - 1 - len)) > 0 || (r < 0 && errno == EINTR)))
-        if (r > 0) len += (size_t)r;
+    /* The copy answers in well under a second; one that does not (OpenBLAS
+     * retrying mmap at load under a tight `ulimit -v`, a loaded machine) is
+     * not waited for: after GB_PROBE_WAIT_S it is killed and the core stays
+     * unknown. Unbounded, a run under `ulimit -v` sat here before anything
+     * else, and a stop signal then ended it with no results file. */
+    enum { GB_PROBE_WAIT_S = 5 };
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (spawned && len + 1 < sizeof got) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long left_ms = GB_PROBE_WAIT_S * 1000L - ((now.tv_sec - t0.tv_sec) * 1000L + (now.tv_nsec - t0.tv_nsec) / 1000000L);
+        if (left_ms <= 0) break;
+        struct pollfd pf = {.fd = fd[0], .events = POLLIN};
+        int ready = poll(&pf, 1, (int)left_ms);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) break;
+        ssize_t r = read(fd[0], got + len, sizeof got - 1 - len);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        len += (size_t)r;
+    }
     close(fd[0]);
+    if (spawned && waitpid(pid, NULL, WNOHANG) == 0) kill(pid, SIGKILL); /* still running: not waited for */
     if (spawned) while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
     got[len] = 0;
     got[strcspn(got, "\n")] = 0;

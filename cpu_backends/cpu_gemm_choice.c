@@ -122,8 +122,9 @@ static double time_once(int lib, gb_dtype d, const int s[3], const void *A, cons
     return gb_now() - t0;
 }
 
-/* Measure the candidates of (d, cls); the fastest, its line into line. */
-static int measure(gb_dtype d, int cls, char *line, size_t len) {
+/* Measure the candidates of (d, cls); the fastest, its line into line;
+ * *keepable: whether the measurement was whole enough to keep. */
+static int measure(gb_dtype d, int cls, char *line, size_t len, int *keepable) {
     const int *s = class_shape[cls];
     size_t es = d == GB_FLOAT32 ? 4 : 8, na = (size_t)s[0] * s[1], nb = (size_t)s[1] * s[2], nc = (size_t)s[0] * s[2];
     void *A = gb_alloc(na * es), *B = gb_alloc(nb * es), *C = gb_alloc(nc * es);
@@ -137,6 +138,7 @@ static int measure(gb_dtype d, int cls, char *line, size_t len) {
         libs[nlib++] = GB_CPU_GEMM_ONEDNN;
     if (gb_cpu_dl_available(GB_CPU_GEMM_BLIS, &e) == GB_OK) libs[nlib++] = GB_CPU_GEMM_BLIS;
     double best[3] = {1e30, 1e30, 1e30};
+    int failed[3] = {0, 0, 0}; /* a candidate whose GEMM could not run */
     if (A && B && C) {
         if (d == GB_FLOAT32) {
             gb_rng_fill_f32(A, na, 1, 1, -1, 1);
@@ -154,11 +156,16 @@ static int measure(gb_dtype d, int cls, char *line, size_t len) {
          * that much) */
         double warm[3] = {0, 0, 0}, fastest = 1e30;
         int out[3] = {0, 0, 0};
+        /* a choice is kept only from a whole measurement: a candidate that
+         * failed, or OpenBLAS (the default) dropped as 20x slower, means the
+         * moment was not a normal one (a run under `ulimit -v`, where OpenBLAS
+         * retried its buffers, kept "BLIS" for small products, and every later
+         * run of the build used it): used for this run, measured again next */
         for (int rep = 0; rep < 4; rep++)
             for (int i = 0; i < nlib; i++) {
                 if (out[i]) continue;
                 double t = time_once(libs[i], d, s, A, B, C, dnnl);
-                if (t <= 0) out[i] = 1;
+                if (t <= 0) out[i] = failed[i] = 1;
                 else if (rep && t < best[i]) best[i] = t;
                 else if (!rep && (warm[i] = t) < fastest) fastest = t;
                 if (rep == 0 && i == nlib - 1)
@@ -167,6 +174,9 @@ static int measure(gb_dtype d, int cls, char *line, size_t len) {
     }
     gb_onednn_matmul_release(dnnl);
     gb_free(A), gb_free(B), gb_free(C);
+    *keepable = 1;
+    for (int i = 0; i < nlib; i++)
+        if (failed[i] || (libs[i] == GB_CPU_GEMM_OPENBLAS && best[i] >= 1e30)) *keepable = 0;
     double flop = 2.0 * s[0] * s[1] * (double)s[2];
     int win = -1;
     size_t used = (size_t)snprintf(line, len, "%s %s", gb_dtype_name(d), class_names[cls]);
@@ -230,7 +240,8 @@ static void decide(gb_dtype d, int cls) {
     }
     free(copy);
     char line[256];
-    int lib = measure(d, cls, line, sizeof line);
+    int keepable = 0;
+    int lib = measure(d, cls, line, sizeof line, &keepable);
     if (lib < 0) {
         free(text);
         snprintf(x->why, sizeof x->why, "default (the candidates could not be measured)");
@@ -239,7 +250,7 @@ static void decide(gb_dtype d, int cls) {
     x->lib = lib;
     /* the file again, with the new line appended */
     size_t old = text ? strlen(text) : 0, cap = old + strlen(line) + 2;
-    char *all = malloc(cap);
+    char *all = keepable ? malloc(cap) : NULL;
     if (all) {
         snprintf(all, cap, "%s%s%s", text ? text : "", old && text[old - 1] != '\n' ? "\n" : "", line);
         gb_err e = {{0}};

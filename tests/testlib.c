@@ -150,6 +150,13 @@ int main(int argc, char **argv) {
      * gpubench rightly leaves an ignored SIGHUP ignored (nohup's promise), so
      * the runs under test start from the default disposition. */
     signal(SIGHUP, SIG_DFL);
+    /* Every gpubench the tests start keeps its caches (GEMM library choice,
+     * kept ceilings, FFTW wisdom) in a folder of this test process, not in
+     * the machine's ~/.cache: a choice kept by an earlier, odd run (one under
+     * `ulimit -v` kept BLIS for small products) made later tests measure
+     * another library, and a test's outcome depended on the machine's past. */
+    static char cache[64] = "/tmp/gb_test_cache_XXXXXX";
+    int own_cache = mkdtemp(cache) != NULL && setenv("XDG_CACHE_HOME", cache, 1) == 0;
     int passed = 0, failed = 0, skipped = 0;
     int real_fd = dup(2);
     FILE *real = real_fd >= 0 ? fdopen(real_fd, "w") : NULL;
@@ -187,6 +194,11 @@ int main(int argc, char **argv) {
     }
     fflush(real);
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    if (own_cache) {
+        char rm[128];
+        snprintf(rm, sizeof rm, "rm -rf '%s'", cache);
+        if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", cache);
+    }
     return failed ? 1 : 0;
 }
 
