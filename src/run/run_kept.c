@@ -115,7 +115,11 @@ int gb_run_use_slot(gb_run_config *cfg, gb_backend_slot *slot, const gb_case *c,
     if (c->op->multi_device) release_all_kept(cfg);
     for (int attempt = 0;; attempt++) {
         int status = gb_backends_use(slot, e);
-        if (status == GB_OK && check) status = slot->b->supports(c, e);
+        /* outside the model: supports may measure (the CPU's GEMM library
+         * choice), and a call that does not return (OpenBLAS retrying its
+         * buffers under `ulimit -v`) must leave the watchdog the model to
+         * write (run_signals.h) */
+        if (status == GB_OK && check) OUTSIDE_MODEL(status = slot->b->supports(c, e));
         if (status == GB_OK || status == GB_FATAL || attempt > 0 || !release_all_kept(cfg)) return status;
         memset(e, 0, sizeof *e);
     }

@@ -152,7 +152,7 @@ TEST(files_sigterm_ends_a_run_stuck_in_a_library_under_ulimit_v) {
         dir, sizeof dir,
         "sh -c 'ulimit -v 300000; exec \"$0\" run --op matmul --sizes 64 --backend cpu --min-time 60s "
         "--max-time 120s --peak fresh --out r.json' $B > /dev/null 2> err & a=$!; "
-        "for i in $(seq 1 400); do grep -q 'measuring cpu ceilings' err && break; sleep 0.05; done; sleep 1; "
+        "for i in $(seq 1 2400); do grep -q 'measuring cpu ceilings' err && break; sleep 0.05; done; sleep 1; "
         "s=$(date +%%s%%N); kill -TERM $a; "
         "for i in $(seq 1 400); do kill -0 $a 2>/dev/null || break; sleep 0.05; done; "
         "e=$(date +%%s%%N); kill -KILL $a 2>/dev/null; wait $a; rc=$?; "

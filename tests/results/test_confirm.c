@@ -6,9 +6,9 @@
  * real once (b1.json); every file compared is b1 itself or b1 doctored
  * through the results model, and the fresh processes whose verdict is
  * asserted are a fake child (GPUBENCH_CONFIRM_CHILD) that writes b1 again.
- * So no verdict depends on this machine's speed or load: a case made x3
+ * So no verdict depends on this machine's speed or load: a case made x100
  * slower in the current file only is a suspect the fresh processes (b1:
- * change 0) do not confirm; a case made x3 faster in the baseline is one
+ * change 0) do not confirm; a case made x100 faster in the baseline is one
  * they do. One test runs the real children and asserts only what does not
  * depend on speed (they ran, their results were read, the directory went).
  * (Against separate real runs, the verdicts flaked under load: 1 in 3 for
@@ -143,7 +143,7 @@ static cJSON *json_part(void) {
 
 TEST(confirm_a_one_process_slowdown_is_not_confirmed_in_fresh_processes) {
     if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
-    if (!CHECK(doctor("b1.json", "c-slow.json", TARGET, 3) == 0)) return;
+    if (!CHECK(doctor("b1.json", "c-slow.json", TARGET, 100) == 0)) return;
     /* stage 1 alone: the x3 case is flagged (or at least beyond +threshold) */
     int rc1 = compare("-f json", "b1.json b1.json", "c-slow.json");
     cJSON *one = json_part();
@@ -167,7 +167,7 @@ TEST(confirm_a_one_process_slowdown_is_not_confirmed_in_fresh_processes) {
               cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cf, "lo")) &&
               cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cf, "hi")) &&
               cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cf, "p_holm")));
-        /* the fresh processes measured b1's speed: no change, far from x3 */
+        /* the fresh processes measured b1's speed: no change, far from x100 */
         CHECK(cf && cJSON_GetObjectItemCaseSensitive(cf, "change")->valuedouble < 1.0);
         CHECK(strcmp(cJSON_GetObjectItemCaseSensitive(it, "verdict")->valuestring, "regression") != 0);
         CHECK(strstr(cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring, "not confirmed in 3 fresh processes") != NULL);
@@ -187,8 +187,11 @@ TEST(confirm_a_one_process_slowdown_is_not_confirmed_in_fresh_processes) {
 
 TEST(confirm_a_real_slowdown_is_confirmed_and_fails) {
     if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
-    /* the baseline x3 faster in one case: every fresh process is x3 slower than it */
-    if (!CHECK(doctor("b1.json", "b1-fast.json", TARGET, 1.0 / 3) == 0)) return;
+    /* the baseline x100 faster in one case: every fresh process is far slower
+     * than it. x3 was not enough: b1 is one real run, and when it was measured
+     * on a loaded machine and the fresh processes on a quieter moment, they
+     * came out x3 faster than b1 and the slowdown was "not confirmed" */
+    if (!CHECK(doctor("b1.json", "b1-fast.json", TARGET, 1.0 / 100) == 0)) return;
     char p[128];
     path_of(p, sizeof p, "policy.json");
     FILE *f = fopen(p, "w");
@@ -258,7 +261,7 @@ TEST(confirm_refuses_bad_runs_and_suites_before_running) {
  * made x3 slower, so no other case differs at all. */
 TEST(confirm_a_suspect_the_suite_lacks_or_the_run_lost_is_an_error) {
     if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
-    if (!CHECK(doctor("b1.json", "b1-slow.json", TARGET, 3) == 0)) return;
+    if (!CHECK(doctor("b1.json", "b1-slow.json", TARGET, 100) == 0)) return;
     /* a valid suite without the suspect's case: exit 2 naming it, nothing run */
     char p[128];
     path_of(p, sizeof p, "other.json");
@@ -302,7 +305,7 @@ TEST(confirm_a_suspect_the_suite_lacks_or_the_run_lost_is_an_error) {
 
 TEST(confirm_a_failing_run_is_exit_2_naming_its_cases_and_keeping_its_log) {
     if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
-    if (!CHECK(doctor("b1.json", "b1-slow.json", TARGET, 3) == 0)) return;
+    if (!CHECK(doctor("b1.json", "b1-slow.json", TARGET, 100) == 0)) return;
     /* a file-size limit of 512 bytes: the confirmation run cannot write its
      * results (compare itself writes nothing before it fails) */
     char cmd[6000], self[4096];
@@ -323,7 +326,7 @@ TEST(confirm_a_failing_run_is_exit_2_naming_its_cases_and_keeping_its_log) {
  * --no-peak --out DIR/confirm-K.json`, once per fresh process. */
 TEST(confirm_runs_each_fresh_process_as_run_case_of_the_suspects) {
     if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
-    if (!CHECK(doctor("b1.json", "c-slow.json", TARGET, 3) == 0)) return;
+    if (!CHECK(doctor("b1.json", "c-slow.json", TARGET, 100) == 0)) return;
     compare("--verbose --confirm suite.json --confirm-runs 2", "b1.json b1.json", "c-slow.json");
     char p[128], args[2048] = "";
     path_of(p, sizeof p, "child-args.txt");
@@ -343,7 +346,7 @@ TEST(confirm_runs_each_fresh_process_as_run_case_of_the_suspects) {
  * the verdict, depends on this machine's speed and load. */
 TEST(confirm_real_fresh_processes_run_and_are_read) {
     if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
-    if (!CHECK(doctor("b1.json", "c-slow.json", TARGET, 3) == 0)) return;
+    if (!CHECK(doctor("b1.json", "c-slow.json", TARGET, 100) == 0)) return;
     int rc = compare_with("-f json --confirm suite.json --confirm-runs 2", "b1.json b1.json", "c-slow.json", NULL);
     CHECK(rc == 0 || rc == 1);
     CHECK(strstr(big, "fresh process 2 of 2") != NULL);
@@ -360,11 +363,14 @@ TEST(confirm_real_fresh_processes_run_and_are_read) {
 /* `history check --confirm SUITE`: compare's second stage on the history's
  * baseline (the CI default docs/ci.md recommends). A history of two runs
  * whose target was 3x faster; the current run b1 and its fresh processes
- * (the fake child writing b1) are all 3x slower: confirmed, exit 1. */
+ * (the fake child writing b1) are all 100x slower: confirmed, exit 1. */
 TEST(confirm_history_check_runs_the_second_stage_on_the_history_baseline) {
     if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
-    CHECK(doctor("b1.json", "h1.json", TARGET, 1 / 3.0) == 0);
-    CHECK(doctor("b1.json", "h2.json", TARGET, 1 / 3.01) == 0);
+    /* x100 faster, not x3: far beyond what b1's own noise (one real run, on
+     * a machine that may be loaded) can blur; with x3 the check failed
+     * under load */
+    CHECK(doctor("b1.json", "h1.json", TARGET, 1 / 100.0) == 0);
+    CHECK(doctor("b1.json", "h2.json", TARGET, 1 / 100.3) == 0);
     static char cmd[24000];
     char self[4096];
     if (!CHECK(realpath(gb_test_binary(), self) != NULL)) return;
