@@ -85,7 +85,7 @@ static void probe_detected_core(void) {
      * not waited for: after GB_PROBE_WAIT_S it is killed and the core stays
      * unknown. Unbounded, a run under `ulimit -v` sat here before anything
      * else, and a stop signal then ended it with no results file. */
-    enum { GB_PROBE_WAIT_S = 5 };
+    enum { GB_PROBE_WAIT_S = 30 };
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (spawned && len + 1 < sizeof got) {

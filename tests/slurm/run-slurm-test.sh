@@ -369,7 +369,7 @@ echo "ok: 3-task array merged; a failed task listed with its reason ($(head -n 1
 
 # 3. item 1: asked for GPUs, none usable: a FAILED task with the reason
 J=$T/nodrv
-grep -q '^task 0: .*FAILED.*no NVIDIA driver' "$J/failed-tasks.txt" ||
+grep -Eq '^task 0: .*FAILED.*(no NVIDIA driver|cuda unavailable|no device visible)' "$J/failed-tasks.txt" ||
     fail "nodrv: failed-tasks.txt does not name task 0 as FAILED with the reason: $(cat "$J/failed-tasks.txt")"
 grep -q -- '--devices all --require-gpu' "$J/task.sh" || fail "nodrv: task.sh does not pass --require-gpu"
 grep -q 'limits: .*GPUs 0,1' "$J"/logs/task_*_0.out || fail "nodrv: the task log does not state its GPUs: $(cat "$J"/logs/task_*_0.out)"
