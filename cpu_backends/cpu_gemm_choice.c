@@ -5,8 +5,12 @@
  * and float64 to the site's CBLAS (cpu_gemm_dl.c). Otherwise (auto): a dtype
  * only one library has goes to it (bfloat16, float16, int8: oneDNN), and
  * float32 and float64 go to the fastest candidate for the case's shape
- * class, measured once on this machine:
- *   large   m, k, n all >= 512            measured at 1024 x 1024 x 1024
+ * class, measured once on this machine (huge is apart from large because
+ * one size did not speak for the other: on the issue #27 Xeon the two
+ * float32 libraries tied at 1024³, the kept oneDNN then ran 4096³ and 8192³,
+ * where OpenBLAS was 30% faster):
+ *   huge    m, k, n all >= 2048           measured at 2048 x 2048 x 2048
+ *   large   m, k, n all >= 512 (not huge) measured at 1024 x 1024 x 1024
  *   skinny  m or n <= 64, k and the other >= 512 (inference: a few rows
  *           against a weight matrix)      measured at 32 x 4096 x 4096
  *   small   the rest                      measured at 128 x 128 x 128
@@ -42,9 +46,10 @@
 #include "rng.h"
 #include "timer.h"
 
-enum { CLASS_LARGE, CLASS_SKINNY, CLASS_SMALL, NCLASS };
-static const char *const class_names[NCLASS] = {"large", "skinny", "small"};
-static const int class_shape[NCLASS][3] = {{1024, 1024, 1024}, {32, 4096, 4096}, {128, 128, 128}}; /* m, k, n */
+enum { CLASS_LARGE, CLASS_SKINNY, CLASS_SMALL, CLASS_HUGE, NCLASS };
+static const char *const class_names[NCLASS] = {"large", "skinny", "small", "huge"};
+static const int class_shape[NCLASS][3] = {
+    {1024, 1024, 1024}, {32, 4096, 4096}, {128, 128, 128}, {2048, 2048, 2048}}; /* m, k, n */
 static const char *const lib_names[] = {"auto", "openblas", "onednn", "blis", "cblas"};
 #define NLIBS 5
 
@@ -72,6 +77,7 @@ int gb_cpu_gemm_lib_parse(const char *name) {
 
 static int class_of(const gb_case *c) {
     long long m = c->shape[0], k = c->shape[1], n = c->shape[2];
+    if (m >= 2048 && k >= 2048 && n >= 2048) return CLASS_HUGE;
     if (m >= 512 && k >= 512 && n >= 512) return CLASS_LARGE;
     if ((m <= 64 || n <= 64) && k >= 512 && (m >= 512 || n >= 512)) return CLASS_SKINNY;
     return CLASS_SMALL;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "testlib.h"
@@ -158,6 +159,8 @@ int main(int argc, char **argv) {
     static char cache[64] = "/tmp/gb_test_cache_XXXXXX";
     int own_cache = mkdtemp(cache) != NULL && setenv("XDG_CACHE_HOME", cache, 1) == 0;
     int passed = 0, failed = 0, skipped = 0;
+    const char *times_env = getenv("GB_TEST_TIMES");
+    int show_times = times_env && *times_env && strcmp(times_env, "0") != 0;
     int real_fd = dup(2);
     FILE *real = real_fd >= 0 ? fdopen(real_fd, "w") : NULL;
     if (!real) real = stderr;
@@ -167,11 +170,18 @@ int main(int argc, char **argv) {
         fprintf(real, "%-60s ", tests[i].name);
         fflush(real);
         FILE *cap = real != stderr ? tmpfile() : NULL;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         fflush(stderr);
         if (cap) dup2(fileno(cap), 2);
         tests[i].fn();
         fflush(stderr);
         if (cap) dup2(real_fd, 2);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        /* GB_TEST_TIMES=1: each test's wall time, to find what makes the
+         * suite slow (a timing is printed, never asserted). */
+        if (show_times)
+            fprintf(real, "[%6.1f s] ", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
         if (current_failed) {
             failed++;
             if (cap) { /* the test's messages, then the verdict */

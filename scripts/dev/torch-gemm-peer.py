@@ -4,6 +4,7 @@ same input bits, for the issue #27 comparison (GPU host; not run by the tests).
 
     python3 scripts/dev/torch-gemm-peer.py [--n 8192] [--device cuda|cpu|both]
         [--dtypes float32,bfloat16,float16,float8_e4m3,int8] [--reps 10] [--seed 42]
+        [--span SECONDS]
 
 A and B are gpubench's: the same counter-based generator (src/core/rng.c),
 streams 1 and 2, uniform [-1, 1) rounded float64 -> float32 -> dtype (round to
@@ -12,7 +13,12 @@ Row-major C = A @ B; bfloat16/float16 torch.matmul (C in the dtype, float32
 accumulate), float8 torch._scaled_mm (E4M3 x E4M3 -> float32, scales 1.0;
 B column-major as cuBLASLt wants, made before timing), int8 torch._int_mm
 (int32 C). One JSON line per (device, dtype): median seconds over --reps
-after two warm-ups, and the rate. Run it interleaved with gpubench
+after two warm-ups, and the rate. --span S times the GPU the way gpubench
+does instead: calls back to back for S seconds, each timed by CUDA events,
+the median of those (so both sides run as long and as hot; the short
+--reps burst leaves the card cool and at its highest clock). Each line
+carries the wall-clock start and end of its timing (epoch seconds) so a
+clock trace taken beside it can be cut to it. Run it interleaved with gpubench
 (A B A B ...) so both see the same machine state.
 """
 import argparse
@@ -67,6 +73,25 @@ def timed(fn, device, reps):
     return statistics.median(times)
 
 
+def timed_span(fn, span):
+    """CUDA-event time of each call, calls back to back for span seconds."""
+    for _ in range(2):
+        fn()
+    torch.cuda.synchronize()
+    events = []
+    t_end = time.perf_counter() + span
+    while time.perf_counter() < t_end or len(events) < 3:
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record()
+        fn()
+        e1.record()
+        events.append((e0, e1))
+        if len(events) % 16 == 0:
+            events[-16][1].synchronize()  # keep the queue short: wall time is the span
+    torch.cuda.synchronize()
+    return statistics.median(a.elapsed_time(b) * 1e-3 for a, b in events), len(events)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=8192)
@@ -74,6 +99,7 @@ def main():
     ap.add_argument("--dtypes", default="float32,bfloat16,float16,float8_e4m3,int8")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--span", type=float, default=0.0)
     a = ap.parse_args()
     n = a.n
     devices = ["cuda", "cpu"] if a.device == "both" else [a.device]
@@ -91,7 +117,13 @@ def main():
                     fn = lambda: torch._int_mm(A, B)
                 else:
                     fn = lambda: torch.matmul(A, B)
-                s = timed(fn, dev, a.reps)
+                rec["t_start"] = time.time()
+                if a.span > 0 and dev == "cuda":
+                    s, calls = timed_span(fn, a.span)
+                    rec.update(span_s=a.span, calls=calls)
+                else:
+                    s = timed(fn, dev, a.reps)
+                rec["t_end"] = time.time()
                 rec.update(median_s=s, tflops=2.0 * n**3 / s / 1e12)
             except Exception as e:  # a dtype this torch/device has no kernel for
                 rec["unsupported"] = str(e).splitlines()[0][:200]

@@ -370,7 +370,8 @@ TEST(precision_cpu_gemm_choice_kept_per_class_off_and_forced) {
     FILE *f = fopen(path, "w");
     if (!CHECK(f != NULL)) return;
     fputs("float32 large onednn openblas=10 onednn=20\nfloat32 skinny blis openblas=1 blis=2\n"
-          "float32 small openblas openblas=5 blis=4\nfloat64 large openblas openblas=9 blis=8\n", f);
+          "float32 small openblas openblas=5 blis=4\nfloat64 large openblas openblas=9 blis=8\n"
+          "float32 huge openblas openblas=30 onednn=20\n", f);
     fclose(f);
     const char *old = getenv("GPUBENCH_CPU_GEMM_CHOICE");
     char *saved = old ? strdup(old) : NULL;
@@ -379,8 +380,14 @@ TEST(precision_cpu_gemm_choice_kept_per_class_off_and_forced) {
     gb_case large = make_case(&gb_op_matmul, "[1024,1024,1024]", GB_FLOAT32, 1);
     gb_case skinny = make_case(&gb_op_matmul, "[16,4096,4096]", GB_FLOAT32, 1);
     gb_case small = make_case(&gb_op_matmul, "[64,128,64]", GB_FLOAT32, 1);
+    gb_case huge = make_case(&gb_op_matmul, "[8192,8192,8192]", GB_FLOAT32, 1);
+    gb_case tall = make_case(&gb_op_matmul, "[8192,1024,8192]", GB_FLOAT32, 1);
     CHECK(!strcmp(gb_cpu_gemm_shape_class(&large), "large") && !strcmp(gb_cpu_gemm_shape_class(&skinny), "skinny") &&
-          !strcmp(gb_cpu_gemm_shape_class(&small), "small"));
+          !strcmp(gb_cpu_gemm_shape_class(&small), "small") && !strcmp(gb_cpu_gemm_shape_class(&huge), "huge") &&
+          !strcmp(gb_cpu_gemm_shape_class(&tall), "large"));
+    /* huge has its own kept line: large's does not decide it */
+    CHECK(gb_cpu_gemm_library_for(&huge) == GB_CPU_GEMM_OPENBLAS);
+    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&huge), "kept: openblas for huge") != NULL);
     CHECK(gb_cpu_gemm_library_for(&large) == GB_CPU_GEMM_ONEDNN);
     CHECK(strstr(gb_cpu_gemm_choice_reason_for(&large), "kept: onednn for large") != NULL);
     /* a kept BLIS line is used where BLIS can be opened, and measured again
