@@ -26,6 +26,10 @@ export GPUBENCH_CPU_GEMM_CHOICE="$OUTDIR/cpu-gemm-choice.txt"
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \
     --format=csv,noheader,nounits -lms 100 >"$OUTDIR/smi.csv" 2>"$OUTDIR/smi.err" &
 SMI=$!
+# the instant power apart: a field this driver lacks would empty the first trace
+nvidia-smi --query-gpu=timestamp,power.draw.instant --format=csv,noheader,nounits -lms 100 \
+    >"$OUTDIR/smi-instant.csv" 2>>"$OUTDIR/smi.err" &
+SMI2=$!
 : >"$OUTDIR/phases.tsv"
 phase() { # NAME CMD...: run it, its start and end (epoch s) into phases.tsv
     local name=$1 t0
@@ -44,9 +48,16 @@ for i in $(seq 1 "$PAIRS"); do
     phase gb-short "$GB" run --op matmul --sizes "$N" --backend cuda --dtype "$DTYPES" --max-time 0.1s \
         --min-time 0.05s --rounds 1 --no-peak --quiet --energy on --out "$OUTDIR/gb-short-$i.json" >>"$OUTDIR/gb.log" 2>&1
 done
+# issue #28: short (~0.3 s) windows of float64 GEMM read above the 700 W limit
+# by the energy counter; the independent reader's instant power over the same
+# phase says whether such excursions are real
+for i in 1 2; do
+    phase f64-short "$GB" run --op matmul --sizes "$N" --backend cuda --dtype float64 --max-time 0.3s --rounds 1 \
+        --no-peak --quiet --energy auto --out "$OUTDIR/f64-short-$i.json" >>"$OUTDIR/gb.log" 2>&1
+done
 sleep 0.3
-kill $SMI 2>/dev/null
-wait $SMI 2>/dev/null
+kill $SMI $SMI2 2>/dev/null
+wait $SMI $SMI2 2>/dev/null
 S="$OUTDIR/summary.md"
 {
     echo "# lowp-clocks-check $(date -u +%Y-%m-%dT%H:%M:%SZ), GEMM $N, $PAIRS rounds"
@@ -84,6 +95,26 @@ for name, ss in spans.items():
     print("| %s | %d | %.0f | %.0f | %.0f | %.0f | %s |" % (name, len(xs), statistics.median(x[1] for x in xs),
           statistics.median(x[2] for x in xs), max(x[2] for x in xs), max(x[3] for x in xs),
           " ".join(sorted({x[4] for x in xs}))))
+inst = []
+for row in csv.reader(open(out + "/smi-instant.csv")):
+    try:
+        inst.append((datetime.datetime.strptime(row[0].strip(), "%Y/%m/%d %H:%M:%S.%f").timestamp(), float(row[1])))
+    except (ValueError, IndexError):
+        pass
+print("\n## float64 GEMM, short windows: the energy counter's power against nvidia-smi's\n")
+for i, (a, b) in enumerate(spans.get("f64-short", [])):
+    xs = [w for t, w in inst if a <= t <= b and w > 200]
+    ys = [x[2] for x in trace if a <= x[0] <= b and x[2] > 200]
+    try:
+        d = json.load(open(out + "/f64-short-%d.json" % (i + 1)))
+        e = [(r.get("energy") or {}) for c in d["cases"] for r in c["results"] if r.get("timing") == "device"]
+        e = e[0] if e else {}
+    except (OSError, ValueError):
+        e = {}
+    print("- run %d: gpubench %s W +-%s (phase %s, limit %s W); nvidia-smi instant median %s max %s W (%d samples), "
+          "power.draw median %s W" % (i + 1, e.get("power_w"), e.get("bound"), e.get("phase"), e.get("power_limit_w"),
+          statistics.median(xs) if xs else None, max(xs) if xs else None, len(xs),
+          statistics.median(ys) if ys else None))
 print("\n## gpubench's own clock record per result (mean SM MHz over its samples)\n")
 for path in sorted(glob.glob(out + "/gb-*.json")):
     d = json.load(open(path))

@@ -17,7 +17,9 @@
 #   4. `gpubench peak --backend cpu` (the ISA ceilings with their inputs,
 #      BLIS's kernels in `info`), if 40 s remain.
 # OUTDIR/summary.md holds the tables; the JSON files and logs stay beside it.
-# N and LIB_SIZES (environment) shrink the sizes for a trial on a small machine.
+# N and LIB_SIZES (environment) shrink the sizes for a trial on a small machine;
+# GPU_PAIRS=0 leaves step 1 out (lowp-clocks-check.sh times the GPU side with
+# its clocks), CPU_PAIRS (default 5) sets step 2's pairs.
 set -u
 N=${N:-8192}
 LIB_SIZES=${LIB_SIZES:-1024,32x4096x4096,4096}
@@ -28,7 +30,7 @@ GB=${GB:-./gpubench}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$OUTDIR"
 START=$(date +%s)
-left() { echo $((360 - 20 - ($(date +%s) - START))); } # seconds of the 6 minutes left, 20 s kept for the summary
+left() { echo $((${BUDGET:-360} - 20 - ($(date +%s) - START))); } # seconds of the BUDGET (6 minutes) left, 20 s kept for the summary
 # the kept library choice of this check, in OUTDIR (not the host's cache): measured once, here
 export GPUBENCH_CPU_GEMM_CHOICE="$OUTDIR/cpu-gemm-choice.txt"
 rm -f "$GPUBENCH_CPU_GEMM_CHOICE"
@@ -44,7 +46,7 @@ pairs() { # NAME BUDGET-S GB-ARGS TORCH-ARGS: up to 5 pairs, a new one started o
     local name=$1 budget=$2 gbargs=$3 targs=$4 t0 i done=0
     t0=$(date +%s)
     : >"$OUTDIR/$name-torch.jsonl"
-    for i in 1 2 3 4 5; do
+    for i in $(seq 1 "${MAXPAIRS:-5}"); do
         [ $(($(date +%s) - t0)) -lt "$budget" ] && [ "$(left)" -gt 60 ] || break
         # shellcheck disable=SC2086
         "$GB" run --op matmul --sizes "$N" $gbargs --rounds 1 --no-peak --quiet \
@@ -55,7 +57,7 @@ pairs() { # NAME BUDGET-S GB-ARGS TORCH-ARGS: up to 5 pairs, a new one started o
     done
     {
         echo
-        echo "## $name: gpubench then PyTorch, GEMM $N, $done pairs in $(($(date +%s) - t0)) s"
+        echo "## $name: gpubench then PyTorch, GEMM $N, $done of ${MAXPAIRS:-5} pairs in $(($(date +%s) - t0)) s"
         echo
         python3 "$HERE/precision-pairs.py" --torch "$OUTDIR/$name-torch.jsonl" "$OUTDIR/$name"-gb-*.json
     } >>"$S" 2>&1
@@ -63,9 +65,9 @@ pairs() { # NAME BUDGET-S GB-ARGS TORCH-ARGS: up to 5 pairs, a new one started o
 
 # float32 on the GPU was at parity with PyTorch (0.997, docs/precision.md): the
 # GPU pairs spend their time on the reduced precisions
-pairs gpu 110 "--backend cuda --dtype bfloat16,float16,float8_e4m3,int8 --max-time 1s" \
+[ "${GPU_PAIRS:-1}" = 0 ] || pairs gpu 110 "--backend cuda --dtype bfloat16,float16,float8_e4m3,int8 --max-time 1s" \
     "--device cuda --dtypes bfloat16,float16,float8_e4m3,int8 --reps 10"
-pairs cpu 110 "--backend cpu --dtype float32,bfloat16,int8 --max-time 3s --min-time 1s" \
+MAXPAIRS=${CPU_PAIRS:-5} pairs cpu $((22 * ${CPU_PAIRS:-5})) "--backend cpu --dtype float32,bfloat16,int8 --max-time 3s --min-time 1s" \
     "--device cpu --dtypes float32,bfloat16,int8 --reps 3"
 
 # 3. the float32 libraries, interleaved (A B C A B C)
@@ -78,7 +80,7 @@ for pass in 1 2; do
     done
 done
 # the choice gpubench makes by itself (measured per class, kept in OUTDIR/cpu-gemm-choice.txt)
-[ "$(left)" -gt 30 ] && "$GB" run --op matmul --sizes 1024,32x4096x4096,128 --dtype float32,float64 --backend cpu \
+[ "$(left)" -gt 30 ] && "$GB" run --op matmul --sizes 1024,32x4096x4096,128,4096 --dtype float32,float64 --backend cpu \
     --rounds 1 --no-peak --quiet --max-time 1s --out "$OUTDIR/lib-auto.json" >>"$OUTDIR/libs.log" 2>&1
 {
     echo
