@@ -8,6 +8,7 @@
  * warning, the energy ratio's absence without a CPU counter, and that
  * --energy off records no energy. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -26,7 +27,15 @@ static int fake_supports(const gb_case *c, gb_err *e) { return gb_cpu_backend()-
 static int fake_prepare(const gb_case *c, const gb_arrays *in, void **st, gb_err *e) {
     return gb_cpu_backend()->prepare(c, in, st, e);
 }
-static int fake_run(void *st, int timing, double *s, gb_err *e) { return gb_cpu_backend()->run(st, 0, s, e); }
+/* Reads of the counter on the runner's own thread, one alone between two
+ * repetitions: the GPU idled for each (an NVML read can take milliseconds). */
+static pthread_t runner_thread;
+static int runner_reads_since_run, lone_runner_reads;
+static int fake_run(void *st, int timing, double *s, gb_err *e) {
+    if (runner_reads_since_run == 1) lone_runner_reads++;
+    runner_reads_since_run = 0;
+    return gb_cpu_backend()->run(st, 0, s, e);
+}
 static int fake_fetch(void *st, gb_arrays *out, gb_err *e) { return gb_cpu_backend()->fetch(st, out, e); }
 static void fake_release(void *st) { gb_cpu_backend()->release(st); }
 static int fake_count(void) { return 1; }
@@ -45,6 +54,7 @@ static int fake_info(int k, gb_monitor_info *info) {
 }
 static int fake_read(int k, gb_monitor_sample *s) {
     /* read by the span's thread or the runner's, never both at once */
+    if (pthread_equal(pthread_self(), runner_thread)) runner_reads_since_run++;
     s->energy_j = advancing ? (counter_j += 1.0) : 42.0;
     s->power_w = NAN;
     if (!s->want_clocks) return k == 0 ? GB_OK : GB_SKIP;
@@ -186,12 +196,17 @@ TEST(energy_run_on_extends_a_short_span_with_an_energy_phase) {
      * the counter's periods: --energy on adds back-to-back repetitions, read
      * from one counter update to another */
     advancing = 1;
+    runner_thread = pthread_self();
+    runner_reads_since_run = lone_runner_reads = 0;
     gb_results r;
     CHECK(run_with(GB_ENERGY_ON, &r) == 0);
     const gb_result *dev = find(&r, "fake", "device");
     CHECK(dev && dev->energy.measured);
     CHECK(dev && !strcmp(dev->energy.phase, "timed+energy"));
     CHECK(dev && dev->energy.j_per_op > 0 && dev->energy.seconds > 0);
+    /* a device's counter is read by the span's thread while the repetitions
+     * run back to back, never by the runner between them */
+    CHECK(lone_runner_reads == 0);
     gb_results_free(&r);
 }
 
