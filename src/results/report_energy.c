@@ -21,9 +21,19 @@ int gb_report_doc_has_energy(const gb_results *r) {
     return 0;
 }
 
-/* "0.52", "0.52 ±9%" when the bound is past 2%, "–" when not measured. */
+/* A J/op whose bound is past this is not a figure a table should print: a
+ * timed span of a few counter updates gave the default run bounds of
+ * ±200-1750% (0.0137 J ±1753%). The JSON and the CSV keep it, with its bound. */
+#define GB_ENERGY_SHOWN_BOUND 0.5
+
+static int shown(const gb_result *r) {
+    return has_energy(r) && r->energy.measured && r->energy.bound <= GB_ENERGY_SHOWN_BOUND;
+}
+
+/* "0.52", "0.52 ±9%" when the bound is past 2%, "–" when not measured or
+ * past GB_ENERGY_SHOWN_BOUND. */
 static void fmt_joules(char *buf, size_t len, const gb_result *r) {
-    if (!has_energy(r) || !r->energy.measured) {
+    if (!shown(r)) {
         snprintf(buf, len, "–");
         return;
     }
@@ -61,6 +71,7 @@ void gb_report_energy_cells(gb_table *t, long r, const row *w, const energy_layo
     if (L->ratio >= 0) {
         double ratio = gpu && has_energy(gpu) ? gpu->energy.energy_ratio : NAN;
         if (isnan(ratio)) ratio = gb_result_energy_ratio(cpu, gpu);
+        if (!shown(cpu) || !shown(gpu)) ratio = NAN;
         gb_fmt_speedup(buf, sizeof buf, ratio);
         gb_table_set(t, r, L->ratio, gb_rdoc_speedup_class(ratio), "%s", buf);
     }
@@ -69,7 +80,7 @@ void gb_report_energy_cells(gb_table *t, long r, const row *w, const energy_layo
         fmt_joules(buf, sizeof buf, j ? gpu : cpu);
         gb_table_set(t, r, L->j[j], GB_CELL_PLAIN, "%s", buf);
     }
-    int ok = has_energy(gpu) && gpu->energy.measured;
+    int ok = shown(gpu);
     if (L->watts >= 0) {
         gb_fmt_sig(buf, sizeof buf, ok ? gpu->energy.power_w : NAN);
         gb_table_set(t, r, L->watts, GB_CELL_PLAIN, "%s", buf);
@@ -99,7 +110,8 @@ void gb_report_energy_note(const gb_writer *wr, FILE *out, const gb_results *r) 
              "and the CPU's host timing; \"±N%\" is its error bound where the counter could not reach 2%. Energy "
              "ratio = CPU J/op / GPU J/op: above 1× the GPU spends less energy per operation. GPU W is the mean "
              "power while it ran; GFLOP/J or GB/J the work per joule. \"–\": not measured (the JSON says why: a "
-             "CPU in a VM usually has no RAPL). GPU clocks: the mean SM clock during the timed repetitions, "
+             "CPU in a VM usually has no RAPL), or its bound is past ±50% (a timed span of a few counter "
+             "updates; the JSON and the CSV keep the figure with its bound). GPU clocks: the mean SM clock during the timed repetitions, "
              "\"power-capped\" or \"thermal\" when the device held its clocks back. The JSON also has the "
              "above-idle figures (docs/energy.md).",
              0);
@@ -127,7 +139,7 @@ void gb_report_energy_line(const row *w, char *buf, size_t len) {
     const char *who[2] = {"cpu", "gpu"};
     for (int j = 0; j < 2; j++) {
         const gb_result *r = w->s[j ? SIDE_DEV : SIDE_CPU].r;
-        if (!has_energy(r) || !r->energy.measured || off >= len) continue;
+        if (!shown(r) || off >= len) continue;
         char v[GB_CELL_LEN];
         fmt_joules(v, sizeof v, r);
         off += (size_t)snprintf(buf + off, len - off, "  %s %s J/op", who[j], v);

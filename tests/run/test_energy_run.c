@@ -10,6 +10,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 
@@ -230,4 +231,48 @@ TEST(energy_cli_refuses_an_unknown_mode_and_records_why_cpu_energy_is_missing) {
     if (cpu && cpu->energy.present && !cpu->energy.measured) CHECK(strlen(cpu->energy.reason) > 0);
     if (cpu && cpu->energy.measured) CHECK(cpu->energy.j_per_op > 0); /* a host with RAPL */
     gb_results_free(&r);
+}
+
+/* The report prints a J/op with its bound ("±10%"), and a dash where the
+ * bound is past 50% (the default run's shortest spans reached ±200-1750%):
+ * such a figure stays in the JSON and the CSV, never in a table, a ratio
+ * or the GPU's watts. */
+static void put_energy(cJSON *result, double j, double bound) {
+    cJSON *e = cJSON_AddObjectToObject(result, "energy");
+    cJSON_AddStringToObject(e, "status", "measured");
+    const char *keys[] = {"j_per_op", "power_w", "bound", "seconds"};
+    const double v[] = {j, 321.0, bound, 0.3};
+    for (int i = 0; i < 4; i++) cJSON_AddNumberToObject(e, keys[i], v[i]);
+}
+
+TEST(energy_report_prints_a_bound_and_leaves_a_figure_past_50_percent_out) {
+    cJSON *doc = gb_test_load_json("tests/data/results_h100.json");
+    if (!CHECK(doc != NULL)) return;
+    int put = 0;
+    cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases")) {
+        cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(c, "results")) {
+            const cJSON *b = cJSON_GetObjectItem(r, "backend"), *t = cJSON_GetObjectItem(r, "timing");
+            if (put < 2 && cJSON_IsString(b) && !strcmp(b->valuestring, "cuda") && !strcmp(t->valuestring, "device"))
+                put_energy(r, put ? 0.987654 : 0.123456, put ? 0.9 : 0.1), put++;
+        }
+    }
+    const char *in = gb_test_tmp("energy-bounds.json");
+    char *text = cJSON_Print(doc);
+    FILE *f = fopen(in, "w");
+    if (f && text) fputs(text, f);
+    if (f) fclose(f);
+    free(text);
+    cJSON_Delete(doc);
+    if (!CHECK(put == 2)) return;
+    char cmd[1024], out[1 << 16];
+    snprintf(cmd, sizeof cmd, "%s report '%s' --format md 2>&1", gb_test_binary(), in);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    CHECK(strstr(out, "0.123 ±10%") != NULL);
+    CHECK(strstr(out, "0.988") == NULL && strstr(out, "±90%") == NULL);
+    CHECK(strstr(out, "bound is past ±50%") != NULL);
+    snprintf(cmd, sizeof cmd, "%s report '%s' --format csv 2>&1", gb_test_binary(), in);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    CHECK(strstr(out, "0.987654") != NULL);
 }
