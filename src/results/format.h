@@ -20,6 +20,9 @@ void gb_fmt_sig(char *buf, size_t len, double v);
  * when there is none; n the samples): "2.27 [2.02, 2.52]", or relative to
  * the median, "2.27 +11%/−4.0%", or "2.27 (1 rep)". spread: NULL, or where
  * the relative interval goes (its own column, so medians stay aligned). */
+/* Whether a median's 95% interval has no width (n > 1): its samples were
+ * equal at the clock's step. */
+int gb_fmt_interval_collapsed(double median, double lo, double hi, int n);
 void gb_fmt_median(char *buf, size_t len, char *spread, size_t slen, double median, double lo, double hi, int n,
                    int relative);
 /* "12.3×", "–" when not positive. */

@@ -314,12 +314,23 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
                      "\"dev\" (device-resident): inputs already in GPU memory; \"e2e\" (end-to-end): including "
                      "the copies between host and GPU.",
                      d->narrow ? " (×dev, ×e2e)" : "");
+        /* only where a row has one: every other report keeps its words */
+        int collapsed = 0;
+        for (size_t i = 0; i < d->n && !collapsed; i++)
+            for (int k = 0; k < NSIDES && !collapsed; k++) {
+                const side *x = &d->rows[i].s[k];
+                collapsed = x->r && gb_fmt_interval_collapsed(x->median, x->lo, x->hi, x->n);
+            }
         snprintf(how, sizeof how,
                  "How to read: times are medians over the timed repetitions in ms; %s is the 95%% confidence "
                  "interval of the median, which covers every round's median%s (\"1 rep\": a single repetition, no "
-                 "interval).%s Rates (GFLOP/s or GB/s) come from the median time; %% peak is against this "
+                 "interval%s).%s Rates (GFLOP/s or GB/s) come from the median time; %% peak is against this "
                  "machine's measured ceilings%s%s.",
-                 d->narrow ? "+a%/−b%" : "[low, high]", d->narrow ? ", relative to the median" : "", gpu_words,
+                 d->narrow ? "+a%/−b%" : "[low, high]", d->narrow ? ", relative to the median" : "",
+                 collapsed ? "; \"clock step\": the samples about the median were equal, their spread below the "
+                             "clock's step"
+                           : "",
+                 gpu_words,
                  d->gpu_cols ? " (the GPU's from the device time)" : "", kept);
         wr->para(out, how, 0);
     }

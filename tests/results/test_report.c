@@ -3,6 +3,7 @@
  * tests/data/ (the crossover: test_report_crossover.c; the plots:
  * test_report_plot.c). */
 #include <fcntl.h>
+#include <math.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "format.h"
 #include "gb.h"
 #include "plot.h"
 #include "report.h"
@@ -592,4 +594,19 @@ TEST(report_pair_cpu_of_one_file_against_gpu_of_another) {
     CHECK(strstr(cap, "cases compared") != NULL);
     CHECK(run_report(cap, sizeof cap, 3, "report", FIX_CPU, "--pair") == 2);
     CHECK(strstr(cap, "two results files with --pair") != NULL);
+}
+
+/* A 4 KiB copy of 40 ns, every sample equal at the clock's step, printed
+ * "+0.0%/−0.0%": an interval of no width says "(clock step)" in both
+ * formats, and one of some width keeps its figures. */
+TEST(report_an_interval_of_no_width_says_clock_step) {
+    char buf[64], spread[32];
+    gb_fmt_median(buf, sizeof buf, spread, sizeof spread, 4e-8, 4e-8, 4e-8, 1000, 1);
+    CHECK(!strcmp(spread, "(clock step)") && !strcmp(buf, "0.0000400"));
+    gb_fmt_median(buf, sizeof buf, NULL, 0, 4e-8, 4e-8, 4e-8, 1000, 0);
+    CHECK(!strcmp(buf, "0.0000400 (clock step)"));
+    gb_fmt_median(buf, sizeof buf, spread, sizeof spread, 5.15e-7, 5.11e-7, 5.31e-7, 1000, 1);
+    CHECK(!strcmp(spread, "+3.1%/−0.8%"));
+    gb_fmt_median(buf, sizeof buf, spread, sizeof spread, 4e-8, NAN, NAN, 1, 1);
+    CHECK(!strcmp(spread, "(1 rep)"));
 }
