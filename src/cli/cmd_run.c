@@ -268,9 +268,10 @@ static int write_final(gb_results *results, cJSON *doc, const char *path, int st
 /* Step 4: the final table (and, with several devices, the table per
  * device) on standard output; where the results went, on stderr. */
 static void show_results(const gb_results *results, const gb_backend_set *set, int format, int wide,
-                         const char *path, int written, int bad) {
+                         const char *path, int written, int bad, int accel_note) {
     gb_report_options ro = {.format = (gb_format)format, .ops = NULL, .wide = wide,
-                            .color = format == GB_FMT_TABLE && gb_report_want_color(stdout)};
+                            .color = format == GB_FMT_TABLE && gb_report_want_color(stdout),
+                            .accel_reason_above = accel_note && gb_run_lines_one_stream()};
     if (format == GB_FMT_TABLE) printf("\n");
     gb_report_render(results, &ro, stdout);
     /* With several devices, each case's median on each device against the
@@ -571,9 +572,12 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         gb_output_unlock();
         return GB_EXIT_USAGE;
     }
+    int accel_note = 0; /* said early, so nobody waits minutes without knowing */
     for (int i = 0; i < set.count; i++)
-        if (!set.slot[i].available && !quiet)
+        if (!set.slot[i].available && !quiet) {
             fprintf(stderr, "note: backend %s unavailable: %s\n", set.slot[i].name, set.slot[i].reason);
+            accel_note = 1;
+        }
 
     if (concurrent && gb_backends_device_count(&set) == 0 && !quiet)
         fprintf(stderr, "note: --devices-concurrent: no device is measured in this run (no accelerator selected)\n");
@@ -660,7 +664,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         exit_code = GB_EXIT_USAGE;
     }
 
-    show_results(&results, &set, format, wide, path, written, bad);
+    show_results(&results, &set, format, wide, path, written, bad, accel_note);
     if (gpu_missing) {
         fprintf(stderr, "gpubench run: the GPU side was required (--require-gpu) and no device was measured: %s: "
                         "exit 3\n", gpu_why);

@@ -1,6 +1,10 @@
 /* run_lines.c — see run_lines.h. */
 #include "run_lines.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+
 #include "report.h"
 #include "timer.h"
 
@@ -35,4 +39,10 @@ static void case_done(void *ctx, const gb_results *r, const gb_case_result *c, i
 
 gb_run_callbacks gb_run_lines_callbacks(gb_run_lines *lines) {
     return (gb_run_callbacks){.ctx = lines, .progress = show_progress, .case_done = case_done};
+}
+
+int gb_run_lines_one_stream(void) {
+    struct stat a, b;
+    return fstat(STDOUT_FILENO, &a) == 0 && fstat(STDERR_FILENO, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
 }

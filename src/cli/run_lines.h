@@ -15,4 +15,8 @@ typedef struct {
 /* The callbacks that show a run as `lines` says (lines outlives the run). */
 gb_run_callbacks gb_run_lines_callbacks(gb_run_lines *lines);
 
+/* Whether stdout and stderr are one file (a terminal, or `> log 2>&1`): a
+ * note on stderr is then read just above the summary on stdout. */
+int gb_run_lines_one_stream(void);
+
 #endif

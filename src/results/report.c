@@ -261,7 +261,8 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
     if (d->narrow) fit_narrow(t, &L, dropped, dlen);
 }
 
-static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rdoc *d, int color) {
+static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rdoc *d, int color,
+                   int reason_above) {
     const gb_run *run0 = &r->runs[0];
     const gb_context *ctx = &run0->context;
     char buf[1024];
@@ -288,7 +289,10 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
         char who[160] = "";
         if (d->merged) snprintf(who, sizeof who, "Run %s (%s): ", gb_results_run_name(r, (int)i), c->date);
         snprintf(buf, sizeof buf, "%sCPU: %s%s. GPU: %s.", who, *cpu ? cpu : "unknown", threads,
-                 *gpu ? gpu : *reason ? reason : "none");
+                 *gpu                       ? gpu
+                 : *reason && reason_above ? "none (why: the note above)"
+                 : *reason                  ? reason
+                                            : "none");
         wr->para(out, buf, 0);
     }
     if (r->complete == 0) {
@@ -440,7 +444,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
         if (!failed_section) wr->table(out, &t, 0);
         gb_table_free(&t);
     } else {
-        header(wr, out, results, &d, color);
+        header(wr, out, results, &d, color, o->accel_reason_above);
         for (size_t a = 0; a < d.n;) {
             size_t b = a;
             while (b < d.n && !strcmp(d.rows[b].op, d.rows[a].op)) b++;

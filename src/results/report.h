@@ -23,6 +23,10 @@ typedef struct {
     const char *ops;   /* comma-separated op filter, or NULL for all */
     int color;         /* terminal colour (table format only) */
     int wide;          /* table format: every column, not only those that fit GB_REPORT_COLUMNS */
+    /* `run`: why the accelerator is missing was said in a note above, in
+     * the same stream (stderr and stdout one file): the machine line points
+     * to it rather than saying it a second time */
+    int accel_reason_above;
 } gb_report_options;
 
 /* Parse "table" | "md" | "csv" | "html"; -1 if unknown. */

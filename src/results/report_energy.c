@@ -44,13 +44,26 @@ static void fmt_joules(char *buf, size_t len, const gb_result *r) {
     }
 }
 
+/* Whether some result of r measured energy or sampled clocks: a run where
+ * every counter was missing (a CPU-only run in a VM) gets no columns of
+ * dashes and no paragraph on reading them, only the line saying why. */
+static int doc_measured_any(const gb_results *r) {
+    for (size_t i = 0; i < r->ncases; i++)
+        for (size_t j = 0; j < r->cases[i].nresults; j++) {
+            const gb_result *x = &r->cases[i].results[j];
+            if ((has_energy(x) && x->energy.measured) || has_clocks(x)) return 1;
+        }
+    return 0;
+}
+
 void gb_report_energy_columns(gb_table *t, const rdoc *d, size_t a, size_t b, energy_layout *L) {
     memset(L, -1, sizeof *L);
     int energy = 0, clocks = 0;
     for (size_t i = a; i < b; i++)
         for (int k = 0; k < NSIDES; k++) {
-            energy |= has_energy(d->rows[i].s[k].r);
-            clocks |= has_clocks(d->rows[i].s[k].r);
+            const gb_result *x = d->rows[i].s[k].r;
+            energy |= has_energy(x) && x->energy.measured;
+            clocks |= has_clocks(x);
         }
     if (energy) {
         L->ratio = gb_table_col(t, d->narrow ? "×J" : "energy ratio", GB_ALIGN_RIGHT);
@@ -104,7 +117,8 @@ void gb_report_energy_cells(gb_table *t, long r, const row *w, const energy_layo
 
 void gb_report_energy_note(const gb_writer *wr, FILE *out, const gb_results *r) {
     if (!gb_report_doc_has_energy(r)) return;
-    wr->para(out,
+    if (doc_measured_any(r))
+        wr->para(out,
              "Energy: J/op is the energy the whole boundary of each counter used per repetition, idle power "
              "included (the GPU board by NVML; the CPU packages and DRAM by RAPL), from the GPU's device timing "
              "and the CPU's host timing; \"±N%\" is its error bound where the counter could not reach 2%. Energy "

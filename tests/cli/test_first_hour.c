@@ -162,3 +162,44 @@ TEST(report_names_e2e_ovl_only_where_a_row_has_it) {
     CHECK(gb_test_sh(cmd, big, sizeof big) == 0 && strstr(big, "Further GPU timings") != NULL &&
           strstr(big, "see docs/timing.md") != NULL);
 }
+
+/* A run without its accelerator says why once where stdout and stderr are
+ * one stream (the early note; the summary points to it), and in the summary
+ * where they are apart; a run where no counter measured energy shows no
+ * energy columns of dashes and no paragraph on reading them. */
+TEST(run_without_gpu_says_why_once_and_shows_no_empty_energy_columns) {
+    const char *suite = gb_test_tmp("nogpu.json"), *res = gb_test_tmp("nogpu-out.json");
+    FILE *f = fopen(suite, "w");
+    if (f) {
+        fputs("{\"name\":\"ng\",\"defaults\":{\"dtypes\":[\"float32\"],\"min_reps\":3,\"min_time_s\":0.001,"
+              "\"max_time_s\":0.05,\"rounds\":1},\"benchmarks\":[{\"op\":\"elementwise\",\"sizes\":[32]}]}",
+              f);
+        fclose(f);
+    }
+    static char big[1 << 16];
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s run %s --no-peak --out %s --force 2>&1", gb_test_binary(), suite, res);
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0);
+    const char *note = strstr(big, "note: backend cuda unavailable: ");
+    if (!note) {
+        SKIP("this machine's cuda backend is available");
+        return;
+    }
+    char reason[200];
+    const char *r0 = note + strlen("note: backend cuda unavailable: ");
+    size_t rl = strcspn(r0, "\n");
+    snprintf(reason, sizeof reason, "%.*s", (int)(rl < sizeof reason - 1 ? rl : sizeof reason - 1), r0);
+    CHECK(occurrences(big, reason) == 1);
+    CHECK(strstr(big, "GPU: none (why: the note above).") != NULL);
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s run %s --no-peak --out %s --force 2>/dev/null", gb_test_binary(), suite,
+             res);
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0);
+    CHECK(occurrences(big, reason) == 1 && strstr(big, "(why: the note above)") == NULL);
+    cJSON *doc = gb_test_load_json(res);
+    const cJSON *c0 = doc ? cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "cases"), 0) : NULL;
+    const cJSON *e = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(c0, "results"), 0), "energy");
+    const cJSON *st = cJSON_GetObjectItem(e, "status");
+    if (cJSON_IsString(st) && !strcmp(st->valuestring, "not_measured"))
+        CHECK(strstr(big, "J/op") == NULL && strstr(big, "cpu energy not measured: ") != NULL);
+    cJSON_Delete(doc);
+}
