@@ -160,3 +160,15 @@ double gb_json_num(double v) { return isfinite(v) ? v : NAN; }
 const char *gb_json_str(const char *s) { return s ? s : ""; }
 
 void gb_json_add_num_or_null(cJSON *o, const char *k, double v) { cJSON_AddItemToObject(o, k, gb_json_num_or_null(v)); }
+
+void gb_fmt_label_short(char *buf, size_t len, const char *label) {
+    /* a cube "NxNxN" (or square "NxN") as "N³" ("N²"): the same size in a
+     * third of the width; every other label as it is */
+    char a[24], b[24], c[24];
+    int n = sscanf(label, "%23[0-9]x%23[0-9]x%23[0-9]", a, b, c);
+    size_t la = strlen(a);
+    int whole = n >= 2 && strlen(label) == (size_t)n * la + (size_t)(n - 1);
+    if (whole && n == 3 && !strcmp(a, b) && !strcmp(b, c)) snprintf(buf, len, "%s³", a);
+    else if (whole && n == 2 && !strcmp(a, b)) snprintf(buf, len, "%s²", a);
+    else snprintf(buf, len, "%s", label);
+}

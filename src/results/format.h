@@ -22,6 +22,9 @@ void gb_fmt_sig(char *buf, size_t len, double v);
  * the relative interval goes (its own column, so medians stay aligned). */
 /* Whether a median's 95% interval has no width (n > 1): its samples were
  * equal at the clock's step. */
+/* A case's label for a narrow table: a cube "1024x1024x1024" as "1024³", a
+ * square "512x512" as "512²", any other label as it is. */
+void gb_fmt_label_short(char *buf, size_t len, const char *label);
 int gb_fmt_interval_collapsed(double median, double lo, double hi, int n);
 void gb_fmt_median(char *buf, size_t len, char *spread, size_t slen, double median, double lo, double hi, int n,
                    int relative);

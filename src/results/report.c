@@ -125,13 +125,24 @@ static void check_cell(gb_table *t, long r, int col, const row *w) {
 }
 
 /* A terminal table without --wide drops columns until it fits
- * GB_REPORT_COLUMNS: first the % of peak, then the rates, then the
- * end-to-end time (its speedup stays); the names of those dropped go into
- * dropped for a line under the table. */
+ * GB_REPORT_COLUMNS: first the % of peak, then the rates, then the energy
+ * columns, then the end-to-end time (its speedup stays); the names of those
+ * dropped go into dropped for a line under the table. */
 static void fit_narrow(gb_table *t, const layout *L, char *dropped, size_t dlen) {
-    const int order[][2] = {{L->pct[1], -1}, {L->pct[0], -1}, {L->rate[1], -1}, {L->rate[0], -1},
-                            {L->e.per_j, -1}, {L->e.watts, L->e.j[0]},
-                            {L->t[SIDE_E2E + 1], L->ci[SIDE_E2E + 1]}, {L->t[SIDE_E2E], L->ci[SIDE_E2E]}};
+    /* times and speedups stay longest; the energy columns go before the
+     * end-to-end times (the default run's tables were 135-158 wide with
+     * them): every one is in --wide, Markdown, HTML, CSV and the JSON */
+    const int order[][2] = {{L->pct[1], -1},
+                            {L->pct[0], -1},
+                            {L->rate[1], -1},
+                            {L->rate[0], -1},
+                            {L->e.per_j, -1},
+                            {L->e.watts, L->e.j[0]},
+                            {L->e.clocks, -1},
+                            {L->e.j[1], -1},
+                            {L->e.ratio, -1},
+                            {L->t[SIDE_E2E + 1], L->ci[SIDE_E2E + 1]},
+                            {L->t[SIDE_E2E], L->ci[SIDE_E2E]}};
     size_t off = 0;
     dropped[0] = '\0';
     for (size_t i = 0; i < sizeof order / sizeof order[0] && gb_table_term_width(t) > GB_REPORT_COLUMNS; i++) {
@@ -211,7 +222,8 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
         if (r < 0) return;
         char buf[GB_CELL_LEN];
         if (run_col >= 0) gb_table_set(t, r, run_col, GB_CELL_PLAIN, "%s", w->run_name);
-        gb_table_set(t, r, L.size, GB_CELL_PLAIN, "%s", w->label);
+        if (d->narrow) gb_fmt_label_short(buf, sizeof buf, w->label); /* "1024x1024x1024": "1024³" */
+        gb_table_set(t, r, L.size, GB_CELL_PLAIN, "%s", d->narrow ? buf : w->label);
         gb_table_set(t, r, L.dtype, GB_CELL_PLAIN, "%s", w->dtype);
         for (int k = 0; k < nkeys; k++) {
             const gb_value *v = gb_kv_find(&w->c->params, keys[k]);
@@ -258,6 +270,11 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
         check_cell(t, r, L.check, w);
     }
     dropped[0] = '\0';
+    /* a narrow table leaves out a dtype column of one value: the op's line
+     * above the table names its dtypes */
+    int one_dtype = 1;
+    for (size_t i = a; i < b; i++) one_dtype &= !strcmp(d->rows[i].dtype, w0->dtype);
+    if (d->narrow && one_dtype) t->hidden[L.dtype] = 1;
     if (d->narrow) fit_narrow(t, &L, dropped, dlen);
 }
 

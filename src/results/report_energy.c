@@ -65,8 +65,15 @@ void gb_report_energy_columns(gb_table *t, const rdoc *d, size_t a, size_t b, en
             energy |= has_energy(x) && x->energy.measured;
             clocks |= has_clocks(x);
         }
+    /* the ratio only where some row has one (both sides measured): a run
+     * whose CPU has no counter gets no column of dashes */
+    int ratio = 0;
+    for (size_t i = a; i < b && !ratio; i++) {
+        const gb_result *cpu = d->rows[i].s[SIDE_CPU].r, *gpu = d->rows[i].s[SIDE_DEV].r;
+        ratio = shown(cpu) && shown(gpu);
+    }
     if (energy) {
-        L->ratio = gb_table_col(t, d->narrow ? "×J" : "energy ratio", GB_ALIGN_RIGHT);
+        if (ratio) L->ratio = gb_table_col(t, d->narrow ? "×J" : "energy ratio", GB_ALIGN_RIGHT);
         L->j[0] = gb_table_col(t, "CPU J/op", GB_ALIGN_RIGHT);
         if (d->gpu_cols) {
             L->j[1] = gb_table_col(t, "GPU J/op", GB_ALIGN_RIGHT);

@@ -183,6 +183,17 @@ static size_t wrap_room(const gb_table *t, const size_t *width, int last, size_t
     return t->wrap - *start;
 }
 
+/* Whether the wrapped last column goes on lines of its own under each row:
+ * the columns before it leave it under 20 characters (the crossover table
+ * of a transfer's params and an end-to-end-overlapped timing started its
+ * sentences at column 98 and ran to 210). */
+static int last_below(const gb_table *t, const size_t *width, int last) {
+    size_t start;
+    return t->wrap && last > 0 && t->align[last] != GB_ALIGN_RIGHT && !t->markup &&
+           wrap_room(t, width, last, &start) == 0 && start + 20 > t->wrap;
+}
+#define GB_BELOW_INDENT 4
+
 static void term_widths(const gb_table *t, size_t *width) {
     int last = -1;
     for (int c = 0; c < t->ncols; c++) {
@@ -224,12 +235,20 @@ void gb_wrap_text(FILE *out, const char *s, size_t width, size_t col, size_t ind
     }
 }
 
+static int last_shown(const gb_table *t) {
+    int last = -1;
+    for (int c = 0; c < t->ncols; c++)
+        if (!t->hidden[c]) last = c;
+    return last;
+}
+
 size_t gb_table_term_width(const gb_table *t) {
     size_t width[GB_TABLE_MAX_COLS], total = 0;
-    int shown = 0;
+    int shown = 0, last = last_shown(t);
     term_widths(t, width);
+    int below = last_below(t, width, last);
     for (int c = 0; c < t->ncols; c++)
-        if (!t->hidden[c]) total += width[c] + (shown++ ? gap_of(t, c) : 0);
+        if (!t->hidden[c] && !(below && c == last)) total += width[c] + (shown++ ? gap_of(t, c) : 0);
     return total;
 }
 
@@ -246,17 +265,30 @@ int gb_table_fit(gb_table *t, size_t max, const int *drop, int ndrop) {
 void gb_table_print_term(const gb_table *t, int color, FILE *out) {
     size_t width[GB_TABLE_MAX_COLS];
     term_widths(t, width);
-    int last = -1;
-    for (int c = 0; c < t->ncols; c++)
-        if (!t->hidden[c]) last = c;
+    int last = last_shown(t);
+    /* the last column under its row: the heading names it on a line of its own */
+    int below = last_below(t, width, last);
+    if (below) {
+        for (int c = last - 1; c >= 0; c--)
+            if (!t->hidden[c]) {
+                width[c] = 0; /* recomputed below without the last column's pull */
+                break;
+            }
+        term_widths(t, width);
+    }
     /* The last column is not padded on the right when left-aligned: no trailing blanks. */
     int last_left = last >= 0 && t->align[last] != GB_ALIGN_RIGHT;
     int first = 1;
     for (int c = 0; c < t->ncols; c++) {
-        if (t->hidden[c]) continue;
+        if (t->hidden[c] || (below && c == last)) continue;
         if (!first) pad(out, gap_of(t, c));
         first = 0;
         term_cell(out, t, c, NULL, c == last && last_left ? 0 : width[c], 0);
+    }
+    if (below) {
+        fputc('\n', out);
+        pad(out, GB_BELOW_INDENT);
+        term_cell(out, t, last, NULL, 0, 0);
     }
     fputc('\n', out);
     if (!t->no_rule) {
@@ -267,6 +299,12 @@ void gb_table_print_term(const gb_table *t, int color, FILE *out) {
         first = 1;
         for (int c = 0; c < t->ncols; c++) {
             if (t->hidden[c]) continue;
+            if (below && c == last) {
+                fputc('\n', out);
+                pad(out, GB_BELOW_INDENT);
+                gb_wrap_text(out, cell_text(cell(t, r, c)), t->wrap, GB_BELOW_INDENT, GB_BELOW_INDENT);
+                continue;
+            }
             if (!first) pad(out, gap_of(t, c));
             first = 0;
             const gb_cell *x = cell(t, r, c);
