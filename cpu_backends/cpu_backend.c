@@ -42,6 +42,7 @@ static int cpu_init(const gb_backend_options *opt, gb_err *why) {
     omp_set_num_threads(cpu_threads);
     gb_cpu_bind_threads(cpu_threads, from);
     openblas_set_num_threads(cpu_threads);
+    gb_cpu_bind_openblas(cpu_threads);
     gb_cpu_set_peak_dtypes(opt->peak_dtypes);
     return GB_OK;
 }

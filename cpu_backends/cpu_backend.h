@@ -19,6 +19,12 @@ void gb_cpu_set_threads(int n);
  * choice as context.cpu_binding {threads_from, bound, how, user_setting}
  * (cpu_bind.c). */
 void gb_cpu_bind_threads(int n, const char *from);
+/* Pin OpenBLAS's worker threads (n in all, the caller among them) like the
+ * OpenMP threads, when those were bound; how many were pinned (0: none, or
+ * not bound, or this OpenBLAS has no openblas_setaffinity). */
+int gb_cpu_bind_openblas(int n);
+/* How many parallel loops FFTW has run on the OpenMP threads (cpu_fft.c). */
+long gb_cpu_fftw_omp_loops(void);
 struct cJSON;
 void gb_cpu_describe_binding(struct cJSON *ctx);
 

@@ -8,10 +8,19 @@
  * --per-gpu tasks on one node may pile onto the same CPUs. The choice is
  * recorded as context.cpu_binding and, where the user's setting decided,
  * named in a warning (DESIGN: the user's explicit setting wins and is
- * named). */
+ * named).
+ *
+ * The libraries' own threads follow: OpenBLAS's worker pthreads are pinned
+ * like the OpenMP threads (worker i on the CPU of OpenMP thread i + 1: the
+ * caller is the last, as OpenMP's thread 0 is the first), through
+ * openblas_setaffinity, looked up at run time (an OpenMP build of OpenBLAS
+ * has no pool of its own); FFTW runs its parallel loops on the OpenMP
+ * threads (cpu_fft.c, fftw_threads_set_callback) instead of spawning its
+ * own. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -27,6 +36,7 @@ static const char *threads_from = "cpu_set";
 static char how[160] = "not bound";
 static char user_setting[96] = "";
 static int bound;
+static int bound_cpus[4096], nbound; /* the CPU of each OpenMP thread, when bound */
 
 static void pin_self(int cpu) {
     cpu_set_t set;
@@ -70,6 +80,8 @@ void gb_cpu_bind_threads(int n, const char *from) {
         if (t > 0) pin_self(cpus[t]);
     }
     bound = 1;
+    nbound = n < ncpu ? n : ncpu;
+    memcpy(bound_cpus, cpus, (size_t)nbound * sizeof *cpus);
     snprintf(how, sizeof how, "one OpenMP thread per CPU of the set (%d thread%s on %d CPU%s)", n, n == 1 ? "" : "s",
              ncpu, ncpu == 1 ? "" : "s");
 }
@@ -82,4 +94,24 @@ void gb_cpu_describe_binding(cJSON *ctx) {
     cJSON_AddStringToObject(o, "how", how);
     if (*user_setting) cJSON_AddStringToObject(o, "user_setting", user_setting);
     else cJSON_AddNullToObject(o, "user_setting");
+}
+
+int gb_cpu_bind_openblas(int n) {
+    if (!bound || n < 2) return 0;
+    int (*set)(int, size_t, cpu_set_t *) = (int (*)(int, size_t, cpu_set_t *))dlsym(RTLD_DEFAULT,
+                                                                                   "openblas_setaffinity");
+    if (!set) return 0;
+    int pinned = 0;
+    for (int i = 0; i + 1 < n && i + 1 < nbound; i++) { /* index n - 1 is the calling thread: left free */
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(bound_cpus[i + 1], &one);
+        pinned += set(i, sizeof one, &one) == 0;
+    }
+    if (pinned) {
+        size_t l = strlen(how);
+        snprintf(how + l, sizeof how - l, "; OpenBLAS's %d worker thread%s pinned alike", pinned,
+                 pinned == 1 ? "" : "s");
+    }
+    return pinned;
 }

@@ -49,6 +49,20 @@ typedef struct {
 } fft_state;
 
 static int threads_ready;
+static long omp_loops;
+
+long gb_cpu_fftw_omp_loops(void) { return omp_loops; }
+
+/* FFTW's parallel loops on the OpenMP threads (bound one per CPU, cpu_bind.c)
+ * rather than on pthreads of its own, which nothing pins: FFTW's manual gives
+ * this loop for fftw_threads_set_callback. */
+static void omp_parallel_loop(void *(*work)(char *), char *jobdata, size_t elsize, int njobs, void *data) {
+    (void)data;
+#pragma omp atomic
+    omp_loops++;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < njobs; ++i) work(jobdata + elsize * (size_t)i);
+}
 
 static unsigned planner_flags(int planner) {
     switch (planner) {
@@ -134,6 +148,8 @@ static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
     if (!threads_ready) {
         if (!fftw_init_threads() || !fftwf_init_threads())
             return gb_errf(e, GB_FATAL, "fftw_init_threads failed");
+        fftw_threads_set_callback(omp_parallel_loop, NULL);
+        fftwf_threads_set_callback(omp_parallel_loop, NULL);
         threads_ready = 1;
     }
     fft_state *s = calloc(1, sizeof *s);
