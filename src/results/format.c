@@ -164,7 +164,7 @@ void gb_json_add_num_or_null(cJSON *o, const char *k, double v) { cJSON_AddItemT
 void gb_fmt_label_short(char *buf, size_t len, const char *label) {
     /* a cube "NxNxN" (or square "NxN") as "N³" ("N²"): the same size in a
      * third of the width; every other label as it is */
-    char a[24], b[24], c[24];
+    char a[24] = "", b[24] = "", c[24] = ""; /* sscanf fills only what matched */
     int n = sscanf(label, "%23[0-9]x%23[0-9]x%23[0-9]", a, b, c);
     size_t la = strlen(a);
     int whole = n >= 2 && strlen(label) == (size_t)n * la + (size_t)(n - 1);

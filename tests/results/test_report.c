@@ -610,3 +610,18 @@ TEST(report_an_interval_of_no_width_says_clock_step) {
     gb_fmt_median(buf, sizeof buf, spread, sizeof spread, 4e-8, NAN, NAN, 1, 1);
     CHECK(!strcmp(spread, "(1 rep)"));
 }
+
+/* A narrow table's size: a cube or a square in a third of the width, any
+ * other label (a skinny shape, a byte size, digits past the buffer, a label
+ * that is not a shape at all) as it is. */
+TEST(report_narrow_label_shortens_cubes_and_squares_only) {
+    char buf[64];
+    const char *cases[][2] = {{"1024x1024x1024", "1024³"}, {"512x512", "512²"}, {"32x4096x4096", "32x4096x4096"},
+                              {"4KiB", "4KiB"}, {"1000", "1000"}, {"x", "x"}, {"", ""},
+                              {"12x12x12x", "12x12x12x"}, {"123456789012345678901234567x1", "123456789012345678901234567x1"},
+                              {"batch=8 64x64x64", "batch=8 64x64x64"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gb_fmt_label_short(buf, sizeof buf, cases[i][0]);
+        if (!CHECK(!strcmp(buf, cases[i][1]))) fprintf(stderr, "    %s -> %s\n", cases[i][0], buf);
+    }
+}
