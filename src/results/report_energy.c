@@ -26,8 +26,25 @@ int gb_report_doc_has_energy(const gb_results *r) {
  * ±200-1750% (0.0137 J ±1753%). The JSON and the CSV keep it, with its bound. */
 #define GB_ENERGY_SHOWN_BOUND 0.5
 
+/* The share of the read span the op itself ran: its median time over the
+ * span's time per repetition (J/op / W). Below GB_ENERGY_SHOWN_BUSY the
+ * device mostly waited on the host between repetitions, and the J/op is
+ * the idle board's, not the op's: on an H200, a 256³ GEMM of 21 µs read
+ * 0.0047 J from back-to-back repetitions (busy 72%) and 0.050 J from the
+ * timed samples alone (busy 5%), 10x apart, each inside its own bound. */
+#define GB_ENERGY_SHOWN_BUSY 0.5
+
+double gb_report_energy_busy(const gb_result *r) {
+    if (!has_energy(r) || !r->energy.measured || !(r->energy.power_w > 0) || !(r->energy.j_per_op > 0) ||
+        !(r->stats.median > 0))
+        return NAN;
+    return r->stats.median / (r->energy.j_per_op / r->energy.power_w);
+}
+
 static int shown(const gb_result *r) {
-    return has_energy(r) && r->energy.measured && r->energy.bound <= GB_ENERGY_SHOWN_BOUND;
+    double busy = gb_report_energy_busy(r);
+    return has_energy(r) && r->energy.measured && r->energy.bound <= GB_ENERGY_SHOWN_BOUND &&
+           !(busy < GB_ENERGY_SHOWN_BUSY);
 }
 
 /* "0.52", "0.52 ±9%" when the bound is past 2%, "–" when not measured or
@@ -132,7 +149,8 @@ void gb_report_energy_note(const gb_writer *wr, FILE *out, const gb_results *r) 
              "ratio = CPU J/op / GPU J/op: above 1× the GPU spends less energy per operation. GPU W is the mean "
              "power while it ran; GFLOP/J or GB/J the work per joule. \"–\": not measured (the JSON says why: a "
              "CPU in a VM usually has no RAPL), or its bound is past ±50% (a timed span of a few counter "
-             "updates; the JSON and the CSV keep the figure with its bound). GPU clocks: the mean SM clock during the timed repetitions, "
+             "updates), or the op ran less than half of the span it was read over (launch-bound: the figure "
+             "would be the idle board's); the JSON and the CSV keep the figure with its bound. GPU clocks: the mean SM clock during the timed repetitions, "
              "\"power-capped\" or \"thermal\" when the device held its clocks back. The JSON also has the "
              "above-idle figures (docs/energy.md).",
              0);

@@ -122,6 +122,9 @@ typedef struct {
 int gb_report_doc_has_energy(const gb_results *r);
 /* Add the energy columns for rows [a, b) of d, and fill them for row w. */
 void gb_report_energy_columns(gb_table *t, const rdoc *d, size_t a, size_t b, energy_layout *L);
+/* The share of its energy span a result's op ran (median over J/op / W);
+ * NAN without a measured energy. */
+double gb_report_energy_busy(const gb_result *r);
 void gb_report_energy_cells(gb_table *t, long r, const row *w, const energy_layout *L);
 /* The "how to read" sentence of the energy columns (when r has any). */
 void gb_report_energy_note(const gb_writer *wr, FILE *out, const gb_results *r);

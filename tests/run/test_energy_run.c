@@ -234,28 +234,33 @@ TEST(energy_cli_refuses_an_unknown_mode_and_records_why_cpu_energy_is_missing) {
 }
 
 /* The report prints a J/op with its bound ("±10%"), and a dash where the
- * bound is past 50% (the default run's shortest spans reached ±200-1750%):
+ * bound is past 50% (the default run's shortest spans reached ±200-1750%)
+ * or where the op ran less than half of the span its energy was read over
+ * (J/op / W against its median: launch-bound, the idle board's energy):
  * such a figure stays in the JSON and the CSV, never in a table, a ratio
  * or the GPU's watts. */
-static void put_energy(cJSON *result, double j, double bound) {
+static void put_energy(cJSON *result, double j, double bound, double busy) {
+    double median = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "stats"), "median")->valuedouble;
     cJSON *e = cJSON_AddObjectToObject(result, "energy");
     cJSON_AddStringToObject(e, "status", "measured");
     const char *keys[] = {"j_per_op", "power_w", "bound", "seconds"};
-    const double v[] = {j, 321.0, bound, 0.3};
+    const double v[] = {j, j * busy / median, bound, 0.3}; /* W: the op ran `busy` of each repetition's time */
     for (int i = 0; i < 4; i++) cJSON_AddNumberToObject(e, keys[i], v[i]);
 }
 
-TEST(energy_report_prints_a_bound_and_leaves_a_figure_past_50_percent_out) {
+TEST(energy_report_prints_a_bound_and_leaves_out_wide_or_launch_bound_figures) {
     cJSON *doc = gb_test_load_json("tests/data/results_h100.json");
     if (!CHECK(doc != NULL)) return;
     int put = 0;
+    const double j[] = {0.123456, 0.987654, 0.456789}, bound[] = {0.1, 0.9, 0.1}, busy[] = {0.9, 0.9, 0.2};
     cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases")) {
         cJSON *r;
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(c, "results")) {
             const cJSON *b = cJSON_GetObjectItem(r, "backend"), *t = cJSON_GetObjectItem(r, "timing");
-            if (put < 2 && cJSON_IsString(b) && !strcmp(b->valuestring, "cuda") && !strcmp(t->valuestring, "device"))
-                put_energy(r, put ? 0.987654 : 0.123456, put ? 0.9 : 0.1), put++;
+            if (put < 3 && cJSON_IsString(b) && !strcmp(b->valuestring, "cuda") && !strcmp(t->valuestring, "device") &&
+                cJSON_GetObjectItem(r, "stats"))
+                put_energy(r, j[put], bound[put], busy[put]), put++;
         }
     }
     const char *in = gb_test_tmp("energy-bounds.json");
@@ -265,14 +270,15 @@ TEST(energy_report_prints_a_bound_and_leaves_a_figure_past_50_percent_out) {
     if (f) fclose(f);
     free(text);
     cJSON_Delete(doc);
-    if (!CHECK(put == 2)) return;
+    if (!CHECK(put == 3)) return;
     char cmd[1024], out[1 << 16];
     snprintf(cmd, sizeof cmd, "%s report '%s' --format md 2>&1", gb_test_binary(), in);
     CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
     CHECK(strstr(out, "0.123 ±10%") != NULL);
     CHECK(strstr(out, "0.988") == NULL && strstr(out, "±90%") == NULL);
-    CHECK(strstr(out, "bound is past ±50%") != NULL);
+    CHECK(strstr(out, "0.457") == NULL);
+    CHECK(strstr(out, "bound is past ±50%") != NULL && strstr(out, "launch-bound") != NULL);
     snprintf(cmd, sizeof cmd, "%s report '%s' --format csv 2>&1", gb_test_binary(), in);
     CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
-    CHECK(strstr(out, "0.987654") != NULL);
+    CHECK(strstr(out, "0.987654") != NULL && strstr(out, "0.456789") != NULL);
 }
