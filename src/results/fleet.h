@@ -92,14 +92,17 @@ typedef struct {
     int flagged_slow;                      /* verdict "slow" */
 } gb_fleet_column;
 
-/* One node: a run of a document, whether or not it has a column (a node
- * asked for GPUs that measured none is listed with why, never dropped). */
+/* One node: a run of a document, or the runs of one job on one host (the
+ * tasks of `slurm --per-gpu`), whether or not it has a column (a node asked
+ * for GPUs that measured none is listed with why, never dropped). */
 typedef struct {
     char name[160];
     const char *source, *hostname;         /* borrowed */
     const gb_job_info *job;                /* borrowed; job->present 0 outside SLURM */
     const char *health_json;               /* borrowed: the run's "health" (NVML's node health), or NULL */
     size_t columns;                        /* its columns in the table */
+    size_t runs;                           /* the runs it pools: the srun tasks of one job on one host
+                                            * (`slurm --per-gpu`, one per GPU) are one node */
     const char *status;                    /* "measured", "no_results" (none of the fleet's timing), "incomplete" */
     char reason[300];                      /* why not measured, e.g. the accelerator's "no NVIDIA driver" */
     gb_fleet_verdict verdict;              /* over all its columns' cases */

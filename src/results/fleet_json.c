@@ -104,6 +104,7 @@ static cJSON *node_json(const gb_fleet_node *n) {
     if (*n->reason) cJSON_AddStringToObject(o, "reason", n->reason);
     else cJSON_AddNullToObject(o, "reason");
     cJSON_AddNumberToObject(o, "columns", (double)n->columns);
+    cJSON_AddNumberToObject(o, "runs", (double)n->runs);
     add_verdict(o, &n->verdict);
     cJSON_AddItemToObject(o, "job", job_json(n->job));
     cJSON *h = n->health_json ? cJSON_Parse(n->health_json) : NULL;

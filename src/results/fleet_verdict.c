@@ -66,41 +66,77 @@ static void why_not_measured(const gb_results *d, int r, const char *timing, cha
         snprintf(buf, len, "no result of the timing \"%s\"", timing);
 }
 
+/* The node run r of d belongs to: under a scheduler, the runs of one job
+ * on one host are one node (the srun tasks of `slurm --per-gpu`, one per
+ * GPU); outside one, every run is its own (six runs of one machine are six
+ * measurements to hold against each other). */
+static int same_node(const gb_run *a, const gb_run *b) {
+    const gb_job_info *x = &a->context.job, *y = &b->context.job;
+    return x->present && y->present && x->job_id && y->job_id && *x->job_id && !strcmp(x->job_id, y->job_id) &&
+           *a->context.hostname && !strcmp(a->context.hostname, b->context.hostname);
+}
+
 int gb_fleet_list_nodes(gb_fleet_result *res, const gb_results *const *docs, const char *const *names, size_t ndocs,
                         const size_t *col_doc, const int *col_run, double *const *ratios, const size_t *nratios) {
     size_t n = 0;
     for (size_t d = 0; d < ndocs; d++) n += docs[d]->nruns;
     res->nodes = calloc(n + 1, sizeof *res->nodes);
     gb_fleet_verdict **v = malloc((n + 1) * sizeof *v);
+    size_t *node_of = malloc((n + 1) * sizeof *node_of), *first = malloc((n + 1) * sizeof *first); /* flat run index */
+    size_t *base = calloc(ndocs + 1, sizeof *base);
     size_t total = 0;
     for (size_t i = 0; i < res->ncol; i++) total += nratios[i];
     double *pool = malloc((total + 1) * sizeof *pool);
     int rc = -1;
-    if (!res->nodes || !v || !pool) goto out;
-    size_t have = 0, without = 0;
+    if (!res->nodes || !v || !pool || !node_of || !first || !base) goto out;
+    for (size_t d = 0; d < ndocs; d++) base[d + 1] = base[d] + docs[d]->nruns;
+    /* each run to its node, in order of first appearance */
     for (size_t d = 0; d < ndocs; d++)
         for (size_t r = 0; r < docs[d]->nruns; r++) {
-            gb_fleet_node *o = &res->nodes[res->nnode];
-            v[res->nnode++] = &o->verdict;
-            const gb_run *run = &docs[d]->runs[r];
-            snprintf(o->name, sizeof o->name, "%s", gb_results_run_name(docs[d], (int)r));
-            o->source = run->source ? run->source : names[d];
-            o->hostname = run->context.hostname;
-            o->job = &run->context.job;
-            o->health_json = run->health_json;
-            size_t k = 0;
-            for (size_t i = 0; i < res->ncol; i++)
-                if (col_doc[i] == d && col_run[i] == (int)r) {
-                    o->columns++;
-                    memcpy(pool + k, ratios[i], nratios[i] * sizeof *pool);
-                    k += nratios[i];
-                }
-            gb_fleet_verdict_of(pool, k, res->rule.threshold, &o->verdict);
-            o->status = !o->columns ? "no_results" : run->complete == 0 ? "incomplete" : "measured";
-            if (!o->columns) why_not_measured(docs[d], (int)r, res->timing, o->reason, sizeof o->reason);
-            have += o->columns > 0;
-            without += !o->columns;
+            size_t k = base[d] + r, j = res->nnode;
+            for (size_t m = 0; m < res->nnode; m++) {
+                size_t f = first[m], fd = 0;
+                while (base[fd + 1] <= f) fd++;
+                if (same_node(&docs[fd]->runs[f - base[fd]], &docs[d]->runs[r])) j = m;
+            }
+            if (j == res->nnode) first[res->nnode++] = k;
+            node_of[k] = j;
+            res->nodes[j].runs++;
         }
+    size_t have = 0, without = 0;
+    for (size_t j = 0; j < res->nnode; j++) {
+        gb_fleet_node *o = &res->nodes[j];
+        v[j] = &o->verdict;
+        size_t d = 0;
+        while (base[d + 1] <= first[j]) d++;
+        size_t r = first[j] - base[d];
+        const gb_run *run = &docs[d]->runs[r];
+        if (o->runs > 1)
+            snprintf(o->name, sizeof o->name, "%s (%zu tasks of job %s)", run->context.hostname, o->runs,
+                     run->context.job.job_id);
+        else
+            snprintf(o->name, sizeof o->name, "%s", gb_results_run_name(docs[d], (int)r));
+        o->source = run->source ? run->source : names[d];
+        o->hostname = run->context.hostname;
+        o->job = &run->context.job;
+        o->health_json = run->health_json;
+        int incomplete = 0;
+        size_t k = 0;
+        for (size_t i = 0; i < res->ncol; i++)
+            if (node_of[base[col_doc[i]] + (size_t)col_run[i]] == j) {
+                o->columns++;
+                memcpy(pool + k, ratios[i], nratios[i] * sizeof *pool);
+                k += nratios[i];
+            }
+        for (size_t dd = 0; dd < ndocs; dd++)
+            for (size_t rr = 0; rr < docs[dd]->nruns; rr++)
+                if (node_of[base[dd] + rr] == j) incomplete |= docs[dd]->runs[rr].complete == 0;
+        gb_fleet_verdict_of(pool, k, res->rule.threshold, &o->verdict);
+        o->status = !o->columns ? "no_results" : incomplete ? "incomplete" : "measured";
+        if (!o->columns) why_not_measured(docs[d], (int)r, res->timing, o->reason, sizeof o->reason);
+        have += o->columns > 0;
+        without += !o->columns;
+    }
     /* one node measured: nothing to hold it against (its GPUs are the
      * columns, judged above) */
     if (have == 1)
@@ -130,6 +166,9 @@ int gb_fleet_list_nodes(gb_fleet_result *res, const gb_results *const *docs, con
 out:
     free(v);
     free(pool);
+    free(node_of);
+    free(first);
+    free(base);
     return rc;
 }
 

@@ -247,3 +247,44 @@ TEST(cli_report_fleet_plot_draws_the_heatmap) {
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     gb_test_sh(cmd, NULL, 0);
 }
+
+/* The srun tasks of `slurm --per-gpu` (one job, one host, a file per GPU)
+ * are one node: its verdict pools every task's cases and it says how many
+ * runs it holds; each GPU stays a column. The same host outside a job (two
+ * runs of one machine) stays two nodes. */
+static const char *with_job(const char *src, const char *name, const char *host, const char *job) {
+    cJSON *d = gb_test_load_json(src);
+    cJSON *ctx = cJSON_GetObjectItem(d, "context");
+    cJSON_ReplaceItemInObject(ctx, "hostname", cJSON_CreateString(host));
+    if (job) {
+        cJSON *j = cJSON_AddObjectToObject(ctx, "job");
+        cJSON_AddStringToObject(j, "scheduler", "slurm");
+        cJSON_AddStringToObject(j, "job_id", job);
+    }
+    const char *path = gb_test_tmp(name);
+    char *text = cJSON_Print(d);
+    FILE *f = fopen(path, "w");
+    if (f && text) fputs(text, f);
+    if (f) fclose(f);
+    free(text);
+    cJSON_Delete(d);
+    return path;
+}
+
+TEST(fleet_tasks_of_one_job_on_one_host_are_one_node) {
+    const char *p[4];
+    p[0] = with_job(D "cpu_a.json", "t0.json", "gpu-node-1", "4242");
+    p[1] = with_job(D "cpu_b.json", "t1.json", "gpu-node-1", "4242");
+    p[2] = with_job(D "cpu_a.json", "t2.json", "gpu-node-2", "4243");
+    p[3] = with_job(D "cpu_b.json", "t3.json", "gpu-node-2", NULL);
+    cJSON *doc = fleet_of(p, 4, NULL);
+    if (!CHECK(doc != NULL)) return;
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "columns")) == 4);
+    const cJSON *nodes = cJSON_GetObjectItem(doc, "nodes");
+    CHECK(cJSON_GetArraySize(nodes) == 3);
+    const cJSON *n0 = cJSON_GetArrayItem(nodes, 0);
+    CHECK(num(n0, "runs") == 2 && num(n0, "columns") == 2);
+    CHECK(strstr(cJSON_GetObjectItem(n0, "name")->valuestring, "gpu-node-1 (2 tasks of job 4242)") != NULL);
+    CHECK(num(cJSON_GetArrayItem(nodes, 1), "runs") == 1 && num(cJSON_GetArrayItem(nodes, 2), "runs") == 1);
+    cJSON_Delete(doc);
+}
