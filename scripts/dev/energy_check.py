@@ -173,7 +173,9 @@ def main(outdir):
         e1 = (r1 or {}).get("energy") or {}
         if e2.get("status") != "measured" or e1.get("status") != "measured":
             continue
-        j1, b1, j2, b2 = e1["j_per_op"], e1.get("bound") or 0, e2["j_per_op"], e2.get("bound") or 0
+        # the counter's bound and the op's own spread (docs/energy.md)
+        j1, b1 = e1["j_per_op"], (e1.get("bound") or 0) + (e1.get("spread") or 0)
+        j2, b2 = e2["j_per_op"], (e2.get("bound") or 0) + (e2.get("spread") or 0)
         lo1, hi1, lo2, hi2 = j1 * (1 - b1), j1 * (1 + b1), j2 * (1 - b2), j2 * (1 + b2)
         overlap = lo1 <= hi2 and lo2 <= hi1
         n += 1

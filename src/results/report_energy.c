@@ -55,9 +55,11 @@ static void fmt_joules(char *buf, size_t len, const gb_result *r) {
         return;
     }
     gb_fmt_sig(buf, len, r->energy.j_per_op);
-    if (r->energy.bound > 0.02 + 1e-9) {
+    /* the counter's bound and the op's own spread: two runs agree within it */
+    double pm = r->energy.bound + (isfinite(r->energy.spread) ? r->energy.spread : 0);
+    if (pm > 0.02 + 1e-9) {
         size_t l = strlen(buf);
-        snprintf(buf + l, len - l, " ±%.0f%%", r->energy.bound * 100);
+        snprintf(buf + l, len - l, " ±%.0f%%", pm * 100);
     }
 }
 
@@ -145,7 +147,8 @@ void gb_report_energy_note(const gb_writer *wr, FILE *out, const gb_results *r) 
         wr->para(out,
              "Energy: J/op is the energy the whole boundary of each counter used per repetition, idle power "
              "included (the GPU board by NVML; the CPU packages and DRAM by RAPL), from the GPU's device timing "
-             "and the CPU's host timing; \"±N%\" is its error bound where the counter could not reach 2%. Energy "
+             "and the CPU's host timing; \"±N%\" is its error bound past 2%: the counter's, plus the spread of the "
+             "op's own time over the same repetitions. Energy "
              "ratio = CPU J/op / GPU J/op: above 1× the GPU spends less energy per operation. GPU W is the mean "
              "power while it ran; GFLOP/J or GB/J the work per joule. \"–\": not measured (the JSON says why: a "
              "CPU in a VM usually has no RAPL), or its bound is past ±50% (a timed span of a few counter "

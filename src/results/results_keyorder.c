@@ -74,7 +74,7 @@ const char *const gb_rm_keys_device[] = {"index", "name", "uuid", "pci_bus_id", 
 const char *const gb_rm_keys_concurrent[] = {"devices", "aggregate_gflops", "aggregate_gbs", NULL};
 const char *const gb_rm_keys_energy[] = {"status", "reason", "j_per_op", "above_idle_j_per_op", "power_w",
                                        "above_idle_w", "idle_w", "bound", "gflop_per_j", "gb_per_j",
-                                       "energy_ratio", "seconds", "power_limit_w", "counter", "boundary",
+                                       "energy_ratio", "seconds", "power_limit_w", "spread", "counter", "boundary",
                                        "phase", NULL};
 const char *const gb_rm_keys_clocks[] = {"sm_mhz", "mem_mhz", "samples", "reasons", "power_limited",
                                        "thermal_limited", NULL};

@@ -231,6 +231,10 @@ typedef struct {
     double energy_ratio;        /* accelerator results: the host's j_per_op / this one's */
     double seconds;             /* the time the counter's windows covered */
     double power_limit_w;       /* the device's enforced limit, when known */
+    /* the relative half-width of the op's timing interval (its median's 95%
+     * interval): J/op moves with the time per op, so two runs' J/op agree
+     * within bound + spread, not within the counter's bound alone */
+    double spread;
     char *counter, *boundary;   /* what was read, and what it covers ("" when unknown) */
     char *phase;                /* "timed" (the timed repetitions' own span) or "timed+energy" (extended) */
     gb_keyorder *order;

@@ -182,7 +182,7 @@ static int parse_energy(gb_rm_chk *k, const cJSON *o, const char *path, gb_resul
     char p[512], *st = NULL;
     const cJSON *obj;
     x->j_per_op = x->above_idle_j_per_op = x->power_w = x->above_idle_w = x->idle_w = x->bound = NAN;
-    x->gflop_per_j = x->gb_per_j = x->energy_ratio = x->seconds = x->power_limit_w = NAN;
+    x->gflop_per_j = x->gb_per_j = x->energy_ratio = x->seconds = x->power_limit_w = x->spread = NAN;
     if (gb_rm_get_obj(k, o, path, "energy", 0, &obj) < 0) return -1;
     if (!obj) return 0;
     x->present = 1;
@@ -198,10 +198,10 @@ static int parse_energy(gb_rm_chk *k, const cJSON *o, const char *path, gb_resul
     }
     static const char *const keys[] = {"j_per_op", "above_idle_j_per_op", "power_w", "above_idle_w", "idle_w",
                                        "bound", "gflop_per_j", "gb_per_j", "energy_ratio", "seconds",
-                                       "power_limit_w"};
+                                       "power_limit_w", "spread"};
     double *field[] = {&x->j_per_op, &x->above_idle_j_per_op, &x->power_w, &x->above_idle_w, &x->idle_w, &x->bound,
-                       &x->gflop_per_j, &x->gb_per_j, &x->energy_ratio, &x->seconds, &x->power_limit_w};
-    for (int i = 0; i < 11; i++) /* above idle may be negative: within the bound of an idle-like load */
+                       &x->gflop_per_j, &x->gb_per_j, &x->energy_ratio, &x->seconds, &x->power_limit_w, &x->spread};
+    for (int i = 0; i < 12; i++) /* above idle may be negative: within the bound of an idle-like load */
         if (gb_rm_get_num(k, obj, p, keys[i], N_NULL | (i == 1 || i == 3 ? 0 : N_NONNEG), field[i]) < 0) return -1;
     if (gb_rm_get_str(k, obj, p, "reason", 0, &x->reason) < 0 || gb_rm_get_str(k, obj, p, "counter", 0, &x->counter) < 0 ||
         gb_rm_get_str(k, obj, p, "boundary", 0, &x->boundary) < 0 || gb_rm_get_str(k, obj, p, "phase", 0, &x->phase) < 0)

@@ -197,9 +197,10 @@ static cJSON *energy_json(const gb_result_energy *x) {
     em_put(&m, "status", cJSON_CreateString(x->measured ? "measured" : "not_measured"));
     if (!x->measured) em_put(&m, "reason", cJSON_CreateString(x->reason ? x->reason : ""));
     const double field[] = {x->j_per_op, x->above_idle_j_per_op, x->power_w, x->above_idle_w, x->idle_w, x->bound,
-                            x->gflop_per_j, x->gb_per_j, x->energy_ratio, x->seconds, x->power_limit_w};
+                            x->gflop_per_j, x->gb_per_j, x->energy_ratio, x->seconds, x->power_limit_w,
+                            x->spread};
     /* gb_rm_keys_energy: status, reason, then the numbers in this order */
-    for (int i = 0; i < 11; i++)
+    for (int i = 0; i < 12; i++)
         if (x->measured || isfinite(field[i])) em_put(&m, gb_rm_keys_energy[i + 2], gb_json_num_or_null(field[i]));
     if (x->counter && x->counter[0]) em_put(&m, "counter", cJSON_CreateString(x->counter));
     if (x->boundary && x->boundary[0]) em_put(&m, "boundary", cJSON_CreateString(x->boundary));

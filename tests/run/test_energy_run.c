@@ -205,6 +205,12 @@ TEST(energy_run_on_extends_a_short_span_with_an_energy_phase) {
     CHECK(dev && dev->energy.measured);
     CHECK(dev && !strcmp(dev->energy.phase, "timed+energy"));
     CHECK(dev && dev->energy.j_per_op > 0 && dev->energy.seconds > 0);
+    /* the op's own spread: its median interval's wider side */
+    if (dev) {
+        const gb_result_stats *st = &dev->stats;
+        double up = st->ci95_high / st->median - 1, down = 1 - st->ci95_low / st->median;
+        CHECK_NEAR(dev->energy.spread, up > down ? up : down, 1e-12);
+    }
     /* a device's counter is read by the span's thread while the repetitions
      * run back to back, never by the runner between them */
     CHECK(lone_runner_reads == 0);
@@ -243,9 +249,9 @@ static void put_energy(cJSON *result, double j, double bound, double busy) {
     double median = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "stats"), "median")->valuedouble;
     cJSON *e = cJSON_AddObjectToObject(result, "energy");
     cJSON_AddStringToObject(e, "status", "measured");
-    const char *keys[] = {"j_per_op", "power_w", "bound", "seconds"};
-    const double v[] = {j, j * busy / median, bound, 0.3}; /* W: the op ran `busy` of each repetition's time */
-    for (int i = 0; i < 4; i++) cJSON_AddNumberToObject(e, keys[i], v[i]);
+    const char *keys[] = {"j_per_op", "power_w", "bound", "seconds", "spread"};
+    const double v[] = {j, j * busy / median, bound, 0.3, 0.05}; /* W: the op ran `busy` of each repetition's time */
+    for (int i = 0; i < 5; i++) cJSON_AddNumberToObject(e, keys[i], v[i]);
 }
 
 TEST(energy_report_prints_a_bound_and_leaves_out_wide_or_launch_bound_figures) {
@@ -274,7 +280,7 @@ TEST(energy_report_prints_a_bound_and_leaves_out_wide_or_launch_bound_figures) {
     char cmd[1024], out[1 << 16];
     snprintf(cmd, sizeof cmd, "%s report '%s' --format md 2>&1", gb_test_binary(), in);
     CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
-    CHECK(strstr(out, "0.123 ±10%") != NULL);
+    CHECK(strstr(out, "0.123 ±15%") != NULL); /* the counter's 10% and the op's own 5% */
     CHECK(strstr(out, "0.988") == NULL && strstr(out, "±90%") == NULL);
     CHECK(strstr(out, "0.457") == NULL);
     CHECK(strstr(out, "bound is past ±50%") != NULL && strstr(out, "launch-bound") != NULL);
