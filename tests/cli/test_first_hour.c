@@ -178,7 +178,9 @@ TEST(run_without_gpu_says_why_once_and_shows_no_empty_energy_columns) {
     }
     static char big[1 << 16];
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s run %s --no-peak --out %s --force 2>&1", gb_test_binary(), suite, res);
+    /* Markdown: a terminal paragraph wraps at 100 columns, and the reason with it */
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s run %s --no-peak --format md --out %s --force 2>&1", gb_test_binary(),
+             suite, res);
     CHECK(gb_test_sh(cmd, big, sizeof big) == 0);
     const char *note = strstr(big, "note: backend cuda unavailable: ");
     if (!note) {
@@ -191,8 +193,8 @@ TEST(run_without_gpu_says_why_once_and_shows_no_empty_energy_columns) {
     snprintf(reason, sizeof reason, "%.*s", (int)(rl < sizeof reason - 1 ? rl : sizeof reason - 1), r0);
     CHECK(occurrences(big, reason) == 1);
     CHECK(strstr(big, "GPU: none (why: the note above).") != NULL);
-    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s run %s --no-peak --out %s --force 2>/dev/null", gb_test_binary(), suite,
-             res);
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s run %s --no-peak --format md --out %s --force 2>/dev/null",
+             gb_test_binary(), suite, res);
     CHECK(gb_test_sh(cmd, big, sizeof big) == 0);
     CHECK(occurrences(big, reason) == 1 && strstr(big, "(why: the note above)") == NULL);
     cJSON *doc = gb_test_load_json(res);
