@@ -128,6 +128,15 @@ char *gb_test_read_file(const char *path, unsigned long *len) {
     return buf;
 }
 
+int gb_test_write_json(const char *path, const cJSON *doc) {
+    char *text = cJSON_Print(doc);
+    FILE *f = text ? fopen(path, "w") : NULL;
+    int ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0) ok = 0;
+    free(text);
+    return ok ? 0 : -1;
+}
+
 cJSON *gb_test_load_json(const char *path) {
     char *buf = gb_test_read_file(path, NULL);
     if (!buf) return NULL;

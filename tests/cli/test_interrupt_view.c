@@ -54,11 +54,7 @@ TEST(report_leaves_out_cases_not_reached_and_counts_them) {
     cJSON_ReplaceItemInObject(doc, "complete", cJSON_CreateFalse());
     cJSON_ReplaceItemInObject(doc, "interrupted", cJSON_CreateTrue());
     const char *path = gb_test_tmp("not_reached.json");
-    char *text = cJSON_Print(doc);
-    FILE *f = fopen(path, "w");
-    if (f && text) fputs(text, f);
-    if (f) fclose(f);
-    free(text);
+    CHECK(gb_test_write_json(path, doc) == 0);
     cJSON_Delete(doc);
 
     char cmd[512];

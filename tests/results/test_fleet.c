@@ -262,11 +262,7 @@ static const char *with_job(const char *src, const char *name, const char *host,
         cJSON_AddStringToObject(j, "job_id", job);
     }
     const char *path = gb_test_tmp(name);
-    char *text = cJSON_Print(d);
-    FILE *f = fopen(path, "w");
-    if (f && text) fputs(text, f);
-    if (f) fclose(f);
-    free(text);
+    CHECK(gb_test_write_json(path, d) == 0);
     cJSON_Delete(d);
     return path;
 }

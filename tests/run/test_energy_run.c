@@ -270,11 +270,7 @@ TEST(energy_report_prints_a_bound_and_leaves_out_wide_or_launch_bound_figures) {
         }
     }
     const char *in = gb_test_tmp("energy-bounds.json");
-    char *text = cJSON_Print(doc);
-    FILE *f = fopen(in, "w");
-    if (f && text) fputs(text, f);
-    if (f) fclose(f);
-    free(text);
+    CHECK(gb_test_write_json(in, doc) == 0);
     cJSON_Delete(doc);
     if (!CHECK(put == 3)) return;
     char cmd[1024], out[1 << 16];

@@ -19,16 +19,21 @@ static int pass(const char *name, int fd, int cmd, void *arg) {
 
 static int locking(int cmd) { return cmd == F_SETLK || cmd == F_SETLKW || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW; }
 
+/* A lock request fails; anything else goes to the C library's `name`. */
+static int intercept(const char *name, int fd, int cmd, void *arg) {
+    if (locking(cmd)) {
+        errno = ENOLCK;
+        return -1;
+    }
+    return pass(name, fd, cmd, arg);
+}
+
 int fcntl(int fd, int cmd, ...) {
     va_list ap;
     va_start(ap, cmd);
     void *arg = va_arg(ap, void *);
     va_end(ap);
-    if (locking(cmd)) {
-        errno = ENOLCK;
-        return -1;
-    }
-    return pass("fcntl", fd, cmd, arg);
+    return intercept("fcntl", fd, cmd, arg);
 }
 
 int fcntl64(int fd, int cmd, ...) {
@@ -36,9 +41,5 @@ int fcntl64(int fd, int cmd, ...) {
     va_start(ap, cmd);
     void *arg = va_arg(ap, void *);
     va_end(ap);
-    if (locking(cmd)) {
-        errno = ENOLCK;
-        return -1;
-    }
-    return pass("fcntl64", fd, cmd, arg);
+    return intercept("fcntl64", fd, cmd, arg);
 }
