@@ -77,11 +77,12 @@ static int doc_measured_any(const gb_results *r) {
 
 void gb_report_energy_columns(gb_table *t, const rdoc *d, size_t a, size_t b, energy_layout *L) {
     memset(L, -1, sizeof *L);
-    int energy = 0, clocks = 0;
+    int energy = 0, cpu_energy = 0, clocks = 0;
     for (size_t i = a; i < b; i++)
         for (int k = 0; k < NSIDES; k++) {
             const gb_result *x = d->rows[i].s[k].r;
             energy |= has_energy(x) && x->energy.measured;
+            cpu_energy |= k == SIDE_CPU && has_energy(x) && x->energy.measured;
             clocks |= has_clocks(x);
         }
     /* the ratio only where some row has one (both sides measured): a run
@@ -93,7 +94,7 @@ void gb_report_energy_columns(gb_table *t, const rdoc *d, size_t a, size_t b, en
     }
     if (energy) {
         if (ratio) L->ratio = gb_table_col(t, d->narrow ? "×J" : "energy ratio", GB_ALIGN_RIGHT);
-        L->j[0] = gb_table_col(t, "CPU J/op", GB_ALIGN_RIGHT);
+        if (cpu_energy) L->j[0] = gb_table_col(t, "CPU J/op", GB_ALIGN_RIGHT); /* a VM's CPU: the line says why */
         if (d->gpu_cols) {
             L->j[1] = gb_table_col(t, "GPU J/op", GB_ALIGN_RIGHT);
             L->watts = gb_table_col(t, "GPU W", GB_ALIGN_RIGHT);
