@@ -366,7 +366,7 @@ TEST(precision_cpu_gemm_choice_kept_per_class_off_and_forced) {
     CHECK(!gb_cpu_gemm_parse_choice("float32 onednn 134.1 147.5", &d, &cls, &lib)); /* the old one-line format */
     CHECK(!gb_cpu_gemm_parse_choice("float32 large mkl", &d, &cls, &lib));
     CHECK(!gb_cpu_gemm_parse_choice("", &d, &cls, &lib) && !gb_cpu_gemm_parse_choice(NULL, &d, &cls, &lib));
-    const char *path = "build/tests/cpu-gemm-choice-test";
+    const char *path = gb_test_tmp("cpu-gemm-choice-test"); /* not under build/: a sanitized run has none there */
     FILE *f = fopen(path, "w");
     if (!CHECK(f != NULL)) return;
     fputs("float32 large onednn openblas=10 onednn=20\nfloat32 skinny blis openblas=1 blis=2\n"
