@@ -245,6 +245,7 @@ SAN_TEST_ENV := $(if $(strip $(SANITIZE)),GPUBENCH_BLIS= ,)
 test:
 	scripts/dev/install-deps.sh --test --if-missing
 	$(MAKE) $(GB_BIN) $(BUILD)/tests/run_tests $(REPLAYS) $(ALL_PLUGIN)
+	@mkdir -p build/tests # the tests' scratch files (a sanitized run from a fresh clone builds only build-san/)
 	$(SAN_TEST_ENV)GPUBENCH=./$(GB_BIN) $(BUILD)/tests/run_tests $(T)
 	$(if $(T),,for f in $(FUZZERS); do $(BUILD)/fuzz/replay_$$f tests/fuzz/corpus/$$f tests/fuzz/crashes/$$f || exit 1; done)
 
