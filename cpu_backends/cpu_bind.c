@@ -14,9 +14,9 @@
  * like the OpenMP threads (worker i on the CPU of OpenMP thread i + 1: the
  * caller is the last, as OpenMP's thread 0 is the first), through
  * openblas_setaffinity, looked up at run time (an OpenMP build of OpenBLAS
- * has no pool of its own); FFTW runs its parallel loops on the OpenMP
- * threads (cpu_fft.c, fftw_threads_set_callback) instead of spawning its
- * own. */
+ * has no pool of its own). FFTW's own threads stay inside the CPU set,
+ * unpinned: on the OpenMP threads (GPUBENCH_FFTW_OMP_THREADS=1, cpu_fft.c)
+ * its FFTs were 3-8% slower on the GPU host. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
