@@ -42,7 +42,7 @@ TEST(noise_components_from_rounds_and_processes) {
     CHECK_NEAR(n.proc_spread_b, exp(0.4) - 1, 1e-12);
     CHECK(isnan(n.proc_spread_c));
     /* the change: what a single case with no prior would say */
-    gb_noise_prior pr = {0, NAN, 0, 0, 0, 0};
+    gb_noise_prior pr = {0, NAN, 0, 0, 0, 0, 0, 0};
     gb_change ch;
     CHECK(gb_noise_change(&n, &pr, &ch) == 0);
     CHECK_NEAR(ch.d, 0.8, 1e-12);

@@ -354,6 +354,8 @@ static void confirm_trials(int trials, size_t n, const sim_case *cs, int target,
             any |= flag;
             better |= !strcmp(v, "improvement");
             if (i == target && !strcmp(v, "regression")) out->target_hits++;
+            if (i == target && strcmp(v, "regression") && getenv("GB_SIM_MISS"))
+                printf("MISS %s: %s\n", v, cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring);
             if (flag && getenv("GB_SIM_DEBUG"))
                 printf("DBG case %d t=%g round_sd=%g proc_sd=%g verdict %s: %s\n", i, cs[i].t, cs[i].round_sd,
                        cs[i].proc_sd, v, cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring);
