@@ -299,6 +299,7 @@ typedef struct {
     int stage1_pairs;    /* pairs stage 1 alone would have failed */
     int target_hits;     /* the target a confirmed regression */
     int suspects;        /* suspects re-measured, over all trials */
+    int big, big_same;   /* cases of 100 us or more, and of those "same" in the end (issue 29's target) */
 } confirm_tally;
 
 /* trials of kb baseline runs and one current run (target scaled by factor,
@@ -354,6 +355,7 @@ static void confirm_trials(int trials, size_t n, const sim_case *cs, int target,
             any |= flag;
             better |= !strcmp(v, "improvement");
             if (i == target && !strcmp(v, "regression")) out->target_hits++;
+            if (cs[i].t >= 100e-6 && i != target) out->big++, out->big_same += !strcmp(v, "same");
             if (i == target && strcmp(v, "regression") && getenv("GB_SIM_MISS"))
                 printf("MISS %s: %s\n", v, cJSON_GetObjectItemCaseSensitive(it, "reason")->valuestring);
             if (flag && getenv("GB_SIM_DEBUG"))
@@ -510,6 +512,9 @@ static void wilson(int k, int n, double *lo, double *hi) {
     *hi = 100 * fmin(1, mid + half);
 }
 
+/* confirming processes of the power table (GB_SIM_NCONF, default compare's) */
+static int power_nconf = GB_CONFIRM_DEFAULT_RUNS;
+
 /* One row: trials pairs of kb baseline runs and one current run (target
  * case 0 of time t scaled by factor; factor 1: an A/A pair), --confirm 8. */
 static void power_row(const power_model *pm, int kb, int trials, double t, double factor, double round_s,
@@ -524,19 +529,20 @@ static void power_row(const power_model *pm, int kb, int trials, double t, doubl
     if (target == 0 && round_s == 0) cs[0].per_round = 2; /* the issue's row: 2 samples a round */
     confirm_noise = &pm->nz;
     confirm_tally tl;
-    confirm_trials(trials, POWER_CASES, cs, target, factor, -1, kb, GB_CONFIRM_DEFAULT_RUNS, seed, &tl);
+    confirm_trials(trials, POWER_CASES, cs, target, factor, -1, kb, power_nconf, seed, &tl);
     confirm_noise = &host_noise;
     double lo, hi;
     if (target < 0) {
         wilson(tl.flagged_pairs, trials, &lo, &hi);
         printf("  sim power: %-18s A/A, %d baseline runs + --confirm %d: %d of %d pairs fail (%.1f%% [%.1f, %.1f]); "
-               "stage 1 alone %d; %.1f suspects a pair\n", pm->name, kb, GB_CONFIRM_DEFAULT_RUNS, tl.flagged_pairs,
-               trials, 100.0 * tl.flagged_pairs / trials, lo, hi, tl.stage1_pairs, tl.suspects / (double)trials);
+               "stage 1 alone %d; %.1f suspects a pair; cases of 100 us or more 'same': %.0f%%\n", pm->name, kb,
+               power_nconf, tl.flagged_pairs, trials, 100.0 * tl.flagged_pairs / trials, lo, hi, tl.stage1_pairs,
+               tl.suspects / (double)trials, tl.big ? 100.0 * tl.big_same / tl.big : 0);
     } else {
         wilson(tl.target_hits, trials, &lo, &hi);
         printf("  sim power: %-18s x%.2f at %.3g us (%d samples a round), %d baseline runs + --confirm %d: "
                "detected %d of %d (%.1f%% [%.1f, %.1f]); other cases failed %d pairs\n", pm->name, factor, t * 1e6,
-               cs[0].per_round, kb, GB_CONFIRM_DEFAULT_RUNS, tl.target_hits, trials, 100.0 * tl.target_hits / trials,
+               cs[0].per_round, kb, power_nconf, tl.target_hits, trials, 100.0 * tl.target_hits / trials,
                lo, hi, tl.flagged_pairs);
     }
 }
@@ -549,6 +555,8 @@ TEST(sim_power_table_history_baseline_and_confirm) {
     int kb = getenv("GB_SIM_KB") ? atoi(getenv("GB_SIM_KB")) : 8;
     int pairs = getenv("GB_SIM_PAIRS") ? atoi(getenv("GB_SIM_PAIRS")) : 500;
     if (kb < 1 || kb > 8) kb = 8;
+    power_nconf = getenv("GB_SIM_NCONF") ? atoi(getenv("GB_SIM_NCONF")) : GB_CONFIRM_DEFAULT_RUNS;
+    if (power_nconf < 1 || power_nconf > 16) power_nconf = GB_CONFIRM_DEFAULT_RUNS;
     /* GB_SIM_ROWS: a comma list of aa, 100us, 5us, x1.5, 10ms (default all);
      * GB_SIM_MODELS: how many of the models, in order (default all) */
     const char *rows = getenv("GB_SIM_ROWS") ? getenv("GB_SIM_ROWS") : "aa,100us,5us,x1.5,10ms";
