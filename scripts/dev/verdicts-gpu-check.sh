@@ -7,8 +7,8 @@
 # 1. five same-build runs of suites/quick.json added to a fresh history
 #    (`run --history`; the baseline, one lease, one VM; ~46 s a run);
 # 2. a sixth run (not added): the A/A. `history check --confirm` against the
-#    history (5-run baseline; the suspects re-measured in 8 fresh processes,
-#    ~1 min), and `compare` of the five files against it (stage 1 only);
+#    history (5-run baseline; the suspects re-measured in 16 fresh processes,
+#    ~1.5 min), and `compare` of the five files against it (stage 1 only);
 # 3. the sixth run with one result of 100 us or more made x1.2 slower (its
 #    samples scaled, python3): history check and compare, stage 1 only (a
 #    fresh process would measure the case unslowed);
@@ -58,7 +58,7 @@ check() { # name file [history check options...]
     say "== $name: compare ($N baseline files, no --confirm): exit $?"
     summ "$OUTDIR/$name.compare.txt"
 }
-# the A/A with the CI default: the history's baseline and --confirm (8 fresh processes of the suspects)
+# the A/A with the CI default: the history's baseline and --confirm (16 fresh processes of the suspects)
 check aa "$OUTDIR/cur.json" --confirm "$SUITE" --quiet
 
 if command -v python3 >/dev/null 2>&1; then

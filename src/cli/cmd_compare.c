@@ -43,8 +43,8 @@ static void usage(FILE *f) {
             "  -n, --confirm-runs N       how many fresh processes (1 to %d, default %d)\n"
             "  -q, --quiet                the re-measuring runs' output to a log, not to stderr\n"
             "      --ci SUITE             what a CI job should use (docs/ci.md): --confirm SUITE with\n"
-            "                             %d fresh processes, and a warning when the baseline has fewer\n"
-            "                             than %d runs (the power docs/regression-statistics.md measured)\n"
+            "                             %d fresh processes (unless -n), and a warning when the baseline\n"
+            "                             has fewer than %d runs (the power docs/ci.md measured)\n"
             "  -U, --fail-on-unsure       exit 1 when every compared case is unsure (nothing decided;\n"
             "                             policy key fail_on_unsure)\n"
             "  -b, --budget D             the extra time the summary counts decidable unsure cases\n"
@@ -56,7 +56,7 @@ static void usage(FILE *f) {
             "exit status: 0 no regression; 1 a regression, or a failed/error result in CURRENT;\n"
             "2 usage or input error, or nothing (or too little) compared, or --confirm could not\n"
             "re-measure a suspect (its run failed, or the case is missing from its results).\n",
-            GB_CONFIRM_MAX_RUNS, GB_CONFIRM_DEFAULT_RUNS, GB_CONFIRM_DEFAULT_RUNS, GB_CI_BASELINE_RUNS);
+            GB_CONFIRM_MAX_RUNS, GB_CONFIRM_DEFAULT_RUNS, GB_CI_CONFIRM_RUNS, GB_CI_BASELINE_RUNS);
 }
 
 /* --confirm: the suspects of the first judgement (cmp's summary.confirm.cases)
@@ -288,6 +288,8 @@ int gb_cmd_compare(int argc, char **argv) {
             goto out;
         }
     }
+    /* --ci: the processes the simulation needed for +10% at H100-like noise */
+    if (o.ci && !confirm_runs_set) confirm_runs = GB_CI_CONFIRM_RUNS;
     o.confirm_runs = confirm_suite ? confirm_runs : 0;
     o.confirm_suite = confirm_suite;
     cmp = gb_compare_judge_runs(ptr, names, (size_t)nb, ptr + nb, names + nb, (size_t)ncf, &o);

@@ -39,14 +39,14 @@ static void usage(FILE *f) {
             "  -v, --verbose          check: full names, each case's reason and what would decide it\n"
             "      --confirm SUITE    check: re-measure the suspects in fresh processes (compare --confirm);\n"
             "                         with the default 8 runs, what docs/ci.md recommends for CI\n"
-            "      --confirm-runs N   check: how many fresh processes (default 8)\n"
+            "      --confirm-runs N   check: how many fresh processes (default %d)\n"
             "  -h, --help\n"
             "\n"
             "A CASE-PATTERN is a glob (matmul/float32/*/cuda/device) or a substring of the name\n"
             "op/dtype/label[/params]/backend/timing.\n"
             "exit status: 0 ok; 1 check: a regression or failed result, bisect: a slowdown found;\n"
             "2 usage or input error (a file already added, a database that is not a history).\n",
-            GB_HISTORY_DEFAULT_PATH);
+            GB_HISTORY_DEFAULT_PATH, GB_CI_CONFIRM_RUNS);
 }
 
 enum { O_COMMIT = 256, O_BRANCH, O_CTIME, O_MACHINE, O_SUITE, O_HBRANCH, O_SINCE, O_UNTIL, O_KEEP, O_OLDER,
@@ -91,7 +91,7 @@ int gb_cmd_history(int argc, char **argv) {
     unsigned cli_set = 0;
     int fail_unsure = 0, verbose = 0, quiet = 0;
     const char *confirm_suite = NULL;
-    long confirm_runs = GB_CONFIRM_DEFAULT_RUNS;
+    long confirm_runs = GB_CI_CONFIRM_RUNS; /* check --confirm is the CI recipe (docs/ci.md) */
     char why[160];
     optind = 1;
     int c;

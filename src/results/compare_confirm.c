@@ -28,6 +28,11 @@ static void confirm_priors(const gb_noise_prior *stage1, const gb_case_noise *n2
         pr->proc_var = own.proc_var;
         pr->proc_from_spread = 0;
     }
+    /* the suspects' own rounds and processes are well measured (the
+     * baseline's and N fresh ones): where they differ among themselves far
+     * beyond what that explains, the prior weighs less, so a quiet suspect
+     * keeps its own (small) variance (gb_noise_priors_weigh) */
+    gb_noise_priors_weigh(n2, k, pr);
 }
 
 /* One suspect's results in the confirmation runs, or an error in err. */

@@ -143,6 +143,67 @@ static double rounds_of(const gb_case_noise *c) {
     return 1.0 / inv;
 }
 
+/* digamma and trigamma: the recurrence up to x >= 6, then the asymptotic
+ * series (plenty for weights). */
+static double digamma(double x) {
+    double r = 0;
+    for (; x < 6; x++) r -= 1 / x;
+    double f = 1 / (x * x);
+    return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f / 240)));
+}
+static double trigamma(double x) {
+    double r = 0;
+    for (; x < 6; x++) r += 1 / (x * x);
+    double f = 1 / (x * x);
+    return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
+}
+
+/* How many degrees of freedom the suite's typical variance is worth to one
+ * case: limma's moment estimate (Smyth 2004). With s_i^2 of df_i degrees,
+ * e_i = log s_i^2 - digamma(df_i/2) + log(df_i/2) spreads by trigamma(df_i/2)
+ * when every case has the same true variance, and by trigamma(d0/2) more
+ * when the true variances themselves spread like a scaled inverse chi-square
+ * of d0 degrees: d0 = trigamma^-1(Var(e) - mean trigamma(df_i/2)). Var(e)
+ * from the MAD (a few wild cases do not set it; for few degrees the MAD
+ * understates the spread, which errs toward the fixed weight). At most
+ * GB_NOISE_PRIOR_DF: where the cases agree the weight stays what it was;
+ * where they differ tenfold (the H100 host's rounds drift 5-50% case by
+ * case) a quiet case keeps its own variance instead of being pulled up to
+ * the suite's, and its interval its own width. */
+static double prior_weight(const double *s2, const double *df, size_t n, double *e) {
+    size_t k = 0;
+    double tri = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(s2[i] > 0) || !(df[i] > 0) || !isfinite(s2[i])) continue;
+        e[k++] = log(s2[i]) - digamma(df[i] / 2) + log(df[i] / 2);
+        tri += trigamma(df[i] / 2);
+    }
+    if (k < 8) return GB_NOISE_PRIOR_DF;
+    tri /= (double)k;
+    double med = median_inplace(e, k);
+    for (size_t i = 0; i < k; i++) e[i] = fabs(e[i] - med);
+    double sd = 1.4826 * median_inplace(e, k), excess = sd * sd - tri;
+    if (!(excess > trigamma(GB_NOISE_PRIOR_DF / 2))) return GB_NOISE_PRIOR_DF;
+    /* trigamma falls: bisect for trigamma(d0 / 2) = excess on a log scale */
+    double lo = 1e-3, hi = GB_NOISE_PRIOR_DF / 2;
+    for (int it = 0; it < 60; it++) {
+        double mid = sqrt(lo * hi);
+        if (trigamma(mid) > excess) lo = mid;
+        else hi = mid;
+    }
+    return 2 * sqrt(lo * hi);
+}
+
+/* The typical variance (a median) as the prior's scale s0^2 at weight d0:
+ * true variances spread as s0^2 d0 / chi2_d0 have E log = log s0^2 +
+ * log(d0/2) - digamma(d0/2), so the fewer the degrees, the further s0^2
+ * lies below their typical value. Relative to GB_NOISE_PRIOR_DF, so a suite
+ * whose cases agree keeps its prior exactly. */
+static double prior_scale(double d0) {
+    double cap = GB_NOISE_PRIOR_DF / 2, h = d0 / 2;
+    return exp(digamma(h) - log(h) - (digamma(cap) - log(cap)));
+}
+
 void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr) {
     memset(pr, 0, sizeof *pr);
     pr->proc_var = NAN;
@@ -157,6 +218,7 @@ void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr) {
     if (!w) { free(v); free(df); return; }
     for (size_t i = 0; i < n; i++)
         if (c[i].ok && c[i].df_r > 0) { v[k] = c[i].sr2; w[k] = c[i].vw; df[k++] = c[i].df_r; }
+    pr->round_df0 = pr->proc_df0 = GB_NOISE_PRIOR_DF;
     if (k) {
         double typical = median_inplace(v, k) / chi2_median_ratio(median_inplace(df, k));
         pr->round_var = fmax(0, typical - median_inplace(w, k));
@@ -207,6 +269,26 @@ void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr) {
     free(df);
 }
 
+void gb_noise_priors_weigh(const gb_case_noise *c, size_t n, gb_noise_prior *pr) {
+    double *s2 = malloc((n ? n : 1) * sizeof *s2), *df = malloc((n ? n : 1) * sizeof *df);
+    double *e = malloc((n ? n : 1) * sizeof *e);
+    if (!s2 || !df || !e) { free(s2); free(df); free(e); return; }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].ok && c[i].df_r > 0) { s2[k] = c[i].sr2; df[k++] = c[i].df_r; }
+    pr->round_df0 = prior_weight(s2, df, k, e);
+    pr->round_var *= prior_scale(pr->round_df0);
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].ok && c[i].df_p > 0) { s2[k] = c[i].sp2; df[k++] = c[i].df_p; }
+    pr->proc_df0 = prior_weight(s2, df, k, e);
+    if (isfinite(pr->proc_var) && !pr->proc_from_spread && !pr->proc_assumed) pr->proc_var *= prior_scale(pr->proc_df0);
+    else pr->proc_df0 = GB_NOISE_PRIOR_DF;
+    free(s2);
+    free(df);
+    free(e);
+}
+
 void gb_noise_priors_guard(gb_noise_prior *pr) {
     double floor = GB_MIN_PROCESS_SD * GB_MIN_PROCESS_SD;
     if (pr->proc_from_spread && pr->proc_var < floor) {
@@ -224,16 +306,17 @@ int gb_noise_change(const gb_case_noise *c, const gb_noise_prior *pr, gb_change 
     out->d = c->mean_c - c->mean_b;
     /* between rounds, net of sampling noise, shrunk toward the typical */
     double r_own = isfinite(c->sr2) ? fmax(0, c->sr2 - c->vw) : 0;
-    double df_r = d0 + c->df_r;
-    double rvar = (d0 * pr->round_var + c->df_r * r_own) / df_r;
+    double d0r = pr->round_df0 > 0 ? pr->round_df0 : d0, d0p = pr->proc_df0 > 0 ? pr->proc_df0 : d0;
+    double df_r = d0r + c->df_r;
+    double rvar = (d0r * pr->round_var + c->df_r * r_own) / df_r;
     double vm = c->vw + rvar; /* variance of one round median */
     double R = rounds_of(c);
     double pvar, df_p;
     if (c->df_p > 0) {
         double own = fmax(0, c->sp2 - vm / R);
         if (isfinite(pr->proc_var)) {
-            pvar = (d0 * pr->proc_var + c->df_p * own) / (d0 + c->df_p);
-            df_p = d0 + c->df_p;
+            pvar = (d0p * pr->proc_var + c->df_p * own) / (d0p + c->df_p);
+            df_p = d0p + c->df_p;
         } else {
             pvar = own;
             df_p = c->df_p;

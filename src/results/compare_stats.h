@@ -100,6 +100,11 @@ typedef struct {
     int proc_assumed;        /* 1: GB_ASSUMED_PROCESS_SD (one process a side, too few cases) */
     int proc_floored;        /* 1: the spread's estimate was under GB_MIN_PROCESS_SD, which it took */
     size_t cases;            /* cases it was estimated from */
+    /* the degrees of freedom each prior counts for when shrinking one case's
+     * own estimate: GB_NOISE_PRIOR_DF, less where the cases' own variances
+     * spread far beyond what their degrees of freedom explain (0: the
+     * default, for priors built by hand) */
+    double round_df0, proc_df0;
 } gb_noise_prior;
 void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr);
 /* compare's guards on priors learnt from one process a side: the spread's
@@ -107,6 +112,19 @@ void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr);
  * too few cases left it unknown (both then as known, not estimated). The
  * fleet report keeps the priors as learnt. */
 void gb_noise_priors_guard(gb_noise_prior *pr);
+/* compare --confirm's second stage: every suspect's rounds and processes are
+ * measured in the baseline's runs and N fresh ones (14 process and 32 round
+ * degrees of freedom at 8 and 8), and on a host like the H100 VM they differ
+ * from case to case far more than those degrees explain (rounds drift 5% in
+ * one case, 50% in another). A fixed GB_NOISE_PRIOR_DF then pulls a quiet
+ * case's variance up to the noisy suspects' typical one and hides its 10%
+ * regression. This learns each prior's weight from that spread (limma's
+ * estimate, at most GB_NOISE_PRIOR_DF: where the cases agree nothing
+ * changes) and moves the prior's scale to match (round_df0, proc_df0,
+ * round_var, proc_var). Not for stage 1: with one current process and a
+ * short baseline the cases' own variances are too rough, and the fixed
+ * weight's extra degrees of freedom are what let a noisy case's x1.5 show. */
+void gb_noise_priors_weigh(const gb_case_noise *c, size_t n, gb_noise_prior *pr);
 
 /* The change of one result and its uncertainty: d (log ratio), its standard
  * error and degrees of freedom (INFINITY: normal); the between-round and

@@ -2,6 +2,7 @@
  * computed by hand or by scipy.stats. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "compare_stats.h"
 #include "testlib.h"
@@ -42,7 +43,7 @@ TEST(noise_components_from_rounds_and_processes) {
     CHECK_NEAR(n.proc_spread_b, exp(0.4) - 1, 1e-12);
     CHECK(isnan(n.proc_spread_c));
     /* the change: what a single case with no prior would say */
-    gb_noise_prior pr = {0, NAN, 0, 0, 0, 0};
+    gb_noise_prior pr = {0, NAN, 0, 0, 0, 0, 0, 0};
     gb_change ch;
     CHECK(gb_noise_change(&n, &pr, &ch) == 0);
     CHECK_NEAR(ch.d, 0.8, 1e-12);
@@ -55,4 +56,54 @@ TEST(noise_components_from_rounds_and_processes) {
     gb_proc_view vb = {bad, 2, rn, 2};
     gb_noise_summarize(&vb, 1, cur, 1, &n);
     CHECK(!n.ok);
+}
+
+/* compare --confirm's second stage learns its prior's weight: suspects whose
+ * own variances agree (within what 14 and 32 degrees of freedom explain)
+ * keep the fixed GB_NOISE_PRIOR_DF and the prior as it was; suspects whose
+ * variances differ a hundredfold (the H100 VM's rounds, 5-50%) get a weight
+ * under 2, and a quiet case's variance stays near its own. */
+TEST(confirm_prior_weight_is_learnt_from_how_the_cases_differ) {
+    enum { N = 24 };
+    gb_case_noise c[N];
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < N; i++) {
+        c[i].ok = 1;
+        c[i].kb = c[i].kc = 8;
+        c[i].rb = c[i].rc = 3;
+        c[i].vw = 1e-6;
+        c[i].df_w = 100;
+        c[i].df_r = 32;
+        c[i].df_p = 14;
+        /* every case 10% between rounds, 2% between processes, each estimate
+         * off by a factor its degrees of freedom allow (0.8 to 1.25) */
+        double wobble = 0.8 + 0.45 * (double)(i % 6) / 5;
+        c[i].sr2 = 0.01 * wobble;
+        c[i].sp2 = (0.0004 + 0.01 / 3) * wobble;
+    }
+    gb_noise_prior pr;
+    gb_noise_priors(c, N, &pr);
+    gb_noise_prior same = pr;
+    gb_noise_priors_weigh(c, N, &same);
+    CHECK_NEAR(same.round_df0, GB_NOISE_PRIOR_DF, 0);
+    CHECK_NEAR(same.proc_df0, GB_NOISE_PRIOR_DF, 0);
+    CHECK_NEAR(same.round_var, pr.round_var, 1e-15);
+    CHECK_NEAR(same.proc_var, pr.proc_var, 1e-15);
+    /* now the rounds drift 2% to 50% case by case (log-spaced) */
+    for (int i = 0; i < N; i++) {
+        double sd = 0.02 * pow(25.0, (double)i / (N - 1));
+        c[i].sr2 = sd * sd;
+    }
+    gb_noise_priors(c, N, &pr);
+    gb_noise_prior learnt = pr;
+    gb_noise_priors_weigh(c, N, &learnt);
+    CHECK(learnt.round_df0 > 0 && learnt.round_df0 < 2);
+    CHECK(learnt.round_var < pr.round_var);
+    /* the quiet case (2% rounds): its round variance, shrunk, within 1.5x
+     * of its own with the learnt weight (1.2x), over 3x with the fixed one */
+    gb_change fixed, own;
+    CHECK(gb_noise_change(&c[0], &pr, &fixed) == 0);
+    CHECK(gb_noise_change(&c[0], &learnt, &own) == 0);
+    CHECK(own.round_var < 1.5 * 0.0004);
+    CHECK(fixed.round_var > 3 * 0.0004);
 }
