@@ -126,8 +126,9 @@ static void check_cell(gb_table *t, long r, int col, const row *w) {
 
 /* A terminal table without --wide drops columns until it fits
  * GB_REPORT_COLUMNS: first the % of peak, then the rates, then the energy
- * columns, then the end-to-end time (its speedup stays); the names of those
- * dropped go into dropped for a line under the table. */
+ * columns, then the end-to-end times (their speedups stay), and last the
+ * end-to-end-overlapped speedup; the names of those dropped go into dropped
+ * for a line under the table. */
 static void fit_narrow(gb_table *t, const layout *L, char *dropped, size_t dlen) {
     /* times and speedups stay longest; the energy columns go before the
      * end-to-end times (the default run's tables were 135-158 wide with
@@ -142,7 +143,8 @@ static void fit_narrow(gb_table *t, const layout *L, char *dropped, size_t dlen)
                             {L->e.j[1], -1},
                             {L->e.ratio, -1},
                             {L->t[SIDE_E2E + 1], L->ci[SIDE_E2E + 1]},
-                            {L->t[SIDE_E2E], L->ci[SIDE_E2E]}};
+                            {L->t[SIDE_E2E], L->ci[SIDE_E2E]},
+                            {L->sp[2], -1}}; /* last: the overlapped copy's speedup (slicing was 101 wide) */
     size_t off = 0;
     dropped[0] = '\0';
     for (size_t i = 0; i < sizeof order / sizeof order[0] && gb_table_term_width(t) > GB_REPORT_COLUMNS; i++) {
