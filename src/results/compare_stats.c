@@ -270,8 +270,10 @@ void gb_noise_priors(const gb_case_noise *c, size_t n, gb_noise_prior *pr) {
 }
 
 void gb_noise_priors_weigh(const gb_case_noise *c, size_t n, gb_noise_prior *pr) {
-    double *s2 = malloc((n ? n : 1) * sizeof *s2), *df = malloc((n ? n : 1) * sizeof *df);
-    double *e = malloc((n ? n : 1) * sizeof *e);
+    /* zeroed: GCC's -O1 (the sanitized build) cannot see that prior_weight
+     * reads only the k filled, and its -Werror stopped the build */
+    double *s2 = calloc(n ? n : 1, sizeof *s2), *df = calloc(n ? n : 1, sizeof *df);
+    double *e = calloc(n ? n : 1, sizeof *e);
     if (!s2 || !df || !e) { free(s2); free(df); free(e); return; }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
