@@ -148,7 +148,10 @@ TEST(confirm_a_one_process_slowdown_is_not_confirmed_in_fresh_processes) {
     int rc1 = compare("-f json", "b1.json b1.json", "c-slow.json");
     cJSON *one = json_part();
     const cJSON *it = item_of(one, TARGET);
-    CHECK(it && cJSON_GetObjectItemCaseSensitive(it, "change")->valuedouble > 1.5);
+    /* every test here failed together once, in make test beside two busy
+     * loops and two other builds: if again, the output says why */
+    if (!CHECK(it && cJSON_GetObjectItemCaseSensitive(it, "change")->valuedouble > 1.5))
+        fprintf(stderr, "    compare exit %d, its output:\n%.4000s\n", rc1, big);
     CHECK(rc1 == 1 || rc1 == 0);
     cJSON_Delete(one);
     /* with --confirm: re-measured, not confirmed, exit 0 */
