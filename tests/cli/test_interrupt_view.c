@@ -103,9 +103,11 @@ TEST(cli_interrupt_says_stopping_once_and_lists_no_unreached_case) {
     }
     CHECK(nr && nr->valueint == cases - 3);
     CHECK(listed == cases - 3); /* one result per case: --backend cpu */
+    /* how the three cases reached came out depends on the machine (under
+     * load one was skipped once); that three were reached and how many were
+     * not does not */
     char words[160];
-    snprintf(words, sizeof words, "3 cases, 3 results: 3 ok, 0 skipped, 0 failed or errored. %d cases not reached",
-             cases - 3);
-    CHECK(strstr(out, words) != NULL);
+    snprintf(words, sizeof words, "%d cases not reached", cases - 3);
+    CHECK(strstr(out, "3 cases, 3 results: ") != NULL && strstr(out, words) != NULL);
     cJSON_Delete(doc);
 }
