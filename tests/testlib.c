@@ -128,13 +128,18 @@ char *gb_test_read_file(const char *path, unsigned long *len) {
     return buf;
 }
 
-int gb_test_write_json(const char *path, const cJSON *doc) {
-    char *text = cJSON_Print(doc);
+int gb_test_write_text(const char *path, const char *text) {
     FILE *f = text ? fopen(path, "w") : NULL;
     int ok = f && fputs(text, f) >= 0;
     if (f && fclose(f) != 0) ok = 0;
-    free(text);
     return ok ? 0 : -1;
+}
+
+int gb_test_write_json(const char *path, const cJSON *doc) {
+    char *text = cJSON_Print(doc);
+    int rc = gb_test_write_text(path, text);
+    free(text);
+    return rc;
 }
 
 cJSON *gb_test_load_json(const char *path) {

@@ -36,6 +36,8 @@ const char *gb_test_tmp(const char *name);
 /* The whole file at path, NUL-terminated (free it), its length in *len; NULL
  * when it cannot be read. */
 char *gb_test_read_file(const char *path, unsigned long *len);
+/* text into path (replaced); 0, or -1 when it could not be written. */
+int gb_test_write_text(const char *path, const char *text);
 /* doc printed into path (replaced); 0, or -1 when it could not be written. */
 int gb_test_write_json(const char *path, const struct cJSON *doc);
 /* The JSON file at path, parsed (a cJSON *, free with cJSON_Delete), or NULL

@@ -125,14 +125,10 @@ TEST(report_transfer_crossover_sizes_have_units) {
  * CPU's result, so the table has no math=tf32 row and says what it left out. */
 TEST(run_cpu_only_shows_no_tf32_copy_rows) {
     const char *suite = gb_test_tmp("tf32.json"), *res = gb_test_tmp("tf32-out.json");
-    FILE *f = fopen(suite, "w");
-    if (f) {
-        fputs("{\"name\":\"tf\",\"defaults\":{\"dtypes\":[\"float32\"],\"min_reps\":3,\"min_time_s\":0.001,"
-              "\"max_time_s\":0.05,\"rounds\":1},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[32]},"
-              "{\"op\":\"matmul\",\"sizes\":[32],\"params\":{\"math\":\"tf32\"}}]}",
-              f);
-        fclose(f);
-    }
+    CHECK(gb_test_write_text(suite,
+                             "{\"name\":\"tf\",\"defaults\":{\"dtypes\":[\"float32\"],\"min_reps\":3,\"min_time_s\":0.001,"
+                             "\"max_time_s\":0.05,\"rounds\":1},\"benchmarks\":[{\"op\":\"matmul\",\"sizes\":[32]},"
+                             "{\"op\":\"matmul\",\"sizes\":[32],\"params\":{\"math\":\"tf32\"}}]}") == 0);
     static char big[1 << 16];
     char cmd[512];
     snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s run %s --backend cpu --no-peak --out %s 2>/dev/null", gb_test_binary(),
@@ -169,13 +165,9 @@ TEST(report_names_e2e_ovl_only_where_a_row_has_it) {
  * energy columns of dashes and no paragraph on reading them. */
 TEST(run_without_gpu_says_why_once_and_shows_no_empty_energy_columns) {
     const char *suite = gb_test_tmp("nogpu.json"), *res = gb_test_tmp("nogpu-out.json");
-    FILE *f = fopen(suite, "w");
-    if (f) {
-        fputs("{\"name\":\"ng\",\"defaults\":{\"dtypes\":[\"float32\"],\"min_reps\":3,\"min_time_s\":0.001,"
-              "\"max_time_s\":0.05,\"rounds\":1},\"benchmarks\":[{\"op\":\"elementwise\",\"sizes\":[32]}]}",
-              f);
-        fclose(f);
-    }
+    CHECK(gb_test_write_text(suite,
+                             "{\"name\":\"ng\",\"defaults\":{\"dtypes\":[\"float32\"],\"min_reps\":3,\"min_time_s\":0.001,"
+                             "\"max_time_s\":0.05,\"rounds\":1},\"benchmarks\":[{\"op\":\"elementwise\",\"sizes\":[32]}]}") == 0);
     static char big[1 << 16];
     char cmd[512];
     /* Markdown: a terminal paragraph wraps at 100 columns, and the reason with it */
