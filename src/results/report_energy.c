@@ -48,20 +48,34 @@ static int shown(const gb_result *r) {
 }
 
 /* "0.52", "0.52 ±9%" when the bound is past 2%, "–" when not measured or
- * past GB_ENERGY_SHOWN_BOUND. */
-static void fmt_joules(char *buf, size_t len, const gb_result *r) {
-    if (!shown(r)) {
+ * past GB_ENERGY_SHOWN_BOUND: the sum of the n results' J/op (several
+ * devices at once), within the widest of their bounds, "–" unless each is
+ * shown. */
+void gb_report_energy_joules(char *buf, size_t len, const gb_result *const *rs, size_t n) {
+    double sum = 0, pm = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gb_result *r = rs[i];
+        if (!shown(r)) {
+            snprintf(buf, len, "–");
+            return;
+        }
+        sum += r->energy.j_per_op;
+        /* the counter's bound and the op's own spread: two runs agree within it */
+        double p = r->energy.bound + (isfinite(r->energy.spread) ? r->energy.spread : 0);
+        if (p > pm) pm = p;
+    }
+    if (!n) {
         snprintf(buf, len, "–");
         return;
     }
-    gb_fmt_sig(buf, len, r->energy.j_per_op);
-    /* the counter's bound and the op's own spread: two runs agree within it */
-    double pm = r->energy.bound + (isfinite(r->energy.spread) ? r->energy.spread : 0);
+    gb_fmt_sig(buf, len, sum);
     if (pm > 0.02 + 1e-9) {
         size_t l = strlen(buf);
         snprintf(buf + l, len - l, " ±%.0f%%", pm * 100);
     }
 }
+
+static void fmt_joules(char *buf, size_t len, const gb_result *r) { gb_report_energy_joules(buf, len, &r, 1); }
 
 /* Whether some result of r measured energy or sampled clocks: a run where
  * every counter was missing (a CPU-only run in a VM) gets no columns of

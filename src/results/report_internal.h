@@ -126,6 +126,9 @@ void gb_report_energy_columns(gb_table *t, const rdoc *d, size_t a, size_t b, en
  * NAN without a measured energy. */
 double gb_report_energy_busy(const gb_result *r);
 void gb_report_energy_cells(gb_table *t, long r, const row *w, const energy_layout *L);
+/* J/op as the tables show it: the sum of n results' (devices at once),
+ * "±N%" past 2%, "–" unless every one is measured within the bounds shown. */
+void gb_report_energy_joules(char *buf, size_t len, const gb_result *const *rs, size_t n);
 /* The "how to read" sentence of the energy columns (when r has any). */
 void gb_report_energy_note(const gb_writer *wr, FILE *out, const gb_results *r);
 /* The per-case line's energy words into buf ("" when none). */

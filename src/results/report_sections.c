@@ -135,6 +135,10 @@ static const gb_result *alone_of(const gb_case_result *c, const gb_result *x) {
     return NULL;
 }
 
+/* The most devices of one concurrent group the section sums (a file's
+ * results are untrusted: a larger group's total is a dash, not a sum). */
+#define GB_REPORT_MAX_LANES 64
+
 /* --devices-concurrent: each device's median alone and with every device
  * at once, and the group's aggregate rate. */
 void gb_report_concurrent_section(const gb_writer *wr, FILE *out, const gb_results *results, const char *ops, int color) {
@@ -185,15 +189,18 @@ void gb_report_concurrent_section(const gb_writer *wr, FILE *out, const gb_resul
             gb_fmt_sig(buf, sizeof buf, agg);
             gb_table_set(&t, r, c_g, GB_CELL_PLAIN, "%s %s", buf, isnan(agg) ? "" : bytes ? "GB/s" : "GFLOP/s");
             if (c_j >= 0) {
-                double mine = x->energy.measured ? x->energy.j_per_op : NAN, total = 0;
-                for (size_t k = 0; k < c->nresults; k++) { /* the group: this case's results of the same timing at once */
+                const gb_result *group[GB_REPORT_MAX_LANES];
+                size_t ng = 0, nall = 0;
+                for (size_t k = 0; k < c->nresults; k++) {
+                    /* the group: this case's results of the same timing at once */
                     const gb_result *y = &c->results[k];
-                    if (y->concurrent.present && !strcmp(y->timing, x->timing) && !strcmp(y->backend, x->backend))
-                        total += y->energy.measured ? y->energy.j_per_op : NAN;
+                    if (y->concurrent.present && !strcmp(y->timing, x->timing) && !strcmp(y->backend, x->backend) &&
+                        nall++ < GB_REPORT_MAX_LANES)
+                        group[ng++] = y;
                 }
-                gb_fmt_sig(buf, sizeof buf, mine);
+                gb_report_energy_joules(buf, sizeof buf, &x, 1);
                 gb_table_set(&t, r, c_j, GB_CELL_PLAIN, "%s", buf);
-                gb_fmt_sig(buf, sizeof buf, total);
+                gb_report_energy_joules(buf, sizeof buf, group, nall > ng ? 0 : ng);
                 gb_table_set(&t, r, c_jt, GB_CELL_PLAIN, "%s", buf);
             }
         }

@@ -13,6 +13,8 @@ typedef struct {
     pthread_cond_t cond;
     int open, abort;
     int halt; /* *stop as one thread read it for a repetition: every thread follows it */
+    int phased; /* some lane has a phase (concurrent.h) */
+    double phase_s[GB_CONCURRENT_PHASES]; /* each phase's length: the longest wish */
 } gate;
 
 typedef struct {
@@ -55,6 +57,19 @@ static void *work(void *arg) {
         else if (r >= w->warmup) l->samples[l->n++] = s;
     }
     if (l->timed && prepared == GB_OK && w->reps > 0) l->timed(l->timed_ctx, 0, l->n);
+    /* the phases: every thread meets the barrier once a phase, and all read
+     * the same length after it, so all stop together */
+    int ready = prepared == GB_OK && l->status == GB_OK && !w->g->halt;
+    for (int p = 0; w->g->phased && p < GB_CONCURRENT_PHASES; p++) {
+        double want = ready && l->phase_want && !*w->stop ? l->phase_want(l->timed_ctx) : 0;
+        pthread_mutex_lock(&w->g->lock);
+        if (want > w->g->phase_s[p]) w->g->phase_s[p] = want;
+        pthread_mutex_unlock(&w->g->lock);
+        pthread_barrier_wait(w->barrier);
+        double s = w->g->phase_s[p]; /* written before the barrier, by this phase's wishes only */
+        if (!(s > 0)) break;
+        if (ready && l->phase) l->phase(l->timed_ctx, b, state, s);
+    }
     if (prepared == GB_OK) b->release(state);
     return NULL;
 }
@@ -67,13 +82,14 @@ int gb_concurrent_measure(const gb_case *c, const gb_arrays *in, gb_concurrent_l
         return gb_errf(e, GB_FAIL, "cannot make a barrier for %d threads", nlanes);
     pthread_t tid[GB_MAX_BACKENDS];
     worker w[GB_MAX_BACKENDS];
-    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, {0}};
     int started = 0, status = GB_OK;
     if (nlanes > GB_MAX_BACKENDS) nlanes = GB_MAX_BACKENDS;
     for (int i = 0; i < nlanes; i++) {
         lanes[i].n = 0; /* (timed and timed_ctx are the caller's) */
         lanes[i].status = GB_OK;
         lanes[i].err.msg[0] = '\0';
+        g.phased |= lanes[i].phase != NULL;
         w[i] = (worker){&g, c, in, &lanes[i], timing, warmup, reps, &barrier, stop};
     }
     for (; started < nlanes; started++)

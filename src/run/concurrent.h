@@ -24,7 +24,19 @@ typedef struct {
      * (a caller zeroes the lanes it makes, then sets what it uses). */
     void (*timed)(void *ctx, int begin, int reps);
     void *timed_ctx;
+    /* After the timed repetitions, with every lane's case still prepared, up
+     * to GB_CONCURRENT_PHASES untimed phases: each lane's phase_want (on its
+     * own thread, with timed_ctx) says how many seconds of back-to-back
+     * repetitions it still wants (0: none); then every lane that prepared
+     * runs phase for the longest wish of them all, together, so that each
+     * device works while the others do, as in the timed repetitions (the
+     * energy phase of run_energy.c). No lane wants: no more phases. NULL in
+     * every lane: none. */
+    double (*phase_want)(void *ctx);
+    void (*phase)(void *ctx, const gb_backend *b, void *state, double seconds);
 } gb_concurrent_lane;
+
+#define GB_CONCURRENT_PHASES 3
 
 /* Prepare case c on every lane's device at once, then run `warmup` untimed
  * and `reps` timed repetitions of timing on all of them together. A lane whose prepare or

@@ -377,15 +377,14 @@ static int extension_threaded(int k, const gb_backend *b, void *state, double ru
     return GB_OK;
 }
 
-/* One energy phase toward GB_ENERGY_TARGET; 0 when it did not run (auto
- * and too dear, or the counter could not be read). */
-static int extend_once(gb_run_config *cfg, const gb_case *c, int k, const gb_backend *b, void *state, track *tr) {
-    meter *m = &meters[k];
+/* The window an energy phase still needs toward GB_ENERGY_TARGET after
+ * the windows in sum (*w_s), and what it costs (the return, seconds). */
+static double phase_cost(const meter *m, const gb_energy_sum *sum, double *w_s_out) {
     /* The window still needed, W: the synced windows so far and the new one's
      * two ends (a batch each) must satisfy (U + 2 poll + resolution / P) /
      * (S + W) <= target. It costs W plus, on average, a period for the
      * updates at its ends (two at most: the loop's limit). */
-    const gb_energy_part *p = &tr->en.sum.synced;
+    const gb_energy_part *p = &sum->synced;
     double power = p->seconds > 0 ? p->energy_j / p->seconds : m->probe.power_w;
     double res = power > 0 ? m->resolution_j / power : 0;
     /* each end of the new window is placed within one read gap: on a GPU the
@@ -401,8 +400,33 @@ static int extend_once(gb_run_config *cfg, const gb_case *c, int k, const gb_bac
     double min_w = 2 * gap / aim;
     if (w_s < min_w) w_s = min_w;
     double period = isfinite(m->probe.period_s) ? m->probe.period_s : 0;
-    double cost = threaded ? w_s + 2 * period + 0.01 : w_s + period;
-    if (cfg->energy != GB_ENERGY_ON && (cost > GB_EXTEND_CASE_S || extended_s + cost > GB_EXTEND_RUN_S)) return 0;
+    *w_s_out = w_s;
+    return threaded ? w_s + 2 * period + 0.01 : w_s + period;
+}
+
+/* Whether an energy phase of `cost` seconds may run: always with --energy
+ * on; in auto when it is cheap for the case and the run. */
+static int phase_affordable(int mode, double cost) {
+    return mode == GB_ENERGY_ON || (cost <= GB_EXTEND_CASE_S && extended_s + cost <= GB_EXTEND_RUN_S);
+}
+
+/* An energy phase's window (started at t0) into en. */
+static void add_phase_window(track_energy *en, const gb_energy_window *w, double reps, double t0) {
+    gb_energy_add(&en->sum, w, reps);
+    en->extended = 1;
+    if (energy_log && en->nlog < 4)
+        en->log[en->nlog++] = (energy_window_log){unix_now() - (gb_now() - t0), unix_now(), w->energy_j, w->seconds,
+                                                  w->span_s, reps};
+}
+
+/* One energy phase toward GB_ENERGY_TARGET; 0 when it did not run (auto
+ * and too dear, or the counter could not be read). */
+static int extend_once(gb_run_config *cfg, const gb_case *c, int k, const gb_backend *b, void *state, track *tr) {
+    meter *m = &meters[k];
+    int threaded = m->kind == METER_DEVICE;
+    double w_s, cost = phase_cost(m, &tr->en.sum, &w_s);
+    double period = isfinite(m->probe.period_s) ? m->probe.period_s : 0;
+    if (!phase_affordable(cfg->energy, cost)) return 0;
     double rep_s = tr->s.n ? tr->s.v[tr->s.n - 1] : 0, reps = 0, t0 = gb_now();
     gb_err e = {{0}};
     gb_energy_window w;
@@ -411,13 +435,7 @@ static int extend_once(gb_run_config *cfg, const gb_case *c, int k, const gb_bac
         OUTSIDE_MODEL(status = extension_threaded(k, b, state, cost, &w, &reps, &e));
     else
         OUTSIDE_MODEL(status = extension(m, b, state, w_s, rep_s, w_s + 3 * period + 0.1, &w, &reps, &e));
-    if (status == GB_OK) {
-        gb_energy_add(&tr->en.sum, &w, reps);
-        tr->en.extended = 1;
-        if (energy_log && tr->en.nlog < 4)
-            tr->en.log[tr->en.nlog++] = (energy_window_log){unix_now() - (gb_now() - t0), unix_now(), w.energy_j,
-                                                            w.seconds, w.span_s, reps};
-    }
+    if (status == GB_OK) add_phase_window(&tr->en, &w, reps, t0);
     double spent = gb_now() - t0;
     extended_s += spent;
     gb_run_account(cfg, c->op_id, GB_T_ENERGY, spent);
@@ -433,6 +451,52 @@ void gb_run_energy_phase(gb_run_config *cfg, const gb_case *c, int k, const gb_b
      * GEMM 1024 at 2.8%), three phases at most */
     for (int tries = 0; tries < (cfg->energy == GB_ENERGY_ON ? 3 : 1) && !gb_interrupted; tries++)
         if (bound_of(m, &tr->en.sum) <= GB_ENERGY_TARGET || !extend_once(cfg, c, k, b, state, tr)) return;
+}
+
+/* ---- the energy phase of a concurrent group (concurrent.h's phase hooks) ---- */
+
+/* A lane's wish: the cost of the phase its window still needs, as alone
+ * (one phase in auto, three at most with --energy on); 0 when its bound is
+ * reached, too dear, or it measures no energy. Read on the lane's thread
+ * while the run's thread waits for the group: extended_s does not move. */
+double gb_run_energy_lane_want(void *ctx) {
+    gb_lane_energy *l = ctx;
+    const meter *m = &meters[l->k];
+    if (!l->energy || !m->energy_ok || gb_interrupted || l->tries >= (l->mode == GB_ENERGY_ON ? 3 : 1)) return 0;
+    if (bound_of(m, &l->en.sum) <= GB_ENERGY_TARGET) return 0;
+    double w_s, cost = phase_cost(m, &l->en.sum, &w_s);
+    return phase_affordable(l->mode, cost) ? cost : 0;
+}
+
+/* The group's phase on this lane: back-to-back repetitions for `seconds`
+ * (the longest wish of the group), its counter read by a span's thread as
+ * alone; a lane that measures no energy only works, so that its device
+ * loads the others' as in the timed repetitions. */
+void gb_run_energy_lane_phase(void *ctx, const gb_backend *b, void *state, double seconds) {
+    gb_lane_energy *l = ctx;
+    double t0 = gb_now(), reps = 0;
+    l->tries++;
+    gb_err e = {{0}};
+    gb_energy_window w;
+    if (l->energy && meters[l->k].energy_ok) {
+        if (extension_threaded(l->k, b, state, seconds, &w, &reps, &e) == GB_OK)
+            add_phase_window(&l->en, &w, reps, t0);
+    } else {
+        while (!gb_interrupted && gb_now() - t0 < seconds) {
+            double sec;
+            if (b->run(state, 0, &sec, &e) != GB_OK) break;
+        }
+    }
+    l->phase_s += gb_now() - t0;
+}
+
+double gb_run_energy_lanes_spent(gb_run_config *cfg, const gb_case *c, const gb_lane_energy *le, int n) {
+    double spent = 0;
+    for (int j = 0; j < n; j++)
+        if (le[j].phase_s > spent) spent = le[j].phase_s;
+    extended_s += spent;
+    gb_run_account(cfg, c->op_id, GB_T_ENERGY, spent);
+    return spent;
 }
 
 /* ---- into the model ----------------------------------------------------------------- */

@@ -161,13 +161,20 @@ int gb_run_energy_wanted(const gb_run_config *cfg, int k, int t);
 void gb_run_energy_phase(gb_run_config *cfg, const gb_case *c, int k, const gb_backend *b, void *state, track *tr);
 /* Write what en saw into result ri of case ci (slot k's). */
 void gb_run_energy_record(gb_run_config *cfg, size_t ci, const gb_case *c, int k, track_energy *en, size_t ri);
-/* A lane of --devices-concurrent (concurrent.h's timed hook, ctx a gb_lane_energy). */
+/* A lane of --devices-concurrent (concurrent.h's hooks, ctx a gb_lane_energy). */
 typedef struct {
-    int k, energy;
+    int k, energy, mode; /* mode: cfg->energy */
     gb_span *span;
     track_energy en;
+    int tries;      /* energy phases run */
+    double phase_s; /* their seconds */
 } gb_lane_energy;
 void gb_run_energy_lane_hook(void *ctx, int begin, int reps);
+double gb_run_energy_lane_want(void *ctx);
+void gb_run_energy_lane_phase(void *ctx, const gb_backend *b, void *state, double seconds);
+/* After the group: its phases' time (the longest lane's) into the run's
+ * energy time; returned, for the caller to leave out of the samples' time. */
+double gb_run_energy_lanes_spent(gb_run_config *cfg, const gb_case *c, const gb_lane_energy *le, int n);
 /* The energy ratio (host J / accelerator J) of each accelerator result. */
 void gb_run_energy_ratios(gb_case_result *c);
 

@@ -375,9 +375,12 @@ void gb_run_concurrent_visit(const gb_plan_item *item, size_t ci, gb_run_config 
             gb_lane_energy le[GB_MAX_BACKENDS];
             for (int j = 0; j < n; j++) {
                 int kj = (int)(lanes[j].slot - set->slot);
-                le[j] = (gb_lane_energy){.k = kj, .energy = gb_run_energy_wanted(cfg, kj, t)};
+                le[j] = (gb_lane_energy){.k = kj, .energy = gb_run_energy_wanted(cfg, kj, t), .mode = cfg->energy};
                 lanes[j].timed = gb_run_energy_lane_hook;
                 lanes[j].timed_ctx = &le[j];
+                /* the energy phase, all devices at once: timing 0 only, as alone */
+                lanes[j].phase_want = t == 0 && cfg->energy != GB_ENERGY_OFF ? gb_run_energy_lane_want : NULL;
+                lanes[j].phase = lanes[j].phase_want ? gb_run_energy_lane_phase : NULL;
             }
             double t0 = gb_now();
             int warmup = item->budget.warmup > 1 ? item->budget.warmup : 1;
@@ -385,7 +388,8 @@ void gb_run_concurrent_visit(const gb_plan_item *item, size_t ci, gb_run_config 
             OUTSIDE_MODEL(cst = gb_concurrent_measure(c, in, lanes, n, t, warmup, reps, &gb_interrupted, &e));
             if (cst != GB_OK)
                 for (int j = 0; j < n; j++) lanes[j].status = gb_errf(&lanes[j].err, GB_FAIL, "%s", e.msg);
-            gb_run_spent(cfg, c->op_id, GB_T_SAMPLES, t0);
+            double phases = gb_run_energy_lanes_spent(cfg, c, le, n);
+            gb_run_account(cfg, c->op_id, GB_T_SAMPLES, gb_now() - t0 - phases);
             /* every device's work over its own median, summed */
             double gflops = 0, gbs = 0;
             int all_ok = 1;

@@ -358,6 +358,83 @@ TEST(multigpu_concurrent_engine_runs_each_device_on_its_own_thread) {
     for (int i = 0; i < 3; i++) CHECK(lanes[i].n == 0 && lanes[i].status == GB_OK);
 }
 
+/* The phases after the timed repetitions: every lane that prepared runs
+ * each phase for the longest wish of the group, on its own device's state. */
+static double want_of[3], ran_for[3][GB_CONCURRENT_PHASES + 1];
+static int phases_of[3], wished_phases;
+static double fake_want(void *ctx) {
+    int i = *(int *)ctx;
+    return phases_of[i] < wished_phases ? want_of[i] : 0; /* satisfied after wished_phases */
+}
+static void fake_phase(void *ctx, const gb_backend *b, void *state, double seconds) {
+    int i = *(int *)ctx;
+    double s;
+    gb_err e = {{0}};
+    if (*(int *)state != i || b->run(state, 0, &s, &e) != GB_OK) fake_wrong_device = 1;
+    ran_for[i][phases_of[i]++] = seconds;
+}
+
+TEST(multigpu_concurrent_phases_run_every_lane_for_the_longest_wish) {
+    gb_backend b = {0};
+    b.supports = fake_supports;
+    b.prepare = fake_prepare;
+    b.run = fake_run;
+    b.release = fake_release;
+    b.use_device = fake_use;
+    gb_backend_slot slots[3];
+    gb_concurrent_lane lanes[3];
+    double buf[3][8];
+    int ids[3] = {0, 1, 2};
+    memset(slots, 0, sizeof slots);
+    memset(lanes, 0, sizeof lanes);
+    memset(ran_for, 0, sizeof ran_for);
+    memset(phases_of, 0, sizeof phases_of);
+    want_of[0] = 0.25, want_of[1] = 0, want_of[2] = 0.5; /* device 1 wants none, yet works with the others */
+    for (int i = 0; i < 3; i++) {
+        slots[i].b = &b;
+        slots[i].has_device = 1;
+        slots[i].device_pos = i;
+        lanes[i].slot = &slots[i];
+        lanes[i].samples = buf[i];
+        lanes[i].timed_ctx = &ids[i];
+        lanes[i].phase_want = fake_want;
+        lanes[i].phase = fake_phase;
+    }
+    gb_case c;
+    memset(&c, 0, sizeof c);
+    gb_arrays in = {0};
+    volatile sig_atomic_t stop = 0;
+    gb_err e = {{0}};
+    fake_fail_prepare = -1;
+    fake_wrong_device = 0;
+    wished_phases = 2;
+    CHECK(gb_concurrent_measure(&c, &in, lanes, 3, 0, 1, 3, &stop, &e) == GB_OK);
+    /* two phases of 0.5 s each on every lane (the wishes stop after two), then none */
+    for (int i = 0; i < 3; i++) {
+        CHECK(phases_of[i] == 2);
+        CHECK_NEAR(ran_for[i][0], 0.5, 1e-15);
+        CHECK_NEAR(ran_for[i][1], 0.5, 1e-15);
+    }
+    CHECK(!fake_wrong_device);
+    /* a lane whose device could not prepare runs no phase; the others still do */
+    memset(phases_of, 0, sizeof phases_of);
+    fake_fail_prepare = 2;
+    CHECK(gb_concurrent_measure(&c, &in, lanes, 3, 0, 1, 3, &stop, &e) == GB_OK);
+    CHECK(phases_of[0] == 2 && phases_of[1] == 2 && phases_of[2] == 0);
+    CHECK_NEAR(ran_for[1][0], 0.25, 1e-15); /* the longest wish left: lane 0's */
+    /* wishes that never end stop at GB_CONCURRENT_PHASES */
+    memset(phases_of, 0, sizeof phases_of);
+    fake_fail_prepare = -1;
+    wished_phases = 1000;
+    CHECK(gb_concurrent_measure(&c, &in, lanes, 3, 0, 1, 3, &stop, &e) == GB_OK);
+    for (int i = 0; i < 3; i++) CHECK(phases_of[i] == GB_CONCURRENT_PHASES);
+    /* no wish: no phase at all */
+    memset(phases_of, 0, sizeof phases_of);
+    for (int i = 0; i < 3; i++) lanes[i].phase_want = NULL;
+    CHECK(gb_concurrent_measure(&c, &in, lanes, 3, 0, 1, 3, &stop, &e) == GB_OK);
+    CHECK(phases_of[0] == 0 && phases_of[1] == 0 && phases_of[2] == 0);
+}
+
 TEST(multigpu_suite_covers_every_multi_gpu_op) {
     gb_suite s;
     gb_err e = {{0}};
