@@ -41,6 +41,8 @@ static void usage(FILE *f) {
             "                             gpubench (`run SUITE --case ...`) and keep only the regressions\n"
             "                             those confirm (Holm over the suspects)\n"
             "  -n, --confirm-runs N       how many fresh processes (1 to %d, default %d)\n"
+            "      --confirm-unsure       re-measure every unsure case too, so that it can come out\n"
+            "                             same (one current process cannot show its own shift)\n"
             "  -q, --quiet                the re-measuring runs' output to a log, not to stderr\n"
             "      --ci SUITE             what a CI job should use (docs/ci.md): --confirm SUITE with\n"
             "                             %d fresh processes (unless -n), and a warning when the baseline\n"
@@ -127,7 +129,7 @@ int gb_cmd_compare(int argc, char **argv) {
         {"confirm", required_argument, 0, 'c'},   {"confirm-runs", required_argument, 0, 'n'},
         {"quiet", no_argument, 0, 'q'},          {"fail-on-unsure", no_argument, 0, 'U'},
         {"budget", required_argument, 0, 'b'},   {"verbose", no_argument, 0, 'v'},
-        {"ci", required_argument, 0, 'C'},
+        {"ci", required_argument, 0, 'C'},       {"confirm-unsure", no_argument, 0, 'N'},
         {0, 0, 0, 0}};
     gb_compare_options o = {.rule = GB_DEFAULT_RULE, .require_present = GB_DEFAULT_REQUIRE_PRESENT};
     const gb_writer *writer = &gb_writer_term; /* NULL: the JSON document */
@@ -203,6 +205,7 @@ int gb_cmd_compare(int argc, char **argv) {
             break;
         }
         case 'q': quiet = 1; break;
+        case 'N': o.confirm_unsure = 1; break;
         case 'U': fail_unsure = 1; break;
         case 'v': verbose = 1; break;
         case 'b':
@@ -234,8 +237,9 @@ int gb_cmd_compare(int argc, char **argv) {
         usage(stderr);
         return GB_EXIT_USAGE;
     }
-    if (confirm_runs_set && !confirm_suite) {
-        fprintf(stderr, "gpubench compare: --confirm-runs needs --confirm SUITE (the suite to re-measure with)\n");
+    if ((confirm_runs_set || o.confirm_unsure) && !confirm_suite) {
+        fprintf(stderr, "gpubench compare: %s needs --confirm SUITE (the suite to re-measure with)\n",
+                confirm_runs_set ? "--confirm-runs" : "--confirm-unsure");
         return GB_EXIT_USAGE;
     }
     gb_err e = {{0}};

@@ -40,6 +40,7 @@ static void usage(FILE *f) {
             "      --confirm SUITE    check: re-measure the suspects in fresh processes (compare --confirm);\n"
             "                         with the default 8 runs, what docs/ci.md recommends for CI\n"
             "      --confirm-runs N   check: how many fresh processes (default %d)\n"
+            "      --confirm-unsure   check: re-measure every unsure case too, so that it can come out same\n"
             "  -h, --help\n"
             "\n"
             "A CASE-PATTERN is a glob (matmul/float32/*/cuda/device) or a substring of the name\n"
@@ -50,7 +51,7 @@ static void usage(FILE *f) {
 }
 
 enum { O_COMMIT = 256, O_BRANCH, O_CTIME, O_MACHINE, O_SUITE, O_HBRANCH, O_SINCE, O_UNTIL, O_KEEP, O_OLDER,
-       O_CONFIRM, O_CONFIRM_RUNS };
+       O_CONFIRM, O_CONFIRM_RUNS, O_CONFIRM_UNSURE };
 
 /* history check --confirm: compare's second stage, on the history's baseline */
 static int history_confirm(gb_compare_result **cmp, const gb_results **docs, const char **names, size_t n,
@@ -79,7 +80,7 @@ int gb_cmd_history(int argc, char **argv) {
         {"format", required_argument, 0, 'f'},     {"help", no_argument, 0, 'h'},
         {"fail-on-unsure", no_argument, 0, 'U'},   {"verbose", no_argument, 0, 'v'},
         {"confirm", required_argument, 0, O_CONFIRM}, {"confirm-runs", required_argument, 0, O_CONFIRM_RUNS},
-        {"quiet", no_argument, 0, 'q'},
+        {"quiet", no_argument, 0, 'q'},            {"confirm-unsure", no_argument, 0, O_CONFIRM_UNSURE},
         {0, 0, 0, 0}};
     const char *db = NULL, *format = NULL, *policy_path = NULL;
     gb_history_source src = {0};
@@ -89,7 +90,7 @@ int gb_cmd_history(int argc, char **argv) {
     double older = 0;
     gb_rule rule = GB_DEFAULT_RULE;
     unsigned cli_set = 0;
-    int fail_unsure = 0, verbose = 0, quiet = 0;
+    int fail_unsure = 0, verbose = 0, quiet = 0, confirm_unsure = 0;
     const char *confirm_suite = NULL;
     long confirm_runs = GB_CI_CONFIRM_RUNS; /* check --confirm is the CI recipe (docs/ci.md) */
     char why[160];
@@ -123,6 +124,7 @@ int gb_cmd_history(int argc, char **argv) {
         case 'U': fail_unsure = 1; break;
         case 'q': quiet = 1; break;
         case O_CONFIRM: confirm_suite = optarg; break;
+        case O_CONFIRM_UNSURE: confirm_unsure = 1; break;
         case O_CONFIRM_RUNS:
             if (gb_cli_parse_int(optarg, 1, GB_CONFIRM_MAX_RUNS, &confirm_runs) != 0) {
                 fprintf(stderr, "gpubench history: --confirm-runs: expected a whole number from 1 to %d, got '%s'\n",
@@ -252,9 +254,17 @@ int gb_cmd_history(int argc, char **argv) {
         o.cmp.require_present = gb_policy_require_present(pol, GB_DEFAULT_REQUIRE_PRESENT);
         o.cmp.fail_on_unsure = fail_unsure || gb_policy_fail_on_unsure(pol);
         o.verbose = verbose;
+        if (confirm_unsure && !confirm_suite) {
+            fprintf(stderr, "gpubench history check: --confirm-unsure needs --confirm SUITE (the suite to re-measure "
+                            "with)\n");
+            gb_policy_free(pol);
+            gb_history_close(h);
+            return GB_EXIT_USAGE;
+        }
         if (confirm_suite) {
             o.cmp.confirm_runs = (int)confirm_runs;
             o.cmp.confirm_suite = confirm_suite;
+            o.cmp.confirm_unsure = confirm_unsure;
             o.confirm = history_confirm;
             o.confirm_ctx = &quiet;
         }

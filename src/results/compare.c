@@ -62,8 +62,10 @@ static void warn_incomplete(const gb_results *doc, const char *which, gb_cmp_str
 
 /* --confirm re-measures a case judged a regression, and an unsure one whose
  * estimate is itself beyond +threshold: on a noisy host that is where a real
- * slowdown lands when one current process cannot show its own shift. */
-static int is_suspect(const matched *m) {
+ * slowdown lands when one current process cannot show its own shift. With
+ * --confirm-unsure, every unsure case: to be decided either way. */
+static int is_suspect(const matched *m, int confirm_unsure) {
+    if (m->have_ch && confirm_unsure && m->verdict == GB_V_UNSURE) return 1;
     return m->have_ch && m->change > m->rule.threshold &&
            (m->verdict == GB_V_REGRESSION || m->verdict == GB_V_UNSURE);
 }
@@ -240,7 +242,7 @@ static int judge(comparison *k, const gb_compare_options *o, gb_compare_result *
         m->hi = fam[i].hi;
         gb_cmp_judge(m, m->lo, m->hi, family);
         m->family = family;
-        if (o->confirm_runs > 0) m->suspect = is_suspect(m);
+        if (o->confirm_runs > 0) m->suspect = is_suspect(m, o->confirm_unsure);
     }
     if (rc == 0 && o->confirm_runs > 0) {
         gb_noise_prior prior;

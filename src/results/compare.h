@@ -102,6 +102,11 @@ typedef struct {
     int ci;                           /* --ci: warn when the baseline has fewer than GB_CI_BASELINE_RUNS runs */
     double budget_s;                  /* the extra time the summary's "could be decided" is for (0: default) */
     const char *confirm_suite;        /* the suite they ran (shown) */
+    /* --confirm-unsure: every unsure case is re-measured too, not only the
+     * slower-looking ones: one current process cannot show its own shift,
+     * so on a host whose processes differ by a few % no case can come out
+     * "same" at 5% without more of them (docs/history.md, #29) */
+    int confirm_unsure;
 } gb_compare_options;
 
 /* Most confirmation processes --confirm-runs allows, and its default

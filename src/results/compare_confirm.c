@@ -170,18 +170,22 @@ int gb_cmp_confirm_stage(matched *ms, size_t nm, const gb_noise_prior *prior1, c
         char p[32];
         if (m->c_p_holm < 1e-12) snprintf(p, sizeof p, "p < 1e-12");
         else snprintf(p, sizeof p, "p = %.2g", m->c_p_holm);
+        /* a case re-measured only to be decided (--confirm-unsure) was
+         * never suspected of a slowdown: nothing to "not confirm" */
+        const char *how = m->verdict == GB_V_UNSURE && !(m->change > m->rule.threshold) ? "re-measured"
+                                                                                          : "not confirmed";
         if (t->verdict == GB_V_REGRESSION)
             snprintf(m->reason, sizeof m->reason,
                      "confirmed in %zu fresh processes: %+.1f%% [%+.1f%%, %+.1f%%], %s (free of the selection) after "
                      "Holm over %zu suspect%s; %s", o->nconfirm, 100 * m->c_change, 100 * m->c_lo, 100 * m->c_hi, p,
                      family, family == 1 ? "" : "s", was);
         else if (isfinite(m->c_change))
-            snprintf(m->reason, sizeof m->reason, "not confirmed in %zu fresh processes: %s, %+.1f%% [%+.1f%%, "
-                     "%+.1f%%]%s%.200s; %s", o->nconfirm, gb_verdict_name(t->verdict), 100 * m->c_change,
+            snprintf(m->reason, sizeof m->reason, "%s in %zu fresh processes: %s, %+.1f%% [%+.1f%%, "
+                     "%+.1f%%]%s%.200s; %s", how, o->nconfirm, gb_verdict_name(t->verdict), 100 * m->c_change,
                      100 * m->c_lo, 100 * m->c_hi, *t->reason ? ": " : "", t->reason, was);
         else
-            snprintf(m->reason, sizeof m->reason, "not confirmed in %zu fresh processes: %s: %.200s; %s",
-                     o->nconfirm, gb_verdict_name(t->verdict), t->reason, was);
+            snprintf(m->reason, sizeof m->reason, "%s in %zu fresh processes: %s: %.200s; %s",
+                     how, o->nconfirm, gb_verdict_name(t->verdict), t->reason, was);
         m->verdict = t->verdict;
         free(t);
     }
