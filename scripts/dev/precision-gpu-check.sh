@@ -19,7 +19,8 @@
 # OUTDIR/summary.md holds the tables; the JSON files and logs stay beside it.
 # N and LIB_SIZES (environment) shrink the sizes for a trial on a small machine;
 # GPU_PAIRS=0 leaves step 1 out (lowp-clocks-check.sh times the GPU side with
-# its clocks), CPU_PAIRS (default 5) sets step 2's pairs.
+# its clocks), CPU_PAIRS (default 5) sets step 2's pairs and CPU_DTYPES
+# (default float32,bfloat16,int8) its dtypes.
 set -u
 N=${N:-8192}
 LIB_SIZES=${LIB_SIZES:-1024,32x4096x4096,4096}
@@ -67,8 +68,9 @@ pairs() { # NAME BUDGET-S GB-ARGS TORCH-ARGS: up to 5 pairs, a new one started o
 # GPU pairs spend their time on the reduced precisions
 [ "${GPU_PAIRS:-1}" = 0 ] || pairs gpu 110 "--backend cuda --dtype bfloat16,float16,float8_e4m3,int8 --max-time 1s" \
     "--device cuda --dtypes bfloat16,float16,float8_e4m3,int8 --reps 10"
-MAXPAIRS=${CPU_PAIRS:-5} pairs cpu $((22 * ${CPU_PAIRS:-5})) "--backend cpu --dtype float32,bfloat16,int8 --max-time 3s --min-time 1s" \
-    "--device cpu --dtypes float32,bfloat16,int8 --reps 3"
+CPU_DTYPES=${CPU_DTYPES:-float32,bfloat16,int8}
+MAXPAIRS=${CPU_PAIRS:-5} pairs cpu $((22 * ${CPU_PAIRS:-5})) "--backend cpu --dtype $CPU_DTYPES --max-time 3s --min-time 1s" \
+    "--device cpu --dtypes $CPU_DTYPES --reps 3"
 
 # 3. the float32 libraries, interleaved (A B C A B C)
 t0=$(date +%s)
