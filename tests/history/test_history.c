@@ -348,6 +348,20 @@ TEST(history_check_and_bisect_find_the_step_and_the_drift) {
     snprintf(cmd, sizeof cmd, "%s history bisect 'matmul/float32/8192x8192x8192/*' --db %s", gb_test_binary(), all);
     CHECK(sh(cmd, out, sizeof out) == 0);
     CHECK(strstr(out, "no step or drift") != NULL);
+    /* the same runs, all of one commit: the step is the machine's, and no
+     * commit is named to blame (exit 0) */
+    const char *one = tmp("one_commit.sqlite");
+    for (unsigned i = 0; i < 20; i++) {
+        char f[32];
+        snprintf(f, sizeof f, "s%02u.json", i);
+        CHECK(add(one, tmp(f), "c00") == 0);
+    }
+    snprintf(cmd, sizeof cmd, "%s history bisect 'matmul/float32/512x512x512/*/cpu/host' --db %s", gb_test_binary(), one);
+    CHECK(sh(cmd, out, sizeof out) == 0);
+    CHECK(strstr(out, "step: +2") != NULL && strstr(out, "the machine changed, not the code") != NULL);
+    snprintf(cmd, sizeof cmd, "%s history bisect 'matmul/float32/2048x2048x2048/*/cpu/host' --db %s", gb_test_binary(), one);
+    CHECK(sh(cmd, out, sizeof out) == 0);
+    CHECK(strstr(out, "drift: +2.0") != NULL && strstr(out, "the machine changed, not the code") != NULL);
     /* the run of the step against the twelve before it */
     int rc;
     cJSON *doc = check_json(before, tmp("s12.json"), &rc);
