@@ -316,25 +316,34 @@ static int fake_run(void *state, int timing, double *seconds, gb_err *e) {
 }
 static void fake_release(void *state) { free(state); }
 
-TEST(multigpu_concurrent_engine_runs_each_device_on_its_own_thread) {
-    gb_backend b = {0};
-    b.supports = fake_supports;
-    b.prepare = fake_prepare;
-    b.run = fake_run;
-    b.release = fake_release;
-    b.use_device = fake_use;
+/* Three devices of the fake backend b, a lane each with buf's rows for
+ * samples and no hook (concurrent.h: the caller sets what it uses). */
+typedef struct {
+    gb_backend b;
     gb_backend_slot slots[3];
     gb_concurrent_lane lanes[3];
     double buf[3][8];
-    memset(slots, 0, sizeof slots);
-    memset(lanes, 0, sizeof lanes); /* no timed hook (concurrent.h) */
+} fake_group;
+static void fake_group_init(fake_group *g) {
+    memset(g, 0, sizeof *g);
+    g->b.supports = fake_supports;
+    g->b.prepare = fake_prepare;
+    g->b.run = fake_run;
+    g->b.release = fake_release;
+    g->b.use_device = fake_use;
     for (int i = 0; i < 3; i++) {
-        slots[i].b = &b;
-        slots[i].has_device = 1;
-        slots[i].device_pos = i;
-        lanes[i].slot = &slots[i];
-        lanes[i].samples = buf[i];
+        g->slots[i].b = &g->b;
+        g->slots[i].has_device = 1;
+        g->slots[i].device_pos = i;
+        g->lanes[i].slot = &g->slots[i];
+        g->lanes[i].samples = g->buf[i];
     }
+}
+
+TEST(multigpu_concurrent_engine_runs_each_device_on_its_own_thread) {
+    static fake_group g;
+    fake_group_init(&g);
+    gb_concurrent_lane *lanes = g.lanes;
     gb_case c;
     memset(&c, 0, sizeof c);
     gb_arrays in = {0};
@@ -375,27 +384,14 @@ static void fake_phase(void *ctx, const gb_backend *b, void *state, double secon
 }
 
 TEST(multigpu_concurrent_phases_run_every_lane_for_the_longest_wish) {
-    gb_backend b = {0};
-    b.supports = fake_supports;
-    b.prepare = fake_prepare;
-    b.run = fake_run;
-    b.release = fake_release;
-    b.use_device = fake_use;
-    gb_backend_slot slots[3];
-    gb_concurrent_lane lanes[3];
-    double buf[3][8];
+    static fake_group g;
+    fake_group_init(&g);
+    gb_concurrent_lane *lanes = g.lanes;
     int ids[3] = {0, 1, 2};
-    memset(slots, 0, sizeof slots);
-    memset(lanes, 0, sizeof lanes);
     memset(ran_for, 0, sizeof ran_for);
     memset(phases_of, 0, sizeof phases_of);
     want_of[0] = 0.25, want_of[1] = 0, want_of[2] = 0.5; /* device 1 wants none, yet works with the others */
     for (int i = 0; i < 3; i++) {
-        slots[i].b = &b;
-        slots[i].has_device = 1;
-        slots[i].device_pos = i;
-        lanes[i].slot = &slots[i];
-        lanes[i].samples = buf[i];
         lanes[i].timed_ctx = &ids[i];
         lanes[i].phase_want = fake_want;
         lanes[i].phase = fake_phase;
