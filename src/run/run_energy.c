@@ -26,6 +26,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,7 +213,7 @@ struct gb_span {
     double unix0, clocks_t; /* clocks_t: when the clocks were last read */
     int energy, threaded;
     pthread_t thread;
-    volatile int stop;
+    atomic_int stop; /* set by the span's owner, read by its thread: an atomic, not a volatile (ThreadSanitizer: a race) */
     gb_energy_read *reads;
     size_t n, cap;
     int oom;
@@ -249,9 +250,9 @@ static void span_sample(gb_span *sp) {
 
 static void *span_thread(void *arg) {
     gb_span *sp = arg;
-    while (!sp->stop) {
+    while (!atomic_load(&sp->stop)) {
         sleep_s(sp->energy ? sp->m->poll_s : GB_CLOCKS_EVERY_S); /* clocks alone: every 10 ms */
-        if (!sp->stop) span_sample(sp);
+        if (!atomic_load(&sp->stop)) span_sample(sp);
     }
     return NULL;
 }
@@ -275,7 +276,7 @@ gb_span *gb_run_span_begin(int k, int energy) {
  * window into *w. GB_OK when the span had a window to give. */
 static int span_close(gb_span *sp, track_energy *en, gb_energy_window *w, double *unix0) {
     if (sp->threaded) {
-        sp->stop = 1;
+        atomic_store(&sp->stop, 1);
         pthread_join(sp->thread, NULL);
     }
     span_sample(sp);
