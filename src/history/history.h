@@ -148,6 +148,9 @@ typedef struct {
     double drift_per_point;  /* ratio - 1 per point */
     double drift_total;      /* ratio - 1 from its start to the last point */
     double noise;            /* residual standard deviation (log) */
+    /* the step (the drift) lies between runs of one commit: the machine
+     * changed, not the code (gb_history_series_changepoint only) */
+    int step_same_build, drift_same_build;
 } gb_changepoint;
 
 /* Fit a flat series, a step, a drift (flat, then a constant slope) and a

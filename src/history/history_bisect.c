@@ -127,15 +127,6 @@ void gb_history_changepoint(const double *x_all, size_t n_all, double threshold,
     }
 }
 
-void gb_history_series_changepoint(const gb_history_series *s, double threshold, gb_changepoint *out) {
-    memset(out, 0, sizeof *out);
-    double *x = malloc((s->n ? s->n : 1) * sizeof *x);
-    if (!x) return;
-    for (size_t i = 0; i < s->n; i++) x[i] = s->p[i].value;
-    gb_history_changepoint(x, s->n, threshold, out);
-    free(x);
-}
-
 /* Whether runs a..b of s (inclusive) all measured one named commit: a
  * change among them came from the machine (a VM's neighbours, its clocks),
  * not from the code, and no commit is to blame. On one H200 VM, eight
@@ -149,6 +140,19 @@ static int one_commit(const gb_history_series *s, size_t a, size_t b) {
 }
 
 static const char *const SAME_BUILD = " (between runs of that one commit: the machine changed, not the code)";
+
+void gb_history_series_changepoint(const gb_history_series *s, double threshold, gb_changepoint *out) {
+    memset(out, 0, sizeof *out);
+    double *x = malloc((s->n ? s->n : 1) * sizeof *x);
+    if (!x) return;
+    for (size_t i = 0; i < s->n; i++) x[i] = s->p[i].value;
+    gb_history_changepoint(x, s->n, threshold, out);
+    free(x);
+    /* the step: the runs on its two sides; the drift: from the run before
+     * its first slower one to the last */
+    out->step_same_build = out->step && out->step_at > 0 && one_commit(s, out->step_at - 1, out->step_at);
+    out->drift_same_build = out->drift && out->drift_from > 0 && one_commit(s, out->drift_from - 1, s->n - 1);
+}
 
 static void point_name(const gb_history_point *p, char *buf, size_t len) {
     snprintf(buf, len, "run %lld, commit %.12s%s%s", p->run_id, *p->commit ? p->commit : "-",
@@ -171,15 +175,14 @@ int gb_history_bisect(gb_history *h, const gb_history_filter *f, double threshol
         char where[200];
         if (s->n < GB_BISECT_MIN_RUNS) fprintf(out, "  too few runs to find a change (%d or more)\n", GB_BISECT_MIN_RUNS);
         if (cp.step) {
-            int machine = cp.step_at > 0 && one_commit(s, cp.step_at - 1, cp.step_at);
+            int machine = cp.step_same_build;
             point_name(&s->p[cp.step_at], where, sizeof where);
             fprintf(out, "  step: %+.1f%% from %s on (the first run after which it stayed %s)%s\n",
                     cp.step_change * 100, where, cp.step_change > 0 ? "slower" : "faster", machine ? SAME_BUILD : "");
             if (cp.step_change > 0 && !machine) slower = 1;
         }
         if (cp.drift) {
-            /* the drift's runs: from the one before its first slower run to the last */
-            int machine = cp.drift_from > 0 && one_commit(s, cp.drift_from - 1, s->n - 1);
+            int machine = cp.drift_same_build;
             point_name(&s->p[cp.drift_from], where, sizeof where);
             fprintf(out, "  drift: %+.2f%% a run from %s on, %+.1f%% in all (no single step)%s\n",
                     cp.drift_per_point * 100, where, cp.drift_total * 100, machine ? SAME_BUILD : "");

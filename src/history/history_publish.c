@@ -385,11 +385,15 @@ int gb_history_publish(gb_history *h, const gb_history_filter *f, const char *di
                          "<td class=\"num\">%s</td><td>", s->n, med, found ? " bad" : "", chs, pct);
             spark_svg(s, &cp, out);
             fprintf(out, "</td><td class=\"bad found\">");
+            /* one commit on both sides: the machine's, and no commit blamed */
             if (cp.step && cp.step_change > 0)
-                fprintf(out, "<span>step %+.1f%% at %.12s</span>", cp.step_change * 100, s->p[cp.step_at].commit);
+                fprintf(out, "<span>step %+.1f%% %s %.12s</span>", cp.step_change * 100,
+                        cp.step_same_build ? "between runs of" : "at", s->p[cp.step_at].commit);
             if (cp.drift && cp.drift_total > 0)
-                fprintf(out, "<span>drift %+.1f%%/run</span><span>from %.12s</span>", cp.drift_per_point * 100,
-                        s->p[cp.drift_from].commit);
+                fprintf(out, "<span>drift %+.1f%%/run</span><span>%s %.12s</span>", cp.drift_per_point * 100,
+                        cp.drift_same_build ? "within runs of" : "from", s->p[cp.drift_from].commit);
+            if ((cp.step_same_build && cp.step_change > 0) || (cp.drift_same_build && cp.drift_total > 0))
+                fprintf(out, "<span>(the machine, not the code)</span>");
             fprintf(out, "</td></tr>\n");
         }
         k += g.n;

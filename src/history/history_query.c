@@ -90,7 +90,12 @@ int gb_history_show(gb_history *h, const gb_history_filter *f, int color, FILE *
             short_commit(p->commit, commit, sizeof commit);
             if (isfinite(p->pct)) snprintf(pct, sizeof pct, "%.1f", p->pct);
             else snprintf(pct, sizeof pct, "-");
-            const char *mark = cp.step && i == cp.step_at ? "  <- step" : cp.drift && i == cp.drift_from ? "  <- drift starts" : "";
+            const char *mark = cp.step && i == cp.step_at
+                                   ? (cp.step_same_build ? "  <- step (within one commit's runs: the machine)" : "  <- step")
+                               : cp.drift && i == cp.drift_from
+                                   ? (cp.drift_same_build ? "  <- drift starts (within one commit's runs: the machine)"
+                                                          : "  <- drift starts")
+                                   : "";
             fprintf(out, "  %5lld  %-12s  %-25.25s  %11s  %-25s  %+7.1f%%  %8s%s\n", p->run_id, commit,
                     *p->commit_time ? p->commit_time : p->added_at, med, iv,
                     (exp(p->value - s->p[0].value) - 1) * 100, pct, mark);

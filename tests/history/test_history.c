@@ -362,6 +362,16 @@ TEST(history_check_and_bisect_find_the_step_and_the_drift) {
     snprintf(cmd, sizeof cmd, "%s history bisect 'matmul/float32/2048x2048x2048/*/cpu/host' --db %s", gb_test_binary(), one);
     CHECK(sh(cmd, out, sizeof out) == 0);
     CHECK(strstr(out, "drift: +2.0") != NULL && strstr(out, "the machine changed, not the code") != NULL);
+    /* show and the dashboard say the same, from the same finding */
+    snprintf(cmd, sizeof cmd, "%s history show 'matmul/float32/512x512x512/*/cpu/host' --db %s", gb_test_binary(), one);
+    CHECK(sh(cmd, out, sizeof out) == 0);
+    CHECK(strstr(out, "<- step (within one commit's runs: the machine)") != NULL);
+    snprintf(cmd, sizeof cmd, "%s history publish %s --db %s >/dev/null 2>&1", gb_test_binary(), tmp("one_site"), one);
+    CHECK(sh(cmd, NULL, 0) == 0);
+    size_t len = 0;
+    char *index = gb_test_slurp(tmp("one_site/index.html"), &len);
+    CHECK(index && strstr(index, "between runs of c00") && strstr(index, "(the machine, not the code)"));
+    free(index);
     /* the run of the step against the twelve before it */
     int rc;
     cJSON *doc = check_json(before, tmp("s12.json"), &rc);
