@@ -213,6 +213,12 @@ void gb_report_concurrent_section(const gb_writer *wr, FILE *out, const gb_resul
              "what it shares with the others: a PCIe switch, host memory, power. The aggregate rate is every "
              "device's work over its own median, summed.",
              0);
+        if (c_j >= 0)
+            wr->para(out,
+                     "J/op: each device's energy per repetition at once, from its own counter; all devices: their "
+                     "sum, one concurrent repetition's, within the widest of their bounds (docs/energy.md). A dash: "
+                     "not measured, or not within the bounds the tables show.",
+                     0);
         wr->table(out, &t, color);
     }
     gb_table_free(&t);

@@ -330,3 +330,33 @@ TEST(energy_report_prints_a_bound_and_leaves_out_wide_or_launch_bound_figures) {
     CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
     CHECK(strstr(out, "0.987654") != NULL && strstr(out, "0.456789") != NULL);
 }
+
+/* --devices-concurrent's table: each device's J/op at once and the group's
+ * sum within the widest bound; the sum is a dash unless every device's
+ * figure is one the tables show. */
+TEST(energy_report_sums_the_devices_at_once_within_the_widest_bound) {
+    for (int wide = 0; wide < 2; wide++) {
+        cJSON *doc = gb_test_load_json("tests/data/results_multigpu.json");
+        if (!CHECK(doc != NULL)) return;
+        int put = 0;
+        cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "cases"), 0), "results")) {
+            if (!cJSON_GetObjectItem(r, "concurrent")) continue;
+            /* 1.25 J at 5% + 0.75 J at 10% (each with the op's 5%), or the second past 50% */
+            put_energy(r, put ? 0.75 : 1.25, put ? (wide ? 0.9 : 0.1) : 0.05, 0.9);
+            put++;
+        }
+        const char *in = gb_test_tmp("energy-concurrent.json");
+        CHECK(put == 2 && gb_test_write_json(in, doc) == 0);
+        cJSON_Delete(doc);
+        char cmd[1024], out[1 << 16];
+        snprintf(cmd, sizeof cmd, "%s report '%s' --format md 2>&1", gb_test_binary(), in);
+        CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+        const char *sec = strstr(out, "All devices at once");
+        if (!CHECK(sec != NULL)) continue;
+        CHECK(strstr(sec, "J/op: each device's energy per repetition at once") != NULL);
+        CHECK(strstr(sec, "1.25 ±10%") != NULL);
+        if (!wide) CHECK(strstr(sec, "2.00 ±15%") != NULL && strstr(sec, "0.750 ±15%") != NULL);
+        else CHECK(strstr(sec, "±15%") == NULL && strstr(sec, "±95%") == NULL); /* no sum, no wide figure */
+    }
+}
