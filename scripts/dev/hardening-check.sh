@@ -93,11 +93,12 @@ done
 
 # 4. a signal ends a run stuck in a library under ulimit -v (OpenBLAS retries
 #    mmap without end inside the first GEMM) within a bounded time. Two
-#    OpenBLAS threads: with one per core of a 16-core host, 300 MB cannot
-#    hold their stacks, and OpenBLAS raises SIGINT while the program loads,
-#    before gpubench runs (exit 130, its "pthread_create failed" message).
+#    OpenBLAS threads and two OpenMP threads: with one per core of a 16-core
+#    host, 300 MB cannot hold their stacks, and OpenBLAS raises SIGINT while
+#    the program loads, before gpubench runs (exit 130, its "pthread_create
+#    failed" message), or libgomp ends the run (the check after these).
 export OPENBLAS_NUM_THREADS=2
-(ulimit -v 300000; exec "$GB" run --op matmul --sizes 64 --backend cpu --min-time 60s --max-time 120s \
+(ulimit -v 300000; exec "$GB" run --op matmul --sizes 64 --backend cpu --threads 2 --min-time 60s --max-time 120s \
     --out sig.json >/dev/null 2>sig.err) &
 pid=$!
 for i in $(seq 1 400); do grep -q 'measuring cpu ceilings' sig.err 2>/dev/null && break; sleep 0.05; done
@@ -119,7 +120,17 @@ fi
 cat >big.json <<'EOF2'
 {"name":"big","defaults":{"dtypes":["float64"],"rounds":1},"benchmarks":[{"op":"matmul","sizes":[16384]}]}
 EOF2
-check "a finished run under ulimit -v exits" 0 bash -c "ulimit -v 300000; exec timeout -s KILL 30 \"$GB\" run big.json --backend cpu --no-peak --quiet --out fin.json"
+check "a finished run under ulimit -v exits" 0 bash -c "ulimit -v 300000; exec timeout -s KILL 30 \"$GB\" run big.json --backend cpu --threads 2 --no-peak --quiet --out fin.json"
+# and a run that a library ends (libgomp cannot start 16 threads in 300 MB):
+# exit 2 with its results so far, not a process hung in OpenBLAS's exit
+check "a run a library ends under ulimit -v" 2 bash -c "ulimit -v 300000; exec timeout -s KILL 30 \"$GB\" run --op matmul --sizes 64 --backend cpu --threads 16 --no-peak --quiet --out lib.json"
+if python3 -c "import json,sys; d=json.load(open('lib.json')); sys.exit(0 if d.get('interrupted_by') == 'library-exit' else 1)" 2>/dev/null &&
+    [ ! -e lib.json.lock ]; then
+    echo "PASS a run a library ends: results written, marked library-exit, no lock left"
+else
+    echo "FAIL a run a library ends: results $(head -c 200 lib.json 2>/dev/null), lock $(ls lib.json.lock 2>/dev/null)"
+    fails=$((fails + 1))
+fi
 unset OPENBLAS_NUM_THREADS
 
 # 5. text and values

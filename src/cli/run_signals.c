@@ -7,10 +7,12 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "output_lock.h"
 #include "results_io.h"
 #include "runner.h"
@@ -101,6 +103,31 @@ static void sleep_ms(long ms) {
     while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
 }
 
+/* The results so far, marked interrupted by `by` (a signal's name), with
+ * what was not measured marked so: what a stop that cannot wait for the
+ * runner writes. The model lock is held. */
+static void write_partial(const char *by, const char *how) {
+    gb_err e = {{0}};
+    watched->complete = 0;
+    watched->interrupted = 1;
+    int ok = gb_set_string(&watched->interrupted_by, by) == GB_OK && mark_unmeasured(watched) == GB_OK;
+    gb_results_summarize(watched);
+    /* stopped inside a call, the runner never listed the cases after it:
+     * the file still says how many of the suite's were not reached */
+    long unlisted = watched_planned > watched->ncases ? (long)(watched_planned - watched->ncases) : 0;
+    if (unlisted > 0)
+        watched->summary.not_reached = (watched->summary.not_reached > 0 ? watched->summary.not_reached : 0) + unlisted;
+    if (ok && gb_results_write(watched, watched_path, GB_WRITE_SAMPLES_6G, &e) == GB_OK) {
+        fprintf(stderr, "results: %s (interrupted by %s: partial results, %s)\n", watched_path, by, how);
+        if (watched->summary.not_reached > 0)
+            fprintf(stderr, "gpubench run: %ld of the suite's %zu cases not reached\n", watched->summary.not_reached,
+                    watched_planned);
+    } else {
+        fprintf(stderr, "gpubench run: the results so far could not be written: %s\n",
+                e.msg[0] ? e.msg : "out of memory");
+    }
+}
+
 static void *watchdog(void *arg) {
     (void)arg;
     while (sem_wait(&wake) != 0)
@@ -142,29 +169,35 @@ static void *watchdog(void *arg) {
         return NULL; /* the results are final: the hard stop bounds the rest */
     }
     if (locked && watched && watched_path) {
-        gb_err e = {{0}};
-        watched->complete = 0;
-        watched->interrupted = 1;
-        int ok = gb_set_string(&watched->interrupted_by, gb_signal_name(sig)) == GB_OK && mark_unmeasured(watched) == GB_OK;
-        gb_results_summarize(watched);
-        /* stopped inside a call, the runner never listed the cases after it:
-         * the file still says how many of the suite's were not reached */
-        long unlisted = watched_planned > watched->ncases ? (long)(watched_planned - watched->ncases) : 0;
-        if (unlisted > 0)
-            watched->summary.not_reached = (watched->summary.not_reached > 0 ? watched->summary.not_reached : 0) + unlisted;
-        if (ok && gb_results_write(watched, watched_path, GB_WRITE_SAMPLES_6G, &e) == GB_OK) {
-            fprintf(stderr, "results: %s (interrupted by %s: partial results, written while a call had not returned "
-                            "%d s after the signal)\n", watched_path, gb_signal_name(sig), GB_STOP_GRACE_S);
-            if (watched->summary.not_reached > 0)
-                fprintf(stderr, "gpubench run: %ld of the suite's %zu cases not reached\n",
-                        watched->summary.not_reached, watched_planned);
-        }
-        else
-            fprintf(stderr, "gpubench run: the results so far could not be written: %s\n",
-                    e.msg[0] ? e.msg : "out of memory");
+        char how[80];
+        snprintf(how, sizeof how, "written while a call had not returned %d s after the signal", GB_STOP_GRACE_S);
+        write_partial(gb_signal_name(sig), how);
     }
     end_now(sig);
     return NULL;
+}
+
+/* exit() while a run goes on and its results are not final: not
+ * gpubench's own leaving (a finished command ends through _exit in main,
+ * and a sanitized build's return comes after the final write), so a
+ * library ended the process: libgomp does when it cannot start its
+ * threads (16 threads' stacks do not fit `ulimit -v 300000` on a 16-core
+ * host). The libraries' exit handlers would come next, and OpenBLAS's joins
+ * worker threads stuck retrying mmap: the process never ended, and its lock
+ * stayed. So: the results so far, the lock and temporary files removed, and
+ * out at once with exit status 2 (the run could not go on). */
+static void on_exit_during_run(void) {
+    if (!watched || !watched_path || final_written) return;
+    fflush(stderr);
+    fprintf(stderr, "gpubench run: a library ended the process during the run (its message is above)\n");
+    if (gb_model_timedlock(1.0) == 0) {
+        if (!final_written) write_partial("library-exit", "the run could not go on");
+        gb_model_unlock();
+    }
+    fflush(NULL);
+    gb_output_remove_temp();
+    gb_output_unlock_signal_safe();
+    _exit(GB_EXIT_USAGE);
 }
 
 void gb_run_signals_watch(gb_results *r, const char *path, size_t planned_cases) {
@@ -182,6 +215,8 @@ void gb_run_signals_final_written(void) {
 
 void gb_run_signals_catch(void) {
     stderr_tty = isatty(STDERR_FILENO);
+    static int at_exit;
+    if (!at_exit) at_exit = atexit(on_exit_during_run) == 0;
     if (!started && sem_init(&wake, 0, 0) == 0) {
         /* a small stack (it serialises the model; cJSON's printer recurses
          * only as deep as the document), so that it starts under a tight

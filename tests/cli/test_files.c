@@ -365,6 +365,34 @@ TEST(files_file_size_limit_is_a_clear_error_without_temp_files) {
     rm_rf(dir);
 }
 
+/* A library that ends the process in the middle of a run: libgomp does
+ * when it cannot start its threads (16 threads' stacks do not fit `ulimit -v
+ * 300000`). The results so far are written, marked "library-exit", nothing
+ * of the run's is left behind, exit 2 -- never a process hung in OpenBLAS's
+ * exit handler, which joins worker threads stuck retrying mmap (on the
+ * 16-core GPU host such a run was still there when `timeout` killed it). */
+TEST(files_a_library_ending_the_run_leaves_its_results_and_no_lock) {
+    char dir[64];
+    scratch(dir, sizeof dir);
+    int rc = sh(dir, "(ulimit -v 300000; OPENBLAS_NUM_THREADS=2 exec timeout -s KILL 120 $B run --op matmul --sizes 64 "
+                     "--backend cpu --threads 16 --no-peak --out $d/r.json) > /dev/null");
+    if (!strstr(out, "libgomp: Thread creation failed")) {
+        SKIP("libgomp started 16 threads under ulimit -v 300000 here: no library ended the run");
+        rm_rf(dir);
+        return;
+    }
+    CHECK(rc == 2); /* not 137: nothing hung until the timeout killed it */
+    CHECK(strstr(out, "gpubench run: a library ended the process during the run") != NULL);
+    char path[128];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    cJSON *doc = load(path);
+    CHECK(doc && cJSON_IsTrue(get(doc, "interrupted")) &&
+          strcmp(cJSON_GetStringValue(get(doc, "interrupted_by")), "library-exit") == 0);
+    cJSON_Delete(doc);
+    CHECK(leftovers(dir) == 0);
+    rm_rf(dir);
+}
+
 /* ---- write errors ------------------------------------------------------------------ */
 
 /* Defect 11: a full standard output is an error, for every command. */
