@@ -504,6 +504,7 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
  * return path below can leak it. */
 static int run_command(int argc, char **argv, const char ***case_names_out) {
     run_opts o = {.format = GB_FMT_TABLE, .peaks = 1};
+    gb_run_signals_arm_exit();
     int parsed = parse_options(argc, argv, &o, case_names_out);
     if (parsed >= 0) return parsed;
     const char *backends = o.backends, *out_path = o.out_path, *plot_dir = o.plot_dir, *gbench = o.gbench;

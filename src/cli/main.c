@@ -12,6 +12,7 @@
 #include "gb.h"
 #include "json_strict.h"
 #include "output_lock.h"
+#include "run_signals.h"
 #include "results_io.h"
 
 static const struct {
@@ -143,6 +144,7 @@ static int dispatch(int argc, char **argv) {
  * return normally, so that LeakSanitizer still checks at exit. */
 int main(int argc, char **argv) {
     int rc = dispatch(argc, argv);
+    gb_run_signals_leaving();
 #ifndef GB_CHECKED_EXIT
     fflush(NULL);
     _exit(rc);

@@ -177,20 +177,24 @@ static void *watchdog(void *arg) {
     return NULL;
 }
 
-/* exit() while a run goes on and its results are not final: not
- * gpubench's own leaving (a finished command ends through _exit in main,
- * and a sanitized build's return comes after the final write), so a
- * library ended the process: libgomp does when it cannot start its
- * threads (16 threads' stacks do not fit `ulimit -v 300000` on a 16-core
- * host). The libraries' exit handlers would come next, and OpenBLAS's joins
- * worker threads stuck retrying mmap: the process never ended, and its lock
- * stayed. So: the results so far, the lock and temporary files removed, and
- * out at once with exit status 2 (the run could not go on). */
+static volatile int leaving; /* main has the command's exit code */
+
+/* exit() before main has the command's code: not gpubench's own leaving (a
+ * finished command ends through _exit in main, a sanitized build's return
+ * after gb_run_signals_leaving), so a library ended the process: libgomp
+ * does when it cannot start its threads (16 threads' stacks do not fit
+ * `ulimit -v 300000` on a 16-core host; there it happened while the CPU
+ * backend pinned its threads, before the run's first case). The
+ * libraries' exit handlers would come next, and OpenBLAS's joins worker
+ * threads stuck retrying mmap: the process never ended, and its lock
+ * stayed. So: the results so far (when there are any), the lock and
+ * temporary files removed, and out at once with exit status 2 (the run
+ * could not go on). */
 static void on_exit_during_run(void) {
-    if (!watched || !watched_path || final_written) return;
+    if (leaving) return;
     fflush(stderr);
     fprintf(stderr, "gpubench run: a library ended the process during the run (its message is above)\n");
-    if (gb_model_timedlock(1.0) == 0) {
+    if (watched && watched_path && !final_written && gb_model_timedlock(1.0) == 0) {
         if (!final_written) write_partial("library-exit", "the run could not go on");
         gb_model_unlock();
     }
@@ -213,10 +217,15 @@ void gb_run_signals_final_written(void) {
     if (gb_interrupted) alarm(GB_STOP_HARD_S);
 }
 
+void gb_run_signals_arm_exit(void) {
+    static int armed;
+    if (!armed) armed = atexit(on_exit_during_run) == 0;
+}
+
+void gb_run_signals_leaving(void) { leaving = 1; }
+
 void gb_run_signals_catch(void) {
     stderr_tty = isatty(STDERR_FILENO);
-    static int at_exit;
-    if (!at_exit) at_exit = atexit(on_exit_during_run) == 0;
     if (!started && sem_init(&wake, 0, 0) == 0) {
         /* a small stack (it serialises the model; cJSON's printer recurses
          * only as deep as the document), so that it starts under a tight

@@ -42,6 +42,14 @@ void gb_run_signals_watch(gb_results *r, const char *path, size_t planned_cases)
 /* Called under gb_model_lock once the final results are written: the
  * watchdog then writes nothing; the hard stop still ends the process. */
 void gb_run_signals_final_written(void);
+/* From now on an exit() that is not gpubench's own (a library's: libgomp's
+ * when it cannot start its threads) writes what the watchdog would, removes
+ * the run's lock and temporary files, and ends the process with exit 2,
+ * before the libraries' exit handlers (OpenBLAS's can hang). Call first
+ * thing in `run`. */
+void gb_run_signals_arm_exit(void);
+/* main has the command's exit code: an exit() from now on is its own. */
+void gb_run_signals_leaving(void);
 /* "SIGTERM" for SIGTERM, ... */
 const char *gb_signal_name(int sig);
 
