@@ -97,18 +97,13 @@ static const char *wisdom_path(gb_dtype d, char *buf, size_t len) {
     return buf;
 }
 
-/* Save the wisdom through gpubench's one writer (results_io.h: a temp
- * file renamed into place, removed if a signal ends the run). Wisdom is a
- * cache: a failure to save it costs the next run its planning, nothing more. */
+/* Save the wisdom through gpubench's one writer of caches (results_io.h:
+ * a regular file only, a temp file renamed into place, removed if a signal
+ * ends the run). A failure to save it costs the next run its planning. */
 static void save_wisdom(const char *path, int f32) {
-    gb_out_target t;
-    gb_err e = {{0}};
-    /* a cache is a regular file: a FIFO or a device there is not written
-     * (opening a FIFO to write it waits for a reader) */
-    if (gb_output_resolve(path, &t, &e) != GB_OK || t.kind != GB_OUT_FILE) return;
     char *text = f32 ? fftwf_export_wisdom_to_string() : fftw_export_wisdom_to_string();
     if (!text) return;
-    (void)gb_file_write(path, text, strlen(text), &e);
+    gb_cache_write(path, text, strlen(text));
     free(text);
 }
 

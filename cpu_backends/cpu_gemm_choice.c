@@ -42,6 +42,7 @@
 
 #include "cpu_backend.h"
 #include "cpu_onednn.h"
+#include "file_read.h"
 #include "results_io.h"
 #include "rng.h"
 #include "timer.h"
@@ -199,14 +200,19 @@ static int measure(gb_dtype d, int cls, char *line, size_t len, int *keepable) {
     return libs[win];
 }
 
-/* The kept file's text (at most 4 KiB), or NULL. */
+/* The kept file's text, or NULL: read as every file gpubench reads
+ * (file_read.h), so a FIFO or a device named by GPUBENCH_CPU_GEMM_CHOICE is
+ * refused (and the choice measured again), never waited on. */
+#define GB_LIMIT_KEPT_CHOICE ((size_t)64 << 10) /* a few lines; 64 KiB */
 static char *read_kept(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    char *buf = calloc(1, 4096);
-    if (buf) buf[fread(buf, 1, 4095, f)] = '\0';
-    fclose(f);
-    return buf;
+    char *buf = NULL;
+    size_t len;
+    gb_err e = {{0}};
+    if (access(path, F_OK) != 0) return NULL; /* none yet */
+    if (gb_read_bounded(path, "a kept GEMM choice", GB_LIMIT_KEPT_CHOICE, &buf, &len, &e) == GB_OK) return buf;
+    static int warned;
+    if (!warned++) fprintf(stderr, "warning: kept CPU GEMM choice not used: %s\n", e.msg);
+    return NULL;
 }
 
 /* "openblas=67.1 onednn=107.0" of a kept line, for the reason. */
@@ -259,8 +265,7 @@ static void decide(gb_dtype d, int cls) {
     char *all = keepable ? malloc(cap) : NULL;
     if (all) {
         snprintf(all, cap, "%s%s%s", text ? text : "", old && text[old - 1] != '\n' ? "\n" : "", line);
-        gb_err e = {{0}};
-        (void)gb_file_write(p, all, strlen(all), &e); /* a cache: failing to keep it costs a re-measurement */
+        gb_cache_write(p, all, strlen(all)); /* a regular file only: never a FIFO named by the variable */
         free(all);
     }
     free(text);

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *kind_of(mode_t m) {
+const char *gb_file_kind_name(mode_t m) {
     return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
          : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a file";
 }
@@ -46,7 +46,7 @@ int gb_open_bounded(const char *path, const char *what, size_t limit, int *fd, s
     }
     if (!S_ISREG(st.st_mode)) {
         close(f);
-        return gb_errf(e, GB_FAIL, "%s: not a regular file: %s", path, kind_of(st.st_mode));
+        return gb_errf(e, GB_FAIL, "%s: not a regular file: %s", path, gb_file_kind_name(st.st_mode));
     }
     if (st.st_size < 0 || (unsigned long long)st.st_size > limit) {
         close(f);

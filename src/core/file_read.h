@@ -1,7 +1,8 @@
 /* file_read.h — the one way gpubench opens a file to read it.
  *
- * Every file gpubench reads (suites, results, compare policies, the files of
- * compare --confirm's children, FFTW wisdom, a suite copied by slurm) is
+ * Every file gpubench reads (suites, results — those history add and check
+ * hash too —, compare policies, the files of compare --confirm's children,
+ * FFTW wisdom, the kept CPU GEMM choice, a suite copied by slurm) is
  * opened here, and refused before a byte is read unless it is a regular file
  * no larger than its kind's limit:
  *   "w: not a regular file: a FIFO"
@@ -19,6 +20,7 @@
 #ifndef GB_FILE_READ_H
 #define GB_FILE_READ_H
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "gb.h"
 
@@ -31,6 +33,10 @@
  * *size. what names the kind in the message ("a results file"). GB_OK, or
  * GB_FAIL with a message starting with the path. */
 int gb_open_bounded(const char *path, const char *what, size_t limit, int *fd, size_t *size, gb_err *e);
+
+/* What a file of mode m is when it is not a regular one, for a message:
+ * "a FIFO", "a character device", "a directory", ... */
+const char *gb_file_kind_name(mode_t m);
 
 /* The whole file at path ("-": standard input, named "<stdin>"), read through
  * gb_open_bounded, into *buf (NUL-terminated, free it), its length in *len. */

@@ -361,6 +361,13 @@ int gb_file_write(const char *path, const char *data, size_t n, gb_err *e) {
     return GB_OK;
 }
 
+void gb_cache_write(const char *path, const char *data, size_t n) {
+    gb_out_target t;
+    gb_err e = {{0}};
+    if (gb_output_resolve(path, &t, &e) != GB_OK || t.kind != GB_OUT_FILE) return;
+    (void)gb_file_write(path, data, n, &e);
+}
+
 int gb_json_write_atomic(const cJSON *doc, const char *path, gb_err *e) {
     char *text = cJSON_Print(doc);
     if (!text) return gb_errf(e, GB_FAIL, "%s: cannot serialise the document (out of memory)", path);

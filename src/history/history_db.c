@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "history.h"
+#include "file_read.h"
 #include "history_internal.h"
 
 struct gb_history {
@@ -145,8 +146,8 @@ static int bring_up_to_date(gb_history *h, gb_err *e) {
 gb_history *gb_history_open(const char *path, int create, gb_err *e) {
     struct stat sb;
     int exists = stat(path, &sb) == 0;
-    if (exists && S_ISDIR(sb.st_mode)) {
-        gb_errf(e, GB_FAIL, "%s: is a directory", path);
+    if (exists && !S_ISREG(sb.st_mode)) { /* SQLite says only "disk I/O error" of a FIFO or a device */
+        gb_errf(e, GB_FAIL, "%s: not a regular file: %s", path, gb_file_kind_name(sb.st_mode));
         return NULL;
     }
     if (!exists && !create) {

@@ -328,6 +328,9 @@ int gb_history_publish(gb_history *h, const gb_history_filter *f, const char *di
                        gb_err *e) {
     *pages = 0;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) return gb_errf(e, GB_FAIL, "%s: cannot make the directory: %s", dir, strerror(errno));
+    struct stat sb; /* said before anything is read: "publish h.sqlite" named the database, not a directory */
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return gb_errf(e, GB_FAIL, "%s: not a directory: publish writes its pages into a directory", dir);
     gb_history_series_set set;
     if (gb_history_series_load(h, f, &set, e) != GB_OK) return GB_FAIL;
     char *buf = NULL;

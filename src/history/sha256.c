@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "file_read.h"
 #include "history.h"
 
 typedef struct {
@@ -92,16 +94,21 @@ void gb_sha256_hex(const void *data, size_t len, char hex[65]) {
 }
 
 int gb_sha256_file(const char *path, char hex[65], gb_err *e) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", path, strerror(errno));
+    /* opened as every results file is (file_read.h): a FIFO or /dev/zero
+     * given to `history add` is refused here, not hashed forever */
+    int fd;
+    size_t size;
+    if (gb_open_bounded(path, "a results file", GB_LIMIT_RESULTS, &fd, &size, e) != GB_OK) return GB_FAIL;
     sha256_ctx c;
     init(&c);
     unsigned char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) update(&c, buf, got);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) return gb_errf(e, GB_FAIL, "%s: read error", path);
+    size_t total = 0;
+    ssize_t got;
+    while ((got = read(fd, buf, sizeof buf)) > 0 && (total += (size_t)got) <= GB_LIMIT_RESULTS) update(&c, buf, (size_t)got);
+    int err = got < 0 ? errno : 0;
+    close(fd);
+    if (err) return gb_errf(e, GB_FAIL, "%s: read error: %s", path, strerror(err));
+    if (total > GB_LIMIT_RESULTS) return gb_errf(e, GB_FAIL, "%s: grew past the limit for a results file while read", path);
     final_hex(&c, hex);
     return GB_OK;
 }

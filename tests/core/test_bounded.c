@@ -74,6 +74,9 @@ TEST(files_special_files_are_refused_by_every_reader_without_reading) {
         "$B merge R.json %s -o m.json",
         "$B export %s --format gbench",
         "$B slurm %s --dir sl",
+        "$B history add %s --db h.sqlite", /* hashed before it is loaded: the hash read it first, forever */
+        "sh -c \"$B history add R.json --db hc.sqlite >/dev/null 2>&1; exec $B history check %s --db hc.sqlite\"",
+        "$B history list --db %s",
     };
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
         for (size_t k = 0; k < sizeof readers / sizeof readers[0]; k++) {
@@ -122,6 +125,30 @@ TEST(files_wisdom_that_is_not_a_regular_file_is_skipped_with_a_warning) {
                             "--quiet --out w.json 2>&1 >/dev/null",
                             special[i].path);
         CHECK(rc == 0 && strstr(said, "FFTW wisdom not used") && strstr(said, special[i].why));
+        if (rc != 0 || !strstr(said, special[i].why)) fprintf(stderr, "    %s (rc %d): %s\n", special[i].path, rc, said);
+    }
+    CHECK(in_scratch(dir, sizeof dir, "[ -p fifo ] && [ -L zero ] && [ -d dir ]") == 0);
+    cleanup(dir);
+}
+
+/* The kept CPU GEMM library choice (GPUBENCH_CPU_GEMM_CHOICE) is a cache
+ * like the wisdom: a FIFO there blocked the run on opening it to read, then
+ * to write the new choice. The run measures the choice, says why the file
+ * was not used, and leaves the special file as it was. */
+TEST(files_kept_gemm_choice_that_is_not_a_regular_file_is_skipped_with_a_warning) {
+    char dir[64] = "";
+    if (!ready(dir, sizeof dir)) return;
+    static const struct { const char *path, *why; } special[] = {
+        {"fifo", "fifo: not a regular file: a FIFO"},
+        {"zero", "zero: not a regular file: a character device"},
+        {"dir", "dir: not a regular file: a directory"},
+    };
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) {
+        int rc = in_scratch(dir, sizeof dir,
+                            "GPUBENCH_CPU_GEMM_CHOICE=%s timeout 20 $B run --op matmul --sizes 16 --backend cpu --no-peak "
+                            "--quiet --out k.json 2>&1 >/dev/null && grep -q 'library_choice.*measured' k.json",
+                            special[i].path);
+        CHECK(rc == 0 && strstr(said, "kept CPU GEMM choice not used") && strstr(said, special[i].why));
         if (rc != 0 || !strstr(said, special[i].why)) fprintf(stderr, "    %s (rc %d): %s\n", special[i].path, rc, said);
     }
     CHECK(in_scratch(dir, sizeof dir, "[ -p fifo ] && [ -L zero ] && [ -d dir ]") == 0);

@@ -433,6 +433,12 @@ TEST(history_publish_writes_index_and_case_pages) {
     free(index);
     snprintf(cmd, sizeof cmd, "ls %s/case-*.html | wc -l", tmp("site"));
     CHECK(sh(cmd, out, sizeof out) == 0 && atoi(out) == 15); /* one a result series */
+    /* a DIR that is a file (the database itself, given by mistake) is
+     * refused before anything is read or written, and left as it was */
+    snprintf(cmd, sizeof cmd, "cp %s %s.before && %s history publish %s --db %s 2>&1; echo rc=$?; cmp %s %s.before",
+             db, db, gb_test_binary(), db, db, db, db);
+    CHECK(sh(cmd, out, sizeof out) == 0 && strstr(out, "not a directory: publish writes its pages into a directory") &&
+          strstr(out, "rc=2"));
 }
 
 TEST(history_changepoint_stays_quiet_on_noise_and_short_series) {
