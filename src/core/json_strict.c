@@ -136,6 +136,8 @@ static void scrub_string(char *s, int in_key) {
     }
 }
 
+void gb_text_scrub(char *s) { scrub_string(s, 1); }
+
 void gb_json_scrub(cJSON *v) {
     for (; v; v = v->next) {
         if (v->string) scrub_string(v->string, 1);

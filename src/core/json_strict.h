@@ -62,6 +62,12 @@ int gb_json_check_tree(const cJSON *doc, const char *name, gb_err *e);
  * /proc line recorded in a results file may hold anything). */
 void gb_json_scrub(cJSON *doc);
 
+/* One line of text from elsewhere (an environment value, git's output, a
+ * name cut to fit a buffer, perhaps mid-character) made safe to store and
+ * print, in place: each byte of what is not UTF-8 and each control
+ * character becomes '?', as gb_json_scrub does for keys. */
+void gb_text_scrub(char *s);
+
 /* Where s stops being UTF-8 (RFC 3629: no overlong forms, no surrogates,
  * nothing past U+10FFFF): the byte offset of the first bad sequence, or -1
  * when all of s is UTF-8. For text that enters from elsewhere than a file

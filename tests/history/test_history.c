@@ -111,6 +111,21 @@ TEST(history_sha256_matches_fips_vectors) {
     CHECK(strcmp(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1") == 0);
 }
 
+/* What CI's environment names (GITHUB_SHA, GITHUB_REF_NAME) is stored and
+ * printed, so it must be UTF-8 without control characters like everything
+ * else gpubench records: a byte that is not UTF-8 or a control character
+ * becomes '?', in the database and in the line add prints. */
+TEST(history_add_scrubs_the_commit_and_branch_it_reads_from_the_environment) {
+    const char *db = tmp("env.sqlite");
+    CHECK(make_scenario_run(tmp("env.json"), 0) == 0);
+    char cmd[2048], out[1024];
+    snprintf(cmd, sizeof cmd,
+             "GITHUB_SHA=$(printf 'ab\\377') GITHUB_HEAD_REF= GITHUB_REF_NAME=$(printf 'b\\001r') %s history add %s --db %s",
+             gb_test_binary(), tmp("env.json"), db);
+    CHECK(sh(cmd, out, sizeof out) == 0 && strstr(out, "commit ab?)") != NULL);
+    CHECK(count(db, "SELECT count(*) FROM runs WHERE commit_sha = 'ab?' AND branch = 'b?r'") == 1);
+}
+
 TEST(history_add_list_show_export_prune) {
     const char *db = tmp("basic.sqlite");
     char out[65536], cmd[2048];
