@@ -116,6 +116,15 @@ int gb_slurm_check(const gb_slurm_job *j, gb_err *e) {
             return gb_errf(e, GB_FAIL, "--sbatch-option: \"%s\": gpubench sets this itself (the merge and the retry "
                                        "depend on it)", o);
     }
+    for (int i = 0; i < j->nrun_args; i++) {
+        /* -o, -oFILE, --out, --out=FILE and getopt's abbreviations (--ou):
+         * a second --out wins over the task's own, and the merge then finds
+         * no task's file */
+        const char *a = j->run_args[i];
+        size_t n = strcspn(a, "=");
+        if (!strncmp(a, "-o", 2) || (n >= 4 && !strncmp(a, "--out", n)))
+            return gb_errf(e, GB_FAIL, "-- %s: gpubench sets each task's --out itself (the merge reads those files)", a);
+    }
     if (j->container && strpbrk(j->container, "\n\r"))
         return gb_errf(e, GB_FAIL, "--container: the image's name holds a line break");
     if (!plain(j->suite_name, "._-")) return gb_errf(e, GB_FAIL, "suite name \"%s\": letters, digits, ._- only", j->suite_name);

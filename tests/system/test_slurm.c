@@ -138,6 +138,10 @@ TEST(slurm_bad_options_exit_2_naming_the_option) {
         {"suites/quick.json --exclude 'n 1'", "--exclude"},
         {"suites/quick.json --setup /nonexistent/env.sh", "--setup"},
         {"suites/quick.json --retry-failed /nonexistent/job", "--retry-failed"},
+        /* a second --out would win over each task's own: the merge found nothing */
+        {"suites/quick.json -- --out x.json", "-- --out: gpubench sets each task's --out itself"},
+        {"suites/quick.json -- --ou=x.json", "-- --ou=x.json: gpubench sets each task's --out itself"},
+        {"suites/quick.json -- -ox.json", "-- -ox.json: gpubench sets each task's --out itself"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(cmd, sizeof cmd, "%s slurm %s --dir %s", bin, cases[i].args, gb_test_tmp("slurm-bad-opts"));
