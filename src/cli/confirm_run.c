@@ -11,7 +11,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,16 +46,66 @@ static void self_path(char *buf, size_t len) {
     snprintf(buf, len, "%s", gb_full_argv && gb_full_argv[0] ? gb_full_argv[0] : "gpubench");
 }
 
+/* What a signal handler needs: the child being waited for (0: none) and
+ * the directory the runs write into ("" when there is none). */
+static volatile sig_atomic_t running_child;
+static char signal_dir[256];
+
+/* Every entry of dir unlinked, then dir itself, with system calls only
+ * (opendir and readdir are not async-signal-safe; getdents64 is a call). */
+static void remove_dir_signal_safe(const char *dir) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    char buf[4096];
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+        for (long at = 0; at < n;) {
+            /* struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name */
+            unsigned short reclen;
+            memcpy(&reclen, buf + at + 16, sizeof reclen);
+            const char *name = buf + at + 19;
+            if (strcmp(name, ".") && strcmp(name, "..")) unlinkat(fd, name, 0);
+            at += reclen;
+        }
+    close(fd);
+    rmdir(dir);
+}
+
+void gb_confirm_stop_signal_safe(int sig) {
+    pid_t child = (pid_t)running_child;
+    if (child > 0) {
+        kill(child, sig == SIGPIPE ? SIGTERM : sig);
+        int status;
+        struct timespec tick = {0, 10 * 1000 * 1000};
+        for (int i = 0; i < GB_CONFIRM_CHILD_GRACE_S * 100 && waitpid(child, &status, WNOHANG) == 0; i++)
+            nanosleep(&tick, NULL);
+        if (kill(child, 0) == 0) {
+            kill(child, SIGKILL);
+            waitpid(child, &status, 0);
+        }
+        running_child = 0;
+    }
+    if (signal_dir[0]) remove_dir_signal_safe(signal_dir);
+}
+
 /* One child; its exit status in *status (waitpid's). -1 when it could not be started. */
 static int run_child(char *const *argv, const char *log, int *status, char *why, size_t len) {
     fflush(stdout);
     fflush(stderr);
+    /* the stop signals held from fork until running_child names the child,
+     * so that a signal in between cannot leave it unknown to the handler */
+    sigset_t stops, before;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT), sigaddset(&stops, SIGTERM), sigaddset(&stops, SIGHUP), sigaddset(&stops, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &stops, &before);
     pid_t pid = fork();
     if (pid < 0) {
+        sigprocmask(SIG_SETMASK, &before, NULL);
         snprintf(why, len, "cannot start a process: %s", strerror(errno));
         return -1;
     }
     if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &before, NULL); /* exec keeps the mask: the child must hear its signals */
         /* the child's report and progress go to our stderr (stdout is the comparison's), or to the log */
         int fd = log ? open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : 2;
         if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) _exit(127);
@@ -62,11 +114,15 @@ static int run_child(char *const *argv, const char *log, int *status, char *why,
         fprintf(stderr, "gpubench compare: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
+    running_child = pid;
+    sigprocmask(SIG_SETMASK, &before, NULL);
     while (waitpid(pid, status, 0) < 0)
         if (errno != EINTR) {
+            running_child = 0;
             snprintf(why, len, "waiting for it: %s", strerror(errno));
             return -1;
         }
+    running_child = 0;
     return 0;
 }
 
@@ -80,6 +136,7 @@ int gb_confirm_run(const char *suite, const char *const *cases, size_t ncases, i
         out->dir[0] = '\0';
         return -1;
     }
+    snprintf(signal_dir, sizeof signal_dir, "%s", out->dir);
     out->docs = calloc((size_t)runs, sizeof *out->docs);
     out->paths = calloc((size_t)runs, sizeof *out->paths);
     char **argv = calloc(2 * ncases + 8, sizeof *argv);
@@ -154,6 +211,7 @@ void gb_confirm_free(gb_confirm_runs *c, int remove_dir) {
     }
     free(c->docs);
     free(c->paths);
+    if (!strcmp(signal_dir, c->dir)) signal_dir[0] = '\0'; /* kept or removed below: not the handler's any more */
     if (remove_dir && c->dir[0]) {
         /* the directory is ours alone (mkdtemp): its files are the runs'
          * results and logs, and whatever a killed run left (lock, temp) */

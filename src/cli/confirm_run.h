@@ -24,4 +24,14 @@ int gb_confirm_run(const char *suite, const char *const *cases, size_t ncases, i
                    gb_confirm_runs *out, char *why, size_t len);
 /* Free the documents and remove the directory and its files. */
 void gb_confirm_free(gb_confirm_runs *c, int remove_dir);
+
+/* From the command's signal handler (async-signal-safe): when a
+ * confirmation run is under way, pass the signal on to it (SIGTERM for
+ * SIGPIPE), wait for it to end (it writes and cleans up within about a
+ * second; SIGKILL after GB_CONFIRM_CHILD_GRACE_S), and remove the
+ * temporary directory with what is in it. A SIGTERM to `compare --confirm`
+ * used to end the comparison at once and leave its child measuring on,
+ * orphaned, and the directory behind. */
+#define GB_CONFIRM_CHILD_GRACE_S 5
+void gb_confirm_stop_signal_safe(int sig);
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "confirm_run.h"
 #include "gb.h"
 #include "json_strict.h"
 #include "output_lock.h"
@@ -50,6 +51,7 @@ static void usage(FILE *out) {
  * `run` replaces these handlers with its own: it stops in order and writes
  * what it measured (cmd_run.c). */
 static void on_fatal_signal(int sig) {
+    gb_confirm_stop_signal_safe(sig); /* compare --confirm's child and its directory */
     gb_output_remove_temp();
     gb_output_unlock_signal_safe();
     signal(sig, SIG_DFL);

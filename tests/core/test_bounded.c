@@ -131,6 +131,28 @@ TEST(files_wisdom_that_is_not_a_regular_file_is_skipped_with_a_warning) {
     cleanup(dir);
 }
 
+/* SIGTERM to `compare --confirm` while a fresh process measures: the
+ * comparison used to end at once and leave its child measuring on, orphaned,
+ * with the temporary directory behind. Now the signal is passed on, the
+ * child waited for, the directory removed, and the comparison ends of the
+ * signal (143). The child is a fake (GPUBENCH_CONFIRM_CHILD) that only
+ * sleeps, so nothing here depends on how fast anything measures. */
+TEST(files_sigterm_to_compare_confirm_ends_its_child_and_removes_its_directory) {
+    char dir[64] = "";
+    if (!ready(dir, sizeof dir)) return;
+    int rc = in_scratch(dir, sizeof dir,
+                        "mkdir t && printf '#!/bin/sh\\necho $$ > %%s/child.pid\\nexec sleep 60\\n' \"$d\" > fake.sh && "
+                        "chmod +x fake.sh && { GPUBENCH_CONFIRM_CHILD=$d/fake.sh TMPDIR=$d/t timeout 30 $B compare R.json "
+                        "R.json --confirm s.json --confirm-unsure >/dev/null 2>&1 & p=$!; "
+                        "for i in $(seq 200); do [ -s child.pid ] && break; sleep 0.1; done; kill -TERM $p; wait $p; "
+                        "echo rc=$?; }; kill -0 $(cat child.pid) 2>/dev/null && echo child-alive; "
+                        "echo left=$(ls t | wc -l)");
+    CHECK(rc == 0 && strstr(said, "rc=143") && !strstr(said, "child-alive") && strstr(said, "left=0"));
+    if (!strstr(said, "rc=143") || strstr(said, "child-alive") || !strstr(said, "left=0")) fprintf(stderr, "    %s\n", said);
+    in_scratch(dir, sizeof dir, "[ -s child.pid ] && kill $(cat child.pid) 2>/dev/null; true");
+    cleanup(dir);
+}
+
 /* The kept CPU GEMM library choice (GPUBENCH_CPU_GEMM_CHOICE) is a cache
  * like the wisdom: a FIFO there blocked the run on opening it to read, then
  * to write the new choice. The run measures the choice, says why the file
