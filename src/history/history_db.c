@@ -5,10 +5,13 @@
  * an empty file / no file, which becomes one): a corrupt file or another
  * application's database is refused untouched. */
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "history.h"
 #include "file_read.h"
@@ -143,7 +146,27 @@ static int bring_up_to_date(gb_history *h, gb_err *e) {
     return status;
 }
 
+/* SQLite keeps its journal beside the database, named after it: NAME-journal
+ * while the history is made, then NAME-wal and NAME-shm. A name that leaves
+ * no room for those cannot hold a history: refused before anything is made
+ * (a 255-byte name failed with "unable to open database file", leaving an
+ * empty file). */
+static int name_fits_journal(const char *path, gb_err *e) {
+    char copy[PATH_MAX], dcopy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(dcopy, sizeof dcopy, "%s", path);
+    const char *base = basename(copy), *dir = dirname(dcopy);
+    long max = pathconf(dir, _PC_NAME_MAX);
+    if (max <= 0) max = NAME_MAX;
+    size_t room = (size_t)max - strlen("-journal");
+    if (strlen(base) <= room) return GB_OK;
+    return gb_errf(e, GB_FAIL, "%s: a name of %zu bytes: SQLite keeps its journal beside the history as "
+                   "NAME-journal, NAME-wal and NAME-shm, which must fit this file system's %ld bytes: at most %zu",
+                   path, strlen(base), max, room);
+}
+
 gb_history *gb_history_open(const char *path, int create, gb_err *e) {
+    if (name_fits_journal(path, e) != GB_OK) return NULL;
     struct stat sb;
     int exists = stat(path, &sb) == 0;
     if (exists && !S_ISREG(sb.st_mode)) { /* SQLite says only "disk I/O error" of a FIFO or a device */

@@ -126,6 +126,25 @@ TEST(history_add_scrubs_the_commit_and_branch_it_reads_from_the_environment) {
     CHECK(count(db, "SELECT count(*) FROM runs WHERE commit_sha = 'ab?' AND branch = 'b?r'") == 1);
 }
 
+/* The longest name whose journal files (NAME-journal, -wal, -shm) fit the
+ * file system holds a history; one byte more is refused before anything is
+ * made (a 255-byte name failed inside SQLite and left an empty file). */
+TEST(history_db_names_up_to_the_journal_s_room_work_and_longer_are_refused_up_front) {
+    CHECK(make_scenario_run(tmp("long.json"), 0) == 0);
+    char name[300], cmd[2048], out[2048];
+    for (int bytes = 247; bytes <= 248; bytes++) {
+        memset(name, 'h', (size_t)bytes - 7);
+        snprintf(name + bytes - 7, 8, ".sqlite");
+        snprintf(cmd, sizeof cmd,
+                 "B=$(realpath %s) && cd %s && { $B history add long.json --db %s 2>&1; echo rc=$?; [ -e %s ] && echo made; true; }",
+                 gb_test_binary(), tmp(""), name, name);
+        CHECK(sh(cmd, out, sizeof out) == 0);
+        if (bytes == 247) CHECK(strstr(out, "added as run 1") && strstr(out, "rc=0"));
+        else if (!CHECK(strstr(out, "a name of 248 bytes") && strstr(out, "at most 247") && strstr(out, "rc=2") &&
+                   !strstr(out, "made"))) fprintf(stderr, "    %s\n", out);
+    }
+}
+
 TEST(history_add_list_show_export_prune) {
     const char *db = tmp("basic.sqlite");
     char out[65536], cmd[2048];
