@@ -10,6 +10,8 @@
  * than by report_svg.c, whose charts are log-log over sizes; these are
  * linear over a sequence of commits with interval bars. */
 #include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,6 +326,23 @@ static double latest_change(const gb_history_series *s) {
     return expm1(s->p[s->n - 1].value - med);
 }
 
+/* Whether the database's own name (its links followed) is one publish
+ * writes in the directory dir_st: index.html or case-*.html. The page
+ * would replace it (a history named pd/index.html, published into pd, was
+ * lost). */
+static int db_is_a_page(const char *db, const struct stat *dir_st, char *page, size_t len) {
+    char real[PATH_MAX];
+    if (!realpath(db, real)) return 0;
+    char *slash = strrchr(real, '/');
+    if (!slash) return 0;
+    const char *base = slash + 1;
+    *slash = '\0';
+    struct stat ds;
+    if (stat(*real ? real : "/", &ds) != 0 || ds.st_dev != dir_st->st_dev || ds.st_ino != dir_st->st_ino) return 0;
+    snprintf(page, len, "%s", base);
+    return !strcmp(base, "index.html") || fnmatch("case-*.html", base, 0) == 0;
+}
+
 int gb_history_publish(gb_history *h, const gb_history_filter *f, const char *dir, double threshold, size_t *pages,
                        gb_err *e) {
     *pages = 0;
@@ -331,6 +350,10 @@ int gb_history_publish(gb_history *h, const gb_history_filter *f, const char *di
     struct stat sb; /* said before anything is read: "publish h.sqlite" named the database, not a directory */
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return gb_errf(e, GB_FAIL, "%s: not a directory: publish writes its pages into a directory", dir);
+    char page[NAME_MAX + 1];
+    if (db_is_a_page(gb_history_file(h), &sb, page, sizeof page))
+        return gb_errf(e, GB_FAIL, "%s: the history --db %s is %s there, a page publish writes: gpubench never "
+                       "writes over one of its own inputs; publish into another directory", dir, gb_history_file(h), page);
     gb_history_series_set set;
     if (gb_history_series_load(h, f, &set, e) != GB_OK) return GB_FAIL;
     char *buf = NULL;

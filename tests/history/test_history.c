@@ -473,6 +473,18 @@ TEST(history_publish_writes_index_and_case_pages) {
              db, db, gb_test_binary(), db, db, db, db);
     CHECK(sh(cmd, out, sizeof out) == 0 && strstr(out, "not a directory: publish writes its pages into a directory") &&
           strstr(out, "rc=2"));
+    /* a history whose own name is a page publish writes (index.html,
+     * case-*.html) in the directory it publishes into, named directly or
+     * through a link: refused, the database untouched (it was replaced) */
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s && cp %s %s/index.html && cp %s %s/case-0.html && ln -sf %s/index.html %s && "
+             "%s history publish %s --db %s/index.html 2>&1; %s history publish %s --db %s/case-0.html 2>&1; "
+             "%s history publish %s/ --db %s 2>&1; cmp %s %s/index.html && cmp %s %s/case-0.html && echo untouched",
+             tmp("pubdb"), db, tmp("pubdb"), db, tmp("pubdb"), tmp("pubdb"), tmp("pubdb.link"), gb_test_binary(),
+             tmp("pubdb"), tmp("pubdb"), gb_test_binary(), tmp("pubdb"), tmp("pubdb"), gb_test_binary(), tmp("pubdb"),
+             tmp("pubdb.link"), db, tmp("pubdb"), db, tmp("pubdb"));
+    CHECK(sh(cmd, out, sizeof out) == 0 && strstr(out, "is index.html there, a page publish writes") &&
+          strstr(out, "is case-0.html there") && strstr(out, "untouched"));
 }
 
 TEST(history_changepoint_stays_quiet_on_noise_and_short_series) {
