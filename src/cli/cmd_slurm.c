@@ -324,8 +324,18 @@ int gb_cmd_slurm(int argc, char **argv) {
         free(sbopts);
         return GB_EXIT_USAGE;
     }
-    if (setup && strlen(setup) != setup_len) {
-        fprintf(stderr, "gpubench slurm: --setup: %s: holds a NUL byte: not shell lines\n", j.setup_path);
+    const char *cr = setup ? strchr(setup, '\r') : NULL;
+    if (setup && (strlen(setup) != setup_len || cr)) {
+        /* a CR at a line's end (a file saved on Windows) is read by bash as
+         * part of the command: `module load cuda\r` fails in every task */
+        int line = 1;
+        for (const char *p = setup; cr && p < cr; p++) line += *p == '\n';
+        if (strlen(setup) != setup_len)
+            fprintf(stderr, "gpubench slurm: --setup: %s: holds a NUL byte: not shell lines\n", j.setup_path);
+        else
+            fprintf(stderr, "gpubench slurm: --setup: %s: line %d holds a carriage return (Windows line endings?): "
+                            "bash would run it as part of the command in every task; convert it (dos2unix %s)\n",
+                    j.setup_path, line, j.setup_path);
         free(setup);
         free(sbopts);
         return GB_EXIT_USAGE;

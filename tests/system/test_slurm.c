@@ -137,6 +137,7 @@ TEST(slurm_bad_options_exit_2_naming_the_option) {
         {"suites/quick.json --constraint 'a;rm'", "--constraint"},
         {"suites/quick.json --exclude 'n 1'", "--exclude"},
         {"suites/quick.json --setup /nonexistent/env.sh", "--setup"},
+        {"suites/quick.json --setup tests/data/setup-crlf.sh", "line 1 holds a carriage return"},
         {"suites/quick.json --retry-failed /nonexistent/job", "--retry-failed"},
         /* a second --out would win over each task's own: the merge found nothing */
         {"suites/quick.json -- --out x.json", "-- --out: gpubench sets each task's --out itself"},

@@ -1,0 +1,2 @@
+# a site setup file saved on Windows
+module load cuda/12
