@@ -90,6 +90,36 @@ for w in fifo zero-wisdom; do
     GPUBENCH_FFTW_WISDOM=$T/$w check "FFT with wisdom path $w" 0 timeout 60 "$GB" run --op fft --sizes 64 \
         --dtype float32 --rounds 1 --no-peak --quiet --backend cpu --out "w-$w.json"
 done
+# history and the kept GEMM choice (found 2026-11-26): hashed or read with a
+# plain open, /dev/zero read forever and a FIFO blocked
+check "history add /dev/zero" 2 timeout 10 "$GB" history add /dev/zero --db h.sqlite
+check "history add a FIFO" 2 timeout 10 "$GB" history add fifo --db h.sqlite
+check "history list --db a FIFO" 2 timeout 10 "$GB" history list --db fifo
+GPUBENCH_CPU_GEMM_CHOICE=$T/fifo check "GEMM with the kept choice a FIFO" 0 timeout 60 "$GB" run --op matmul \
+    --sizes 64 --dtype float32 --rounds 1 --no-peak --quiet --backend cpu --out k.json
+# a history named as a page publish writes, in the directory it publishes into
+mkdir -p pub && "$GB" history add r.json --db pub/index.html >/dev/null 2>&1
+h=$(sha256sum pub/index.html | cut -d' ' -f1)
+check "history publish over its own --db" 2 "$GB" history publish pub --db pub/index.html
+same "the history after publish into its directory" pub/index.html "$h"
+# SIGTERM to compare --confirm while its child measures: the child ends too,
+# and the temporary directory goes
+mkdir -p ctmp
+printf '{"name":"c","defaults":{"min_time_s":5,"dtypes":["float32"]},"benchmarks":[{"op":"matmul","sizes":[32]}]}\n' >c.json
+(TMPDIR=$T/ctmp exec "$GB" compare r.json r.json --confirm c.json --confirm-unsure >/dev/null 2>c.err) &
+pid=$!
+for i in $(seq 1 200); do [ -n "$(ls ctmp)" ] && break; sleep 0.05; done
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+sleep 0.2
+if [ "$rc" = 143 ] && [ -z "$(ls ctmp)" ] && ! pgrep -f "run c.json --case" >/dev/null; then
+    echo "PASS SIGTERM to compare --confirm: exit 143, child ended, directory removed"
+else
+    echo "FAIL SIGTERM to compare --confirm: exit $rc, left $(ls ctmp), children $(pgrep -fa 'run c.json --case' | head -c 200)"
+    fails=$((fails + 1))
+fi
 
 # 4. a signal ends a run stuck in a library under ulimit -v (OpenBLAS retries
 #    mmap without end inside the first GEMM) within a bounded time. Two
