@@ -45,8 +45,6 @@ gb_history *gb_history_open(const char *path, int create, gb_err *e);
 void gb_history_close(gb_history *h);
 /* The underlying handle (struct sqlite3 *), for queries in this room. */
 struct sqlite3 *gb_history_db(gb_history *h);
-/* The path it was opened by. */
-const char *gb_history_file(const gb_history *h);
 const char *gb_history_name(const gb_history *h);
 
 /* The SQL of migration step v (v-1 -> v, v = 1..GB_HISTORY_SCHEMA_VERSION);

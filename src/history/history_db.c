@@ -73,7 +73,6 @@ const char *gb_history_migration_sql(int v) {
     return v >= 1 && v <= GB_HISTORY_SCHEMA_VERSION ? MIGRATIONS[v - 1] : NULL;
 }
 
-const char *gb_history_file(const gb_history *h) { return h->path; }
 sqlite3 *gb_history_db(gb_history *h) { return h->db; }
 const char *gb_history_name(const gb_history *h) { return h->path; }
 

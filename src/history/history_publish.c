@@ -351,9 +351,9 @@ int gb_history_publish(gb_history *h, const gb_history_filter *f, const char *di
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return gb_errf(e, GB_FAIL, "%s: not a directory: publish writes its pages into a directory", dir);
     char page[NAME_MAX + 1];
-    if (db_is_a_page(gb_history_file(h), &sb, page, sizeof page))
+    if (db_is_a_page(gb_history_name(h), &sb, page, sizeof page))
         return gb_errf(e, GB_FAIL, "%s: the history --db %s is %s there, a page publish writes: gpubench never "
-                       "writes over one of its own inputs; publish into another directory", dir, gb_history_file(h), page);
+                       "writes over one of its own inputs; publish into another directory", dir, gb_history_name(h), page);
     gb_history_series_set set;
     if (gb_history_series_load(h, f, &set, e) != GB_OK) return GB_FAIL;
     char *buf = NULL;
