@@ -108,10 +108,12 @@ TEST(files_over_the_size_limit_is_refused_by_its_size) {
     cleanup(dir);
 }
 
-/* FFTW wisdom that is a FIFO (it blocked forever), a symbolic link to
- * /dev/zero (it spun at 100% CPU) or a directory: the run goes on without
- * it, says why, and leaves the special file as it was. */
-TEST(files_wisdom_that_is_not_a_regular_file_is_skipped_with_a_warning) {
+/* A cache gpubench reads and writes (FFTW wisdom, the kept CPU GEMM
+ * choice), named by its variable as a FIFO, a link to /dev/zero or a
+ * directory: the run goes on without it (`run` is the run's command, with
+ * the variable set to %s, and what it checks after), says why in a warning
+ * (`warning`), and leaves the special file as it was. */
+static void cache_that_is_not_a_regular_file_is_skipped(const char *run, const char *warning) {
     char dir[64] = "";
     if (!ready(dir, sizeof dir)) return;
     static const struct { const char *path, *why; } special[] = {
@@ -120,15 +122,20 @@ TEST(files_wisdom_that_is_not_a_regular_file_is_skipped_with_a_warning) {
         {"dir", "dir: not a regular file: a directory"},
     };
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) {
-        int rc = in_scratch(dir, sizeof dir,
-                            "GPUBENCH_FFTW_WISDOM=%s timeout 20 $B run --op fft --sizes 16 --backend cpu --no-peak "
-                            "--quiet --out w.json 2>&1 >/dev/null",
-                            special[i].path);
-        CHECK(rc == 0 && strstr(said, "FFTW wisdom not used") && strstr(said, special[i].why));
+        int rc = in_scratch(dir, sizeof dir, run, special[i].path);
+        CHECK(rc == 0 && strstr(said, warning) && strstr(said, special[i].why));
         if (rc != 0 || !strstr(said, special[i].why)) fprintf(stderr, "    %s (rc %d): %s\n", special[i].path, rc, said);
     }
     CHECK(in_scratch(dir, sizeof dir, "[ -p fifo ] && [ -L zero ] && [ -d dir ]") == 0);
     cleanup(dir);
+}
+
+/* FFTW wisdom that is a FIFO (it blocked forever), a symbolic link to
+ * /dev/zero (it spun at 100% CPU) or a directory. */
+TEST(files_wisdom_that_is_not_a_regular_file_is_skipped_with_a_warning) {
+    cache_that_is_not_a_regular_file_is_skipped("GPUBENCH_FFTW_WISDOM=%s timeout 20 $B run --op fft --sizes 16 --backend "
+                                                "cpu --no-peak --quiet --out w.json 2>&1 >/dev/null",
+                                                "FFTW wisdom not used");
 }
 
 /* SIGTERM to `compare --confirm` while a fresh process measures: the
@@ -153,28 +160,14 @@ TEST(files_sigterm_to_compare_confirm_ends_its_child_and_removes_its_directory) 
     cleanup(dir);
 }
 
-/* The kept CPU GEMM library choice (GPUBENCH_CPU_GEMM_CHOICE) is a cache
- * like the wisdom: a FIFO there blocked the run on opening it to read, then
- * to write the new choice. The run measures the choice, says why the file
- * was not used, and leaves the special file as it was. */
+/* The kept CPU GEMM library choice (GPUBENCH_CPU_GEMM_CHOICE): a FIFO
+ * there blocked the run on opening it to read, then to write the new
+ * choice. The choice is measured instead. */
 TEST(files_kept_gemm_choice_that_is_not_a_regular_file_is_skipped_with_a_warning) {
-    char dir[64] = "";
-    if (!ready(dir, sizeof dir)) return;
-    static const struct { const char *path, *why; } special[] = {
-        {"fifo", "fifo: not a regular file: a FIFO"},
-        {"zero", "zero: not a regular file: a character device"},
-        {"dir", "dir: not a regular file: a directory"},
-    };
-    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) {
-        int rc = in_scratch(dir, sizeof dir,
-                            "GPUBENCH_CPU_GEMM_CHOICE=%s timeout 20 $B run --op matmul --sizes 16 --backend cpu --no-peak "
-                            "--quiet --out k.json 2>&1 >/dev/null && grep -q 'library_choice.*measured' k.json",
-                            special[i].path);
-        CHECK(rc == 0 && strstr(said, "kept CPU GEMM choice not used") && strstr(said, special[i].why));
-        if (rc != 0 || !strstr(said, special[i].why)) fprintf(stderr, "    %s (rc %d): %s\n", special[i].path, rc, said);
-    }
-    CHECK(in_scratch(dir, sizeof dir, "[ -p fifo ] && [ -L zero ] && [ -d dir ]") == 0);
-    cleanup(dir);
+    cache_that_is_not_a_regular_file_is_skipped("GPUBENCH_CPU_GEMM_CHOICE=%s timeout 20 $B run --op matmul --sizes 16 "
+                                                "--backend cpu --no-peak --quiet --out k.json 2>&1 >/dev/null && "
+                                                "grep -q 'library_choice.*measured' k.json",
+                                                "kept CPU GEMM choice not used");
 }
 
 /* Under `ulimit -v 300000` OpenBLAS retries mmap without end inside the
