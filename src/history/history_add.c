@@ -19,17 +19,7 @@
 #include "stats.h"
 
 int gb_hist_bind_text(sqlite3_stmt *st, int i, const char *s) {
-    if (!s || !*s) return sqlite3_bind_null(st, i);
-    /* what the history stores it prints and exports as JSON: UTF-8 only.
-     * A results file's text is checked when it is read; an environment
-     * value (GITHUB_SHA, GITHUB_REF_NAME), git's output or a value cut to
-     * fit a field are not, and are scrubbed here */
-    char *clean = strdup(s);
-    if (!clean) return SQLITE_NOMEM;
-    gb_text_scrub(clean);
-    int rc = sqlite3_bind_text(st, i, clean, -1, SQLITE_TRANSIENT);
-    free(clean);
-    return rc;
+    return s && *s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
 }
 int gb_hist_bind_num(sqlite3_stmt *st, int i, double v) {
     return isfinite(v) ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
@@ -114,7 +104,8 @@ static void resolve_source(const gb_history_source *src, const gb_results *r, so
         git_line(cmd, si->commit_time, sizeof si->commit_time);
     }
     /* from the environment or git, perhaps cut mid-character: printed and
-     * stored, so UTF-8 without control characters */
+     * stored, so UTF-8 without control characters (the rest of what the
+     * history stores comes from results files, checked when they are read) */
     gb_text_scrub(si->commit);
     gb_text_scrub(si->branch);
     gb_text_scrub(si->commit_time);
