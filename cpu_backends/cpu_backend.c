@@ -31,6 +31,7 @@ const gb_op_impl *gb_cpu_op_impl(int op_id) {
 typedef struct {
     const gb_op_impl *impl;
     void *inner;
+    char team[200]; /* how its OpenMP team was chosen (cpu_team.c), or "" */
 } cpu_state;
 
 static int cpu_init(const gb_backend_options *opt, gb_err *why) {
@@ -176,6 +177,7 @@ static int cpu_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
         free(s);
         return status;
     }
+    if (s->impl->set_threads) gb_cpu_team_choose(s->impl, s->inner, s->team, sizeof s->team);
     *state = s;
     return GB_OK;
 }
@@ -193,6 +195,7 @@ static int cpu_fetch(void *state, gb_arrays *out, gb_err *e) {
 static void cpu_annotate(void *state, cJSON *extra) {
     cpu_state *s = state;
     if (s->impl->annotate) s->impl->annotate(s->inner, extra);
+    if (*s->team) cJSON_AddStringToObject(extra, "team", s->team);
 }
 
 static void cpu_release(void *state) {
@@ -222,6 +225,7 @@ static const gb_backend cpu_backend = {
     .health = gb_cpu_health,
     .check = cpu_check,
     .ceiling = cpu_ceiling,
+    .after_visit = gb_cpu_openblas_rest,
 };
 
 const gb_backend *gb_cpu_backend(void) { return &cpu_backend; }

@@ -120,7 +120,7 @@ static int ew_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
     s->n = n;
     s->a = a->data;
     s->b = b->data;
-    s->threads = gb_cpu_threads();
+    s->threads = gb_cpu_threads(); /* until cpu_team.c chooses */
     s->fast_math = c->params.fast_math;
     gb_array *o = gb_arrays_add(&s->out, "out", el, n, e);
     if (!o) {
@@ -178,6 +178,8 @@ static void ew_annotate(void *state, cJSON *extra) {
         cJSON_AddStringToObject(extra, "fast_math", "not applicable on the CPU (libmvec, <= 4 ulp)");
 }
 
+static void ew_set_threads(void *state, int threads) { ((ew_state *)state)->threads = threads; }
+
 static void ew_release(void *state) {
     ew_state *s = state;
     if (!s) return;
@@ -191,4 +193,5 @@ const gb_op_impl gb_cpu_elementwise = {
     .fetch = ew_fetch,
     .annotate = ew_annotate,
     .release = ew_release,
+    .set_threads = ew_set_threads,
 };

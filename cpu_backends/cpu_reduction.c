@@ -141,7 +141,7 @@ static int red_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
     s->dtype = c->dtype;
     s->n = n;
     s->x = x->data;
-    s->threads = gb_cpu_threads();
+    s->threads = gb_cpu_threads(); /* until cpu_team.c chooses */
     s->part = gb_alloc(sizeof(moments) * (size_t)s->threads);
     gb_array *st = gb_arrays_add(&s->out, "stats", GB_E_F64, 3, e);
     if (!s->part || !st) {
@@ -202,6 +202,8 @@ static void red_annotate(void *state, cJSON *extra) {
         cJSON_AddStringToObject(extra, "accumulate", "float64 (inputs widened exactly)");
 }
 
+static void red_set_threads(void *state, int threads) { ((red_state *)state)->threads = threads; }
+
 static void red_release(void *state) {
     red_state *s = state;
     if (!s) return;
@@ -216,4 +218,5 @@ const gb_op_impl gb_cpu_reduction = {
     .fetch = red_fetch,
     .annotate = red_annotate,
     .release = red_release,
+    .set_threads = red_set_threads,
 };

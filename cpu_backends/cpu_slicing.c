@@ -108,7 +108,7 @@ static int sl_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
     s->R = R;
     s->C = C;
     s->x = x->data;
-    s->threads = gb_cpu_threads();
+    s->threads = gb_cpu_threads(); /* until cpu_team.c chooses */
     gb_array *y = gb_arrays_add(&s->out, "y", el, (size_t)orr * (size_t)oc, e);
     if (!y) {
         free(s);
@@ -144,6 +144,8 @@ static void sl_annotate(void *state, cJSON *extra) {
     if (s->kind == GB_SLICE_TRANSPOSE) cJSON_AddNumberToObject(extra, "tile", GB_TILE);
 }
 
+static void sl_set_threads(void *state, int threads) { ((sl_state *)state)->threads = threads; }
+
 static void sl_release(void *state) {
     sl_state *s = state;
     if (!s) return;
@@ -157,4 +159,5 @@ const gb_op_impl gb_cpu_slicing = {
     .fetch = sl_fetch,
     .annotate = sl_annotate,
     .release = sl_release,
+    .set_threads = sl_set_threads,
 };

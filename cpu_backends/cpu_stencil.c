@@ -123,7 +123,7 @@ static int st_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
     s->h2 = gb_stencil_h2(c);
     s->iters = c->params.iters;
     s->norm_every = c->params.norm_every;
-    s->threads = gb_cpu_threads();
+    s->threads = gb_cpu_threads(); /* until cpu_team.c chooses */
     gb_array *p = gb_arrays_add(&s->out, "p", el, N, e);
     gb_array *nr = p ? gb_arrays_add(&s->out, "norms", GB_E_F64, gb_stencil_norm_count(&c->params), e) : NULL;
     s->scratch = gb_alloc(N * es);
@@ -189,6 +189,8 @@ static void st_annotate(void *state, cJSON *extra) {
                                             "norm fused");
 }
 
+static void st_set_threads(void *state, int threads) { ((st_state *)state)->threads = threads; }
+
 static void st_release(void *state) {
     st_state *s = state;
     if (!s) return;
@@ -204,4 +206,5 @@ const gb_op_impl gb_cpu_stencil = {
     .fetch = st_fetch,
     .annotate = st_annotate,
     .release = st_release,
+    .set_threads = st_set_threads,
 };

@@ -7,16 +7,14 @@
  * split over threads where that is faster: one thread cannot saturate a
  * server's memory channels, but waking a pool of sleeping OpenMP threads
  * (gpubench sets OMP_WAIT_POLICY=PASSIVE) costs tens of microseconds, more
- * than a small copy. So each thread gets at least COPY_CHUNK bytes: a 4 KiB
- * copy is one plain memcpy, a 1 GiB copy uses every thread. */
+ * than a small copy. So the team is measured (cpu_team.c): a 4 KiB copy is
+ * one plain memcpy, a 1 GiB copy uses every thread. */
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 
 #include "cpu_backend.h"
 #include "timer.h"
-
-#define COPY_CHUNK ((size_t)1 << 20)
 
 typedef struct {
     size_t bytes;
@@ -46,9 +44,7 @@ static int tr_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
         /* Poisoned, and its pages touched now rather than in the first rep. */
         gb_array_poison(y);
     }
-    size_t total = bytes * (size_t)s->legs, want = total / COPY_CHUNK;
-    s->threads = gb_cpu_threads();
-    if (want < (size_t)s->threads) s->threads = want > 0 ? (int)want : 1;
+    s->threads = gb_cpu_threads(); /* until cpu_team.c chooses */
     *state = s;
     return GB_OK;
 }
@@ -93,6 +89,8 @@ static void tr_annotate(void *state, cJSON *extra) {
     cJSON_AddNumberToObject(extra, "threads", s->threads);
 }
 
+static void tr_set_threads(void *state, int threads) { ((tr_state *)state)->threads = threads; }
+
 static void tr_release(void *state) {
     tr_state *s = state;
     if (!s) return;
@@ -106,4 +104,5 @@ const gb_op_impl gb_cpu_transfer = {
     .fetch = tr_fetch,
     .annotate = tr_annotate,
     .release = tr_release,
+    .set_threads = tr_set_threads,
 };

@@ -117,6 +117,12 @@ typedef struct gb_backend {
      * CPU's RAPL, system/energy_cpu.h). */
     int (*monitor_info)(int k, gb_monitor_info *info);
     int (*monitor_read)(int k, gb_monitor_sample *s);
+    /* Called after each visit of a case by this backend (its repetitions
+     * timed), before the next backend's visit: let go of what would compete
+     * with the next visit for the host's CPUs. The CPU backend puts
+     * OpenBLAS's spinning workers to sleep (cpu_openblas_pool.c). May be
+     * NULL. */
+    void (*after_visit)(void);
 } gb_backend;
 
 /* Per-op part of a backend: each op file of a backend exports one of these,
@@ -131,6 +137,10 @@ typedef struct gb_op_impl {
     /* The backend's optional timings this op has (see gb_backend.has_timing);
      * may be NULL: none of them. */
     int (*has_timing)(const gb_case *c, int timing);
+    /* The OpenMP team a prepared state runs on, for an op whose loop is
+     * gpubench's own (the CPU backend chooses it by measuring, cpu_team.c);
+     * may be NULL: the op's library decides. */
+    void (*set_threads)(void *state, int threads);
 } gb_op_impl;
 
 /* The CPU backend is linked in; the CUDA one comes from the plugin. */
