@@ -225,7 +225,6 @@ static const gb_backend cpu_backend = {
     .health = gb_cpu_health,
     .check = cpu_check,
     .ceiling = cpu_ceiling,
-    .after_visit = gb_cpu_openblas_rest,
 };
 
 const gb_backend *gb_cpu_backend(void) { return &cpu_backend; }

@@ -23,17 +23,9 @@ void gb_cpu_bind_threads(int n, const char *from);
  * OpenMP threads, when those were bound; how many were pinned (0: none, or
  * not bound, or this OpenBLAS has no openblas_setaffinity). */
 int gb_cpu_bind_openblas(int n);
-/* OpenBLAS's worker pool (cpu_openblas_pool.c): put to sleep after each
- * visit (rest: its workers would spin for a tenth of a second, taking the
- * CPUs the next visit wants), started again and pinned before an op that
- * calls OpenBLAS runs (ready). pool_stops: 1 when this OpenBLAS has a pool
- * that can be stopped (a pthread build), 0 when both do nothing. */
-void gb_cpu_openblas_rest(void);
-void gb_cpu_openblas_ready(void);
-int gb_cpu_openblas_pool_stops(void);
 /* The OpenMP team of a prepared op whose loop is gpubench's own
- * (impl->set_threads): all threads for a case of 2 ms or more, else the
- * fastest of 1, 2, 4, ... and all, measured on the state (cpu_team.c). The team is set
+ * (impl->set_threads): all threads for a case of 2 ms or more, else one
+ * thread where measured on the state 10% faster than all (cpu_team.c). The team is set
  * on the state and returned; why (a line for extra.team) into why. */
 int gb_cpu_team_choose(const gb_op_impl *impl, void *state, char *why, size_t len);
 /* How many parallel loops FFTW has run on the OpenMP threads (cpu_fft.c). */

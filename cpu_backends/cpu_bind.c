@@ -108,9 +108,7 @@ int gb_cpu_bind_openblas(int n) {
         CPU_SET(bound_cpus[i + 1], &one);
         pinned += set(i, sizeof one, &one) == 0;
     }
-    static int said; /* the pool is started again after each rest (cpu_openblas_pool.c): say it once */
-    if (pinned && !said) {
-        said = 1;
+    if (pinned) {
         size_t l = strlen(how);
         snprintf(how + l, sizeof how - l, "; OpenBLAS's %d worker thread%s pinned alike", pinned,
                  pinned == 1 ? "" : "s");

@@ -154,7 +154,6 @@ static int measure(gb_dtype d, int cls, char *line, size_t len, int *keepable) {
             gb_rng_fill_f64(A, na, 1, 1, -1, 1);
             gb_rng_fill_f64(B, nb, 1, 2, -1, 1);
         }
-        gb_cpu_openblas_ready(); /* OpenBLAS is a candidate: its pool, pinned */
         openblas_set_num_threads(gb_cpu_threads());
         gb_cpu_dl_set_threads(GB_CPU_GEMM_BLIS, gb_cpu_threads());
         /* the first of each warms up; a candidate whose warm-up took 20x

@@ -98,10 +98,6 @@ static int mm_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
         }
     }
     s->threads = gb_cpu_threads();
-    /* OpenBLAS's pool sleeps between visits (cpu_openblas_pool.c); a batch
-     * runs it on one thread inside each OpenMP thread and needs no pool: one
-     * woken for it spun beside that loop (2.3-3.7x slower on the GPU host) */
-    if (s->lib == GB_CPU_GEMM_OPENBLAS && !batch) gb_cpu_openblas_ready();
     openblas_set_num_threads(s->threads);
     if (s->lib == GB_CPU_GEMM_BLIS || s->lib == GB_CPU_GEMM_CBLAS) gb_cpu_dl_set_threads(s->lib, s->threads);
     *state = s;

@@ -211,13 +211,12 @@ static double measure_lowp_gemm(cJSON *peaks, gb_dtype dt) {
     }
 }
 
-static int measure_all(cJSON *peaks, gb_err *e) {
+int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e) {
     int threads = gb_cpu_threads();
     double start = gb_now();
     openblas_set_num_threads(threads);
     int status = measure_stream(peaks, threads, e);
     if (status != GB_OK) return status;
-    gb_cpu_openblas_ready();
     int n32 = 0, n64 = 0;
     status = measure_gemm(peaks, GB_FLOAT32, 512, &n32, e);
     if (status != GB_OK) return status;
@@ -245,12 +244,4 @@ static int measure_all(cJSON *peaks, gb_err *e) {
     cJSON_AddNumberToObject(peaks, "threads", threads);
     cJSON_AddNumberToObject(peaks, "measure_s", gb_now() - start);
     return GB_OK;
-}
-
-/* The ceilings, then OpenBLAS's pool put to sleep as after a visit (the
- * first case must not meet its spinning workers). */
-int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e) {
-    int status = measure_all(peaks, e);
-    gb_cpu_openblas_rest();
-    return status;
 }

@@ -36,7 +36,6 @@ static void solve_release(void *state) {
 static int solve_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
     const gb_array *A = gb_arrays_find(in, "A"), *B = gb_arrays_find(in, "B");
     if (!A || !B) return gb_errf(e, GB_FAIL, "solve: inputs 'A' and 'B' missing");
-    gb_cpu_openblas_ready(); /* LAPACK runs on OpenBLAS's pool, asleep between visits */
     if (c->shape[0] > 2147483647 || B->count / (size_t)c->shape[0] > 2147483647)
         return gb_errf(e, GB_SKIP, "solve: sizes exceed LAPACK's int");
     solve_state *s = calloc(1, sizeof *s);

@@ -63,7 +63,6 @@ static const char *routine(const svd_state *s) {
 static int svd_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
     const gb_array *A = gb_arrays_find(in, "A");
     if (!A) return gb_errf(e, GB_FAIL, "svd: input 'A' missing");
-    gb_cpu_openblas_ready(); /* LAPACK runs on OpenBLAS's pool, asleep between visits */
     if (c->shape[0] > 2147483647 / 8 || c->shape[1] > 2147483647 / 8)
         return gb_errf(e, GB_SKIP, "svd: sizes exceed LAPACK's int");
     svd_state *s = calloc(1, sizeof *s);

@@ -9,19 +9,24 @@
  * 0.003 ms. No fixed rule fits every op: one thread per MiB touched (the
  * copy's old rule) made a 256² float64 elementwise 3.3x slower (its sin and
  * exp are compute, not memory traffic) and a 256² stencil 1.2x slower. So,
- * as FFTW's planner and the CPU GEMM choice do, the team is measured: on
- * the prepared state itself, each candidate — 1, 2, 4, ... threads and all
- * of them — warmed up once, then timed in turn (A B C A B C ...) for
- * GB_TEAM_ROUNDS rounds; the fastest median wins, and the smallest team
- * within GB_TEAM_TIE of it (fewer threads meet fewer of the machine's other
- * tasks). Libraries do the same by rule: OpenBLAS runs a small GEMM on one
- * thread, PyTorch's parallel_for gives each thread at least 32768 elements.
+ * as FFTW's planner and the CPU GEMM choice do, it is measured: on the
+ * prepared state itself, one thread against all of them, each warmed up
+ * once, then timed in turn (A B A B ...) for GB_TEAM_ROUNDS rounds, each
+ * time as the second of two repetitions in a row (the runner's repetitions
+ * follow each other with the same team). One thread is chosen only when its
+ * median is GB_TEAM_MARGIN (10%) faster than every thread's. Two things
+ * were tried and dropped on the GPU host, 2026-11-26: the teams between (2,
+ * 4, 8) timed alone, each right after a smaller one, paid for waking CPUs
+ * the VM had halted meanwhile, and 1024² sums and elementwise passes then
+ * ran on 2 or 8 threads 1.6-3.5x slower than on 16; and a choice near a tie
+ * flips between processes, adding to their spread (issue #29). Libraries
+ * choose by rule instead: OpenBLAS runs a small GEMM on one thread,
+ * PyTorch's parallel_for gives each thread at least 32768 elements.
  *
  * A case whose repetition on every thread takes GB_TEAM_MEASURE_S or more
  * runs on every thread, unmeasured, as before: its wake-ups are a few % of
- * it, and measuring the smaller teams would cost up to 16 times as long
- * (a bytes rule missed the stencil, which wakes its team once per sweep).
- * --threads N is the most a team gets. The choice is each result's
+ * it, and one thread would take up to 16 times as long to measure.
+ * --threads N is the team "all" means. The choice is each result's
  * extra.threads, and extra.team says how it was made, with the medians. It
  * is measured with warm caches, also for a cold-cache run. */
 #include <math.h>
@@ -33,9 +38,8 @@
 
 #define GB_TEAM_MEASURE_S 2e-3
 #define GB_TEAM_ROUNDS 5
-#define GB_TEAM_TIE 1.03
+#define GB_TEAM_MARGIN 1.10
 #define GB_TEAM_MAX_S 0.25 /* the most a choice may take; fewer rounds past it */
-#define GB_TEAM_MAX_CANDIDATES 16
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -47,10 +51,11 @@ static double median_of(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The second of two repetitions on this team (the first wakes it). */
 static int timed(const gb_op_impl *impl, void *state, int team, double *seconds) {
     gb_err e = {{0}};
     impl->set_threads(state, team);
-    return impl->run(state, 0, seconds, &e) == GB_OK && *seconds >= 0;
+    return impl->run(state, 0, seconds, &e) == GB_OK && impl->run(state, 0, seconds, &e) == GB_OK && *seconds >= 0;
 }
 
 int gb_cpu_team_choose(const gb_op_impl *impl, void *state, char *why, size_t len) {
@@ -67,34 +72,22 @@ int gb_cpu_team_choose(const gb_op_impl *impl, void *state, char *why, size_t le
                  first * 1e3, GB_TEAM_MEASURE_S * 1e3);
         return all;
     }
-    int team[GB_TEAM_MAX_CANDIDATES], n = 0;
-    for (int t = 1; t < all && n < GB_TEAM_MAX_CANDIDATES - 1; t *= 2) team[n++] = t;
-    team[n++] = all;
-    double t[GB_TEAM_MAX_CANDIDATES][GB_TEAM_ROUNDS], warm = first;
-    for (int i = 0; i + 1 < n; i++) { /* all of them warmed up above */
-        double s;
-        if (!timed(impl, state, team[i], &s)) goto keep_all;
-        warm += s;
-    }
+    const int team[2] = {1, all};
+    double t[2][GB_TEAM_ROUNDS], warm = first;
+    if (!timed(impl, state, 1, &first)) goto keep_all; /* one thread's warm-up (all's was above) */
+    warm += first;
     int rounds = GB_TEAM_ROUNDS;
     if (warm * rounds > GB_TEAM_MAX_S) rounds = warm > 0 ? (int)(GB_TEAM_MAX_S / warm) : 1;
     if (rounds < 1) rounds = 1;
     for (int r = 0; r < rounds; r++)
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < 2; i++)
             if (!timed(impl, state, team[i], &t[i][r])) goto keep_all;
-    double med[GB_TEAM_MAX_CANDIDATES], best = INFINITY;
-    for (int i = 0; i < n; i++) {
-        med[i] = median_of(t[i], rounds);
-        if (med[i] < best) best = med[i];
-    }
-    int pick = n - 1;
-    for (int i = 0; i < n; i++)
-        if (med[i] <= best * GB_TEAM_TIE) { pick = i; break; }
-    int used = snprintf(why, len, "measured, median us of %d round%s:", rounds, rounds == 1 ? "" : "s");
-    for (int i = 0; i < n && used > 0 && (size_t)used < len; i++)
-        used += snprintf(why + used, len - (size_t)used, " %d:%.3g", team[i], med[i] * 1e6);
-    impl->set_threads(state, team[pick]);
-    return team[pick];
+    double one = median_of(t[0], rounds), every = median_of(t[1], rounds);
+    int pick = every > one * GB_TEAM_MARGIN ? 1 : all;
+    snprintf(why, len, "measured, median us of %d round%s: 1 thread %.3g, %d threads %.3g", rounds,
+             rounds == 1 ? "" : "s", one * 1e6, all, every * 1e6);
+    impl->set_threads(state, pick);
+    return pick;
 keep_all:
     impl->set_threads(state, all);
     snprintf(why, len, "all: a repetition failed while the team was measured");

@@ -117,12 +117,6 @@ typedef struct gb_backend {
      * CPU's RAPL, system/energy_cpu.h). */
     int (*monitor_info)(int k, gb_monitor_info *info);
     int (*monitor_read)(int k, gb_monitor_sample *s);
-    /* Called after each visit of a case by this backend (its repetitions
-     * timed), before the next backend's visit: let go of what would compete
-     * with the next visit for the host's CPUs. The CPU backend puts
-     * OpenBLAS's spinning workers to sleep (cpu_openblas_pool.c). May be
-     * NULL. */
-    void (*after_visit)(void);
 } gb_backend;
 
 /* Per-op part of a backend: each op file of a backend exports one of these,

@@ -112,7 +112,6 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
         }
         show_progress(cfg, s, tracks, i, 0, slot->name);
         gb_run_backend_first(cfg, item, slot, k, in, &ref, rates, ct, s->rounds);
-        if (slot->b && slot->b->after_visit) slot->b->after_visit();
     }
     if (ref.have) gb_arrays_free(&ref.out);
 }
@@ -150,7 +149,6 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
         if (!visits_slot(&item->c, slot) || !slot->b) continue;
         show_progress(cfg, s, tracks, i, round, slot->name);
         gb_run_backend_again(cfg, item, slot, k, in, ct, round, s->rounds);
-        if (slot->b->after_visit) slot->b->after_visit();
     }
     gb_run_refresh_shared(cfg, s, tracks, ct);
     if (!ct->have_inputs) gb_run_release_case_states(cfg, ct, item->c.op_id); /* they read made_now */

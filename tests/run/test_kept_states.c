@@ -161,29 +161,6 @@ TEST(kept_states_a_round_prepared_again_records_its_plan) {
     gb_results_free(&r);
 }
 
-/* The runner tells a backend when each of its visits ends (after_visit:
- * the CPU backend then puts OpenBLAS's spinning workers to sleep before the
- * next backend's visit): once per visit, every round. */
-static int after_visits;
-static void count_after_visit(void) { after_visits++; }
-
-TEST(kept_states_the_runner_calls_after_visit_once_per_visit_of_the_backend) {
-    gb_backend counted = fake;
-    counted.after_visit = count_after_visit;
-    after_visits = 0;
-    gb_results r;
-    prepares = releases = live = max_live = 0;
-    device_holds = 0;
-    const char *suite_text =
-        "{\"name\": \"k\", \"defaults\": {\"dtypes\": [\"float32\"], \"warmup\": 1, \"min_reps\": 3, "
-        "\"min_time_s\": 0, \"max_time_s\": 600, \"rounds\": 3},"
-        " \"benchmarks\": [{\"op\": \"elementwise\", \"sizes\": [16, 32, 64]}]}";
-    if (!CHECK(gb_test_run_cpu_and(suite_text, &counted, 0, &r) == 0)) return;
-    check_all_ok_in_three_rounds(&r);
-    CHECK(after_visits == 9); /* three cases, three rounds: one call after each visit */
-    gb_results_free(&r);
-}
-
 /* ---- host results shared between cases (runner.c, host_twins) ------------- */
 
 static const gb_result *result_of(const gb_case_result *c, const char *backend) {
