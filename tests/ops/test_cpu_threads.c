@@ -94,9 +94,15 @@ TEST(cpu_small_ops_run_on_one_thread_where_measured_faster_large_ones_on_all) {
         cJSON *extra = cJSON_CreateObject();
         gb_cpu_backend()->annotate(st, extra);
         double threads = cJSON_GetNumberValue(cJSON_GetObjectItem(extra, "threads"));
-        CHECK(threads >= 1 && threads <= all);
         const char *team = cJSON_GetStringValue(cJSON_GetObjectItem(extra, "team"));
-        CHECK(team && strncmp(team, "measured", 8) == 0);
+        /* measured (1 thread or all), or, on a machine so loaded that one
+         * repetition of 32 KiB took 2 ms, all and the reason */
+        if (CHECK(team != NULL)) {
+            if (!strncmp(team, "measured", 8))
+                CHECK(threads == 1 || threads == all);
+            else
+                CHECK(strncmp(team, "all: a repetition on", 20) == 0 && threads == all);
+        }
         cJSON_Delete(extra);
         gb_cpu_backend()->release(st);
     }
