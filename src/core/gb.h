@@ -11,7 +11,7 @@
 #include "dtype.h"
 
 #define GB_VERSION "0.1.0"
-#define GB_ABI_VERSION 7
+#define GB_ABI_VERSION 6
 #define GB_MSG_LEN 512
 
 /* Status codes returned by every function that can fail. The order matters:
