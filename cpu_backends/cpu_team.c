@@ -29,10 +29,8 @@
  * --threads N is the team "all" means. The choice is each result's
  * extra.threads, and extra.team says how it was made, with the medians. It
  * is measured with warm caches, also for a cold-cache run. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu_backend.h"
 
