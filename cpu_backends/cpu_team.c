@@ -30,24 +30,14 @@
  * extra.threads, and extra.team says how it was made, with the medians. It
  * is measured with warm caches, also for a cold-cache run. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cpu_backend.h"
+#include "stats.h"
 
 #define GB_TEAM_MEASURE_S 2e-3
 #define GB_TEAM_ROUNDS 5
 #define GB_TEAM_MARGIN 1.10
 #define GB_TEAM_MAX_S 0.25 /* the most a choice may take; fewer rounds past it */
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* The second of two repetitions on this team (the first wakes it). */
 static int timed(const gb_op_impl *impl, void *state, int team, double *seconds) {
@@ -80,7 +70,7 @@ int gb_cpu_team_choose(const gb_op_impl *impl, void *state, char *why, size_t le
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < 2; i++)
             if (!timed(impl, state, team[i], &t[i][r])) goto keep_all;
-    double one = median_of(t[0], rounds), every = median_of(t[1], rounds);
+    double one = gb_median(t[0], (size_t)rounds), every = gb_median(t[1], (size_t)rounds);
     int pick = every > one * GB_TEAM_MARGIN ? 1 : all;
     snprintf(why, len, "measured, median us of %d round%s: 1 thread %.3g, %d threads %.3g", rounds,
              rounds == 1 ? "" : "s", one * 1e6, all, every * 1e6);
