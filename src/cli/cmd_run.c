@@ -547,6 +547,11 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         gb_suite_free(&suite);
         return GB_EXIT_OK;
     }
+    if (gb_run_fault_read(&e) != GB_OK) { /* a malformed GPUBENCH_FAULT_SLOW: before any file is claimed */
+        fprintf(stderr, "gpubench run: %s\n", e.msg);
+        gb_suite_free(&suite);
+        return GB_EXIT_USAGE;
+    }
     char path[4096];
     int no_dir = 0;
     if (out_path) snprintf(path, sizeof path, "%s", out_path);
@@ -640,6 +645,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     int before = cJSON_GetArraySize(warnings);
     gb_run_peaks_after(&rp, gb_sanity_check_ceilings(&results, warnings));
     gb_run_energy_warnings(&results, warnings);
+    gb_run_fault_warnings(&results, warnings);
     for (int i = before; i < cJSON_GetArraySize(warnings); i++)
         fprintf(stderr, "WARNING: %s\n", cJSON_GetArrayItem(warnings, i)->valuestring);
     for (int i = 0; i < set.count; i++)

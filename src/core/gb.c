@@ -2,6 +2,7 @@
 #include "gb.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -153,6 +154,12 @@ int gb_list_contains(const char *list, const char *name) {
         p = end + 1;
     }
     return 0;
+}
+
+int gb_name_matches(const char *pattern, const char *name) {
+    if (!pattern || !*pattern) return 1;
+    if (strpbrk(pattern, "*?[")) return fnmatch(pattern, name, 0) == 0;
+    return strstr(name, pattern) != NULL;
 }
 
 const char *const gb_svd_method_names[GB_SVD_METHOD_COUNT + 1] = {

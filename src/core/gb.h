@@ -167,6 +167,11 @@ int gb_nvidia_driver_from_proc(const char *text, char *buf, size_t len);
 
 /* Is name one of the entries of a comma-separated list ("cpu,cuda")? */
 int gb_list_contains(const char *list, const char *name);
+/* Does a case name ("matmul/float32/256x256x256/math=default/cpu/host")
+ * match pattern: a glob (fnmatch) when it has * ? or [, else a substring;
+ * NULL or "" matches every name. What `history show`, `history export` and
+ * GPUBENCH_FAULT_SLOW all mean by a case pattern. */
+int gb_name_matches(const char *pattern, const char *name);
 /* name as part of a file name: at most len-1 bytes of [A-Za-z0-9._-], every
  * other byte as '_', no leading '.' (so never "..", never a path, never
  * hidden); "_" when name is empty. A suite's name or a host name from a file

@@ -1,20 +1,13 @@
 /* history_filter.c — what list, show, export (history_query.c) and the
  * series (history_series.c) share: the filter's WHERE clause and its bound
- * parameters, a case pattern matched in C (fnmatch), a time as text. Apart
+ * parameters, a time as text (a case pattern is core's gb_name_matches). Apart
  * from both, so that the query, which loads series, and the series do not
  * depend on each other. */
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "history_internal.h"
-
-int gb_hist_name_matches(const char *pattern, const char *name) {
-    if (!pattern || !*pattern) return 1;
-    if (strpbrk(pattern, "*?[")) return fnmatch(pattern, name, 0) == 0;
-    return strstr(name, pattern) != NULL;
-}
 
 void gb_hist_time_text(double s, char *buf, size_t len) {
     if (!isfinite(s)) snprintf(buf, len, "-");

@@ -18,9 +18,6 @@ int gb_hist_bind_num(sqlite3_stmt *st, int i, double v);
 const char *gb_hist_col_text(sqlite3_stmt *st, int i);
 /* A column as a number, NAN when NULL. */
 double gb_hist_col_num(sqlite3_stmt *st, int i);
-/* Whether a case name matches a pattern: a glob when it has * ? or [, else
- * a substring. NULL or "" matches everything. */
-int gb_hist_name_matches(const char *pattern, const char *name);
 /* The WHERE clause text (fixed, with ?-parameters) and its binding for a
  * filter over runs r joined with machines m. */
 void gb_hist_filter_sql(const gb_history_filter *f, char *buf, size_t len);

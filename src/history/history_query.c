@@ -129,7 +129,7 @@ int gb_history_export(gb_history *h, const gb_history_filter *f, gb_history_form
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *pat = f ? f->pattern : NULL;
-        if (!gb_hist_name_matches(pat, gb_hist_col_text(st, 11))) continue;
+        if (!gb_name_matches(pat, gb_hist_col_text(st, 11))) continue;
         cJSON *o = arr ? cJSON_CreateObject() : NULL;
         for (size_t i = 0; i < NCOLS; i++) {
             int t = sqlite3_column_type(st, (int)i);

@@ -43,7 +43,7 @@ int gb_history_series_load(gb_history *h, const gb_history_filter *f, gb_history
     gb_history_series *cur = NULL;
     while (status == GB_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = gb_hist_col_text(st, 1), *key = gb_hist_col_text(st, 7);
-        if (!gb_hist_name_matches(f ? f->pattern : NULL, name)) continue;
+        if (!gb_name_matches(f ? f->pattern : NULL, name)) continue;
         if (!cur || strcmp(cur->name, name) != 0 || strcmp(cur->machine_key, key) != 0) {
             if (grow((void **)&out->s, out->n, sizeof *out->s) != 0) {
                 status = gb_errf(e, GB_FAIL, "out of memory");

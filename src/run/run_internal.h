@@ -10,6 +10,7 @@
  *                 device made current and a case prepared on it
  *   run_shared.c  host results shared between cases of the same host work
  *   run_record.c  recording into the results model, and the time breakdown
+ *   run_fault.c   GPUBENCH_FAULT_SLOW: a slowdown made on purpose
  *
  * Each file uses only those listed below it (tests/test_layers.c checks
  * that no two depend on each other). */
@@ -44,6 +45,7 @@ typedef struct {
     int again;                      /* measure it in the next round too */
     const char *backend;            /* its backend's name and the ceiling that bounds it */
     const char *ceiling;
+    double slow;                    /* GPUBENCH_FAULT_SLOW's factor for it (run_fault.c); 1: none */
     track_energy en;
 } track;
 
@@ -95,6 +97,12 @@ typedef struct {
     double cap, used;
 } input_cache;
 
+
+/* GPUBENCH_FAULT_SLOW (run_fault.c): the factor for a result (1 when it
+ * does not match); a repetition's time made that many times as long, the
+ * difference waited out. */
+double gb_run_fault_factor(const gb_case_result *c, const gb_result *r);
+void gb_run_fault_slow(double factor, double *seconds);
 
 /* An out-of-memory while filling the model: remembered, and the next
  * checkpoint fails (run_record.c). */

@@ -30,12 +30,15 @@ typedef struct {
     const gb_backend *b;
     void *state;
     int timing, cache_cold;
+    double slow; /* GPUBENCH_FAULT_SLOW's factor (run_fault.c) */
 } rep_ctx;
 
 static int one_rep(void *ctx, double *seconds, gb_err *e) {
     rep_ctx *r = ctx;
     if (r->cache_cold && r->b->flush_caches) r->b->flush_caches();
-    return r->b->run(r->state, r->timing, seconds, e);
+    int status = r->b->run(r->state, r->timing, seconds, e);
+    if (status == GB_OK) gb_run_fault_slow(r->slow, seconds);
+    return status;
 }
 
 /* Which kinds (op, backend slot, timing) have had a first visit: the
@@ -47,7 +50,7 @@ static unsigned char warm_kinds[GB_OP_COUNT][GB_MAX_BACKENDS][GB_MAX_TIMINGS];
  * process warms up longer), GB_VISIT_AGAIN or GB_VISIT_KEPT on a later one. */
 static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_backend *b, void *state, int timing,
                    const gb_budget *budget, gb_visit visit, track *tr, int *capped, gb_err *e) {
-    rep_ctx ctx = {b, state, timing, cfg->cache_cold};
+    rep_ctx ctx = {b, state, timing, cfg->cache_cold, tr->slow};
     gb_visit_cost cost = {0};
     int adopted = tr->s.adopted_warmups;
     if (visit == GB_VISIT_FIRST && !warm_kinds[c->op_id][slot][timing]) visit = GB_VISIT_FIRST_OF_KIND;
@@ -128,6 +131,7 @@ void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backe
         r->has |= GB_R_HAS_SETUP;
         if (fatal) { gb_run_set_status(r, GB_RS_ERROR, e.msg); continue; }
         track *tr = &tracks[t];
+        tr->slow = gb_run_fault_factor(case_at(cfg, ci), r);
         int capped;
         status = measure(cfg, c, slot_index, b, state, t, &budget, GB_VISIT_FIRST, tr, &capped, &e);
         r = &case_at(cfg, ci)->results[ri];

@@ -189,7 +189,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
     gb_run_kept = (kept_states){.suite = s, .tracks = tracks, .cap = cfg->concurrent ? 0 : cache.cap, .used = 0};
     gb_run_host_twins(s, tracks);
     gb_run_energy_begin_run(cfg); /* the meters, probed at rest before the first case */
-    int status = GB_OK;
+    int status = gb_run_fault_read(e); /* GPUBENCH_FAULT_SLOW, run_fault.c */
     /* Round 0 visits every case and prints its line as soon as it is
      * measured (later rounds refine it in the final table); later rounds
      * revisit, in the same order, the results that did not hit max_time_s

@@ -120,6 +120,13 @@ int gb_energy_mode_parse(const char *text, int *mode);
  * that ran so limited during their timed repetitions, appended to warnings
  * (an array). Returns how many were added. */
 int gb_run_energy_warnings(const gb_results *r, cJSON *warnings);
+/* GPUBENCH_FAULT_SLOW (run_fault.c), a slowdown made on purpose to test a
+ * regression gate: read from the environment (gb_runner_run reads it too);
+ * GB_FAIL with the reason when malformed. */
+int gb_run_fault_read(gb_err *e);
+/* With GPUBENCH_FAULT_SLOW set: one warning naming how many
+ * results it made slower on purpose, or that none matched. Returns 1 or 0. */
+int gb_run_fault_warnings(const gb_results *r, cJSON *warnings);
 
 /* Run every case of the suite. Returns GB_OK when the run went through (even
  * with failed cases: see the summary), GB_FAIL if the results could not be

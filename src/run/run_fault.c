@@ -1,0 +1,88 @@
+/* run_fault.c — a slowdown made on purpose, to test a regression gate end
+ * to end: GPUBENCH_FAULT_SLOW=FACTOR:CASE-PATTERN makes every result whose
+ * name matches the pattern (compare's names, "op/dtype/label/params/backend/
+ * timing"; a glob or a substring, gb_name_matches) FACTOR times as long.
+ *
+ * Why in the runner, not in a file afterwards: a gate is judged on fresh
+ * processes too (`compare --confirm`, `history check --confirm` run the
+ * suspects again), and a slowdown written into one results file is gone in
+ * them, so the gate rightly clears it. The variable is inherited by those
+ * processes, so the slowdown is there in every process, as a real one is.
+ *
+ * How: each repetition (warm-up ones too) is followed, inside the timing, by
+ * a busy wait of (FACTOR - 1) times its own measured time, and is recorded
+ * FACTOR times as long. The op's own noise is kept, scaled; the wait holds
+ * the thread as a slower op would. A device timing (CUDA events) is scaled
+ * the same way; its device did not wait. Not applied to the lanes of
+ * --devices-concurrent. Every run with it set says so in its warnings. */
+#include "run_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+
+#define FAULT_VAR "GPUBENCH_FAULT_SLOW"
+
+static struct {
+    int read;
+    double factor; /* 0: none */
+    char pattern[256];
+} fault;
+
+int gb_run_fault_read(gb_err *e) {
+    fault.read = 1;
+    fault.factor = 0;
+    const char *v = getenv(FAULT_VAR);
+    if (!v || !*v) return GB_OK;
+    const char *colon = strchr(v, ':'), *end = NULL;
+    double f = 0;
+    if (!colon || gb_scan_decimal(v, &f, &end) != 0 || end != colon || !(f > 1) || f > 1000 || !colon[1] ||
+        strlen(colon + 1) >= sizeof fault.pattern)
+        return gb_errf(e, GB_FAIL,
+                       "%s='%.80s': give FACTOR:CASE-PATTERN, FACTOR a number above 1 and at most 1000 "
+                       "(e.g. %s=1.2:matmul/float32/256x256x256/math=default/cpu/host)",
+                       FAULT_VAR, v, FAULT_VAR);
+    fault.factor = f;
+    snprintf(fault.pattern, sizeof fault.pattern, "%s", colon + 1);
+    return GB_OK;
+}
+
+double gb_run_fault_factor(const gb_case_result *c, const gb_result *r) {
+    if (!fault.read || fault.factor <= 1) return 1;
+    char name[512];
+    gb_result_name(c, r, NULL, name, sizeof name);
+    return gb_name_matches(fault.pattern, name) ? fault.factor : 1;
+}
+
+void gb_run_fault_slow(double factor, double *seconds) {
+    if (!(factor > 1)) return;
+    double until = gb_now() + (factor - 1) * *seconds;
+    while (gb_now() < until) {
+    }
+    *seconds *= factor;
+}
+
+int gb_run_fault_warnings(const gb_results *r, cJSON *warnings) {
+    if (!fault.read || fault.factor <= 1) return 0;
+    size_t hit = 0;
+    char first[512] = "";
+    for (size_t i = 0; i < r->ncases; i++)
+        for (size_t j = 0; j < r->cases[i].nresults; j++) {
+            const gb_result *res = &r->cases[i].results[j];
+            if (res->status != GB_RS_OK || gb_run_fault_factor(&r->cases[i], res) <= 1) continue;
+            if (!hit++) gb_result_name(&r->cases[i], res, NULL, first, sizeof first);
+        }
+    char msg[1024];
+    if (hit)
+        snprintf(msg, sizeof msg,
+                 "%s is set: %zu result%s made x%g slower on purpose (%s%s), a fault to test a regression "
+                 "gate; these times are not the machine's",
+                 FAULT_VAR, hit, hit == 1 ? "" : "s", fault.factor, first, hit > 1 ? ", ..." : "");
+    else
+        snprintf(msg, sizeof msg, "%s is set, and no measured result matches its pattern '%s'", FAULT_VAR,
+                 fault.pattern);
+    cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
+    return 1;
+}
