@@ -13,8 +13,15 @@
  * prepared state itself, one thread against all of them, each warmed up
  * once, then timed in turn (A B A B ...) for GB_TEAM_ROUNDS rounds, each
  * time as the second of two repetitions in a row (the runner's repetitions
- * follow each other with the same team). One thread is chosen only when its
- * median is GB_TEAM_MARGIN (10%) faster than every thread's. Two things
+ * follow each other with the same team). One thread is chosen only when it
+ * is GB_TEAM_MARGIN (10%) faster than every thread both in its median and
+ * in its fastest round: a stall only adds time, and on the GPU host a
+ * measurement whose rounds on 16 threads were stalled by the VM chose one
+ * thread on the median alone, in about one process in ten, for ops that
+ * then ran 2.7-7x slower on it for the whole run (a 256² float64
+ * elementwise, a 1024² sum, the 4 MiB host copy: a false regression in
+ * `history check`, issue #29); the fastest rounds showed the 16 threads
+ * faster. Two things
  * were tried and dropped on the GPU host, 2026-11-26: the teams between (2,
  * 4, 8) timed alone, each right after a smaller one, paid for waking CPUs
  * the VM had halted meanwhile, and 1024² sums and elementwise passes then
@@ -71,9 +78,10 @@ int gb_cpu_team_choose(const gb_op_impl *impl, void *state, char *why, size_t le
         for (int i = 0; i < 2; i++)
             if (!timed(impl, state, team[i], &t[i][r])) goto keep_all;
     double one = gb_median(t[0], (size_t)rounds), every = gb_median(t[1], (size_t)rounds);
-    int pick = every > one * GB_TEAM_MARGIN ? 1 : all;
-    snprintf(why, len, "measured, median us of %d round%s: 1 thread %.3g, %d threads %.3g", rounds,
-             rounds == 1 ? "" : "s", one * 1e6, all, every * 1e6);
+    double one_min = gb_fastest(t[0], (size_t)rounds), every_min = gb_fastest(t[1], (size_t)rounds);
+    int pick = every > one * GB_TEAM_MARGIN && every_min > one_min * GB_TEAM_MARGIN ? 1 : all;
+    snprintf(why, len, "measured, us of %d round%s (median, fastest): 1 thread %.3g, %.3g; %d threads %.3g, %.3g",
+             rounds, rounds == 1 ? "" : "s", one * 1e6, one_min * 1e6, all, every * 1e6, every_min * 1e6);
     impl->set_threads(state, pick);
     return pick;
 keep_all:

@@ -40,6 +40,9 @@ int gb_stats_round_median_range(const double *samples, size_t n, const size_t *r
 void gb_stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi);
 /* Median of n values (sorted copy). */
 double gb_median(const double *x, size_t n);
+/* The smallest of n values (0 when n is 0): the fastest repetition, which
+ * a stall cannot make look faster. */
+double gb_fastest(const double *x, size_t n);
 /* The shift common to many cases: the median of their ratios (current ÷
  * reference time, one per case) with a distribution-free 95% interval from
  * the order statistics of the cases (gb_stats_median_ci_ranks). Used for a

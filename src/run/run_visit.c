@@ -15,15 +15,6 @@
 
 static double case_work(const gb_case *c) { return c->flops > 0 ? c->flops : c->bytes; }
 
-/* The fastest sample: what projection is judged from, so that a moment of
- * contention on a busy machine does not skip the next size. */
-static double fastest(const double *v, size_t n) {
-    double m = n ? v[0] : 0;
-    for (size_t i = 1; i < n; i++)
-        if (v[i] < m) m = v[i];
-    return m;
-}
-
 /* One repetition as the stopping rule sees it: the cache flush (cold mode)
  * outside the backend's timer, then the backend's own timed run. */
 typedef struct {
@@ -156,7 +147,7 @@ void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backe
             measured_any = 1;
             if (t == 0)
                 gb_rate_record(rates, item->benchmark, c->dtype, slot_index, case_work(c),
-                               fastest(tr->s.v, tr->s.n), c->label);
+                               gb_fastest(tr->s.v, tr->s.n), c->label); /* a stall does not skip the next size */
         }
     }
 

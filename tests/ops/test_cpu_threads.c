@@ -53,11 +53,15 @@ TEST(cpu_openblas_workers_pinned_and_fftw_loops_on_openmp_only_when_asked) {
  * thread, unmeasured. A fake op whose repetitions report a time per team
  * shows the rule. */
 static double fake_seconds[64];
-static int fake_team;
+static int fake_team, fake_stalls; /* fake_stalls: the all-thread team stalls, as below */
+static long fake_all_runs;
 static void fake_set_threads(void *state, int threads) { (void)state, fake_team = threads; }
 static int fake_run(void *state, int timing, double *seconds, gb_err *e) {
     (void)state, (void)timing, (void)e;
     *seconds = fake_seconds[fake_team < 64 ? fake_team : 63];
+    /* of every 10 repetitions on all threads, the last 6 stalled 3x: the
+     * timed ones (each second of two) of three of the five rounds */
+    if (fake_team > 1 && fake_stalls && fake_all_runs++ % 10 >= 4) *seconds *= 3;
     return GB_OK;
 }
 
@@ -78,6 +82,15 @@ TEST(cpu_small_ops_run_on_one_thread_where_measured_faster_large_ones_on_all) {
     CHECK(gb_cpu_team_choose(&fake, NULL, why, sizeof why) == all && fake_team == all);
     fake_seconds[1] = 0.8e-3; /* one thread 20% faster: one */
     CHECK(gb_cpu_team_choose(&fake, NULL, why, sizeof why) == 1 && fake_team == 1);
+    /* all threads truly faster (0.5 ms against 0.8), but three of their
+     * five rounds stalled to 1.5 ms: the median says one thread, the
+     * fastest rounds do not, and all stay */
+    fake_seconds[1] = 0.8e-3;
+    fake_seconds[all] = 0.5e-3;
+    fake_stalls = 1, fake_all_runs = 0;
+    CHECK(gb_cpu_team_choose(&fake, NULL, why, sizeof why) == all && fake_team == all);
+    CHECK(strstr(why, "threads 1.5e+03, 500") != NULL); /* the stalled median, the fastest round */
+    fake_stalls = 0;
     fake_seconds[all] = 2e-3; /* a repetition of 2 ms on all threads: not measured, */
     fake_seconds[1] = 1e-4;   /* whatever one thread would do */
     CHECK(gb_cpu_team_choose(&fake, NULL, why, sizeof why) == all && fake_team == all);
