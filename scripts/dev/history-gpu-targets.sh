@@ -14,6 +14,9 @@
 # 4. the ninth run checked with --confirm-unsure (CONFIRM_RUNS fresh
 #    processes, default 8): every unsure case re-measured, the same count;
 # 5. the dashboard of the nine runs (OUTDIR/site) and bisect over all cases.
+# Step 3's slowdown is scaled into the file (stage 1 alone judges it);
+# scripts/dev/history-gpu-slowed.sh OUTDIR, run after this, makes it for real
+# and judges it with --confirm, as the CI recipe does.
 # Everything lands in OUTDIR: the runs, their logs, check outputs (table and
 # JSON), summary.txt with the counts. About 8 minutes on an H100 (quick takes
 # ~46 s a run).
