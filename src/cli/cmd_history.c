@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "compare_confirm.h"
 #include "history.h"
+#include "runner.h"
 #include "writer.h"
 
 static void usage(FILE *f) {
@@ -298,6 +299,13 @@ int gb_cli_history_add_run(const char *db, const char *path) {
 
 int gb_cli_history_ready(const char *db) {
     const char *hp = gb_history_path(db && *db ? db : NULL);
+    const char *fault = getenv(GB_FAULT_SLOW_VAR);
+    if (fault && *fault) {
+        fprintf(stderr, "gpubench run: --history: %s is set (%.80s): a run made slower on purpose is not added to "
+                        "%s, which keeps the machine's times; unset it, or leave out --history\n",
+                GB_FAULT_SLOW_VAR, fault, hp);
+        return GB_EXIT_USAGE;
+    }
     gb_err e = {{0}};
     gb_history *h = gb_history_open(hp, 1, &e);
     if (!h) {

@@ -589,6 +589,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         fprintf(stderr, "note: --devices-concurrent: no device is measured in this run (no accelerator selected)\n");
 
     cJSON *context = gb_sysinfo_context(gb_full_argc, gb_full_argv);
+    gb_run_fault_describe(context); /* context.fault_slow: these times are made slower on purpose */
     gb_backends_describe(&set, context);
     cJSON_AddBoolToObject(context, "devices_concurrent", concurrent);
     cJSON *doc = new_provenance(&suite, context, bopt.cache_cold ? "cold" : "hot");

@@ -294,6 +294,21 @@ int gb_history_add(gb_history *h, const char *path, const gb_history_source *src
     if (gb_sha256_file(path, out->sha256, e) != GB_OK) return GB_FAIL;
     gb_results r;
     if (gb_results_load(path, &r, e) != GB_OK) return GB_FAIL;
+    for (size_t run = 0; run < r.nruns; run++) { /* GPUBENCH_FAULT_SLOW: not the machine's times */
+        cJSON *ctx = r.runs[run].context.json ? cJSON_Parse(r.runs[run].context.json) : NULL;
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(ctx, "fault_slow");
+        int made_slow = cJSON_IsString(f);
+        if (made_slow)
+            gb_errf(e, GB_FAIL,
+                    "%s: context.fault_slow: made slower on purpose (GPUBENCH_FAULT_SLOW=%.80s), not the machine's "
+                    "times; not added",
+                    path, f->valuestring);
+        cJSON_Delete(ctx);
+        if (made_slow) {
+            gb_results_free(&r);
+            return GB_FAIL;
+        }
+    }
     source_info si;
     resolve_source(src, &r, &si);
     snprintf(out->commit, sizeof out->commit, "%s", si.commit);

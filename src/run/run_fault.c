@@ -9,12 +9,15 @@
  * them, so the gate rightly clears it. The variable is inherited by those
  * processes, so the slowdown is there in every process, as a real one is.
  *
- * How: each repetition (warm-up ones too) is followed, inside the timing, by
- * a busy wait of (FACTOR - 1) times its own measured time, and is recorded
- * FACTOR times as long. The op's own noise is kept, scaled; the wait holds
- * the thread as a slower op would. A device timing (CUDA events) is scaled
+ * How: each repetition (warm-up ones too) is recorded FACTOR times as long
+ * as the backend measured it, and a busy wait of the difference follows it
+ * before the next one starts. The op's own noise is kept, scaled; the wait
+ * holds the thread, and the run's time budget, as a slower op would. A device timing (CUDA events) is scaled
  * the same way; its device did not wait. Not applied to the lanes of
- * --devices-concurrent. Every run with it set says so in its warnings. */
+ * --devices-concurrent. Every run with it set says so in its warnings and
+ * records it as context.fault_slow; `history add` refuses such a file, and
+ * `run --history` refuses to start with the variable set: a history holds
+ * the machine's times. */
 #include "run_internal.h"
 
 #include <stdio.h>
@@ -23,7 +26,7 @@
 
 #include "compare.h"
 
-#define FAULT_VAR "GPUBENCH_FAULT_SLOW"
+#define FAULT_VAR GB_FAULT_SLOW_VAR
 
 static struct {
     int read;
@@ -47,6 +50,10 @@ int gb_run_fault_read(gb_err *e) {
     fault.factor = f;
     snprintf(fault.pattern, sizeof fault.pattern, "%s", colon + 1);
     return GB_OK;
+}
+
+void gb_run_fault_describe(cJSON *context) {
+    if (fault.read && fault.factor > 1) cJSON_AddStringToObject(context, "fault_slow", getenv(FAULT_VAR));
 }
 
 double gb_run_fault_factor(const gb_case_result *c, const gb_result *r) {

@@ -122,8 +122,11 @@ int gb_energy_mode_parse(const char *text, int *mode);
 int gb_run_energy_warnings(const gb_results *r, cJSON *warnings);
 /* GPUBENCH_FAULT_SLOW (run_fault.c), a slowdown made on purpose to test a
  * regression gate: read from the environment (gb_runner_run reads it too);
- * GB_FAIL with the reason when malformed. */
+ * GB_FAIL with the reason when malformed. Once read and set, describe adds
+ * it to a run's context as "fault_slow" (the variable's value). */
+#define GB_FAULT_SLOW_VAR "GPUBENCH_FAULT_SLOW"
 int gb_run_fault_read(gb_err *e);
+void gb_run_fault_describe(cJSON *context);
 /* With GPUBENCH_FAULT_SLOW set: one warning naming how many
  * results it made slower on purpose, or that none matched. Returns 1 or 0. */
 int gb_run_fault_warnings(const gb_results *r, cJSON *warnings);

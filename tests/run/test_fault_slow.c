@@ -149,3 +149,33 @@ TEST(fault_slow_malformed_stops_run_with_exit_2_and_no_results_file) {
     CHECK(f == NULL);
     if (f) fclose(f);
 }
+
+/* A history keeps the machine's times: a file whose context says it was made
+ * slower on purpose is refused by `history add` (nothing stored: the next
+ * good file is run 1), and `run --history` with the variable set refuses to
+ * start, before measuring or writing anything. */
+TEST(fault_slow_runs_are_kept_out_of_a_history) {
+    const char *made = gb_test_tmp("fault-made.json"), *db = gb_test_tmp("fault.sqlite");
+    const char *json = gb_test_tmp("fault-run.json");
+    cJSON *doc = gb_test_load_json("tests/data/results_small.json");
+    CHECK(doc != NULL);
+    if (!doc) return;
+    cJSON_AddStringToObject(cJSON_GetObjectItem(doc, "context"), "fault_slow", "1.2:matmul");
+    CHECK(gb_test_write_json(made, doc) == 0);
+    cJSON_Delete(doc);
+    char cmd[2048], out[4096];
+    snprintf(cmd, sizeof cmd, "rm -f %s %s; %s history add %s --db %s 2>&1", db, json, gb_test_binary(), made, db);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 2);
+    CHECK(strstr(out, "context.fault_slow: made slower on purpose (GPUBENCH_FAULT_SLOW=1.2:matmul)") != NULL);
+    snprintf(cmd, sizeof cmd, "%s history add tests/data/results_small.json --db %s 2>&1", gb_test_binary(), db);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    CHECK(strstr(out, "added as run 1 ") != NULL);
+    snprintf(cmd, sizeof cmd,
+             "GPUBENCH_FAULT_SLOW=1.2:matmul %s run suites/quick.json --backend cpu --no-peak --history=%s --out %s 2>&1",
+             gb_test_binary(), db, json);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 2);
+    CHECK(strstr(out, "--history: GPUBENCH_FAULT_SLOW is set (1.2:matmul)") != NULL);
+    FILE *f = fopen(json, "rb");
+    CHECK(f == NULL);
+    if (f) fclose(f);
+}
