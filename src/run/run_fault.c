@@ -12,9 +12,9 @@
  * How: each repetition (warm-up ones too) is recorded FACTOR times as long
  * as the backend measured it, and a busy wait of the difference follows it
  * before the next one starts. The op's own noise is kept, scaled; the wait
- * holds the thread, and the run's time budget, as a slower op would. A device timing (CUDA events) is scaled
- * the same way; its device did not wait. Not applied to the lanes of
- * --devices-concurrent. Every run with it set says so in its warnings and
+ * holds the thread, and the run's time budget, as a slower op would. A
+ * device timing (CUDA events) is scaled the same way; its device did not
+ * wait. Not applied to the lanes of --devices-concurrent. Every run with it set says so in its warnings and
  * records it as context.fault_slow; `history add` refuses such a file, and
  * `run --history` refuses to start with the variable set: a history holds
  * the machine's times. */
@@ -29,35 +29,35 @@
 #define FAULT_VAR GB_FAULT_SLOW_VAR
 
 static struct {
-    int read;
-    double factor; /* 0: none */
-    char pattern[256];
+    double factor; /* 0: none (unset, or not read yet) */
+    char pattern[300]; /* what follows the colon: shorter than value */
+    char value[300]; /* the variable as given, for context.fault_slow */
 } fault;
 
 int gb_run_fault_read(gb_err *e) {
-    fault.read = 1;
     fault.factor = 0;
     const char *v = getenv(FAULT_VAR);
     if (!v || !*v) return GB_OK;
     const char *colon = strchr(v, ':'), *end = NULL;
     double f = 0;
     if (!colon || gb_scan_decimal(v, &f, &end) != 0 || end != colon || !(f > 1) || f > 1000 || !colon[1] ||
-        strlen(colon + 1) >= sizeof fault.pattern)
+        strlen(v) >= sizeof fault.value)
         return gb_errf(e, GB_FAIL,
                        "%s='%.80s': give FACTOR:CASE-PATTERN, FACTOR a number above 1 and at most 1000 "
                        "(e.g. %s=1.2:matmul/float32/256x256x256/math=default/cpu/host)",
                        FAULT_VAR, v, FAULT_VAR);
     fault.factor = f;
     snprintf(fault.pattern, sizeof fault.pattern, "%s", colon + 1);
+    snprintf(fault.value, sizeof fault.value, "%s", v);
     return GB_OK;
 }
 
 void gb_run_fault_describe(cJSON *context) {
-    if (fault.read && fault.factor > 1) cJSON_AddStringToObject(context, "fault_slow", getenv(FAULT_VAR));
+    if (fault.factor > 1) cJSON_AddStringToObject(context, "fault_slow", fault.value);
 }
 
 double gb_run_fault_factor(const gb_case_result *c, const gb_result *r) {
-    if (!fault.read || fault.factor <= 1) return 1;
+    if (fault.factor <= 1) return 1;
     char name[512];
     gb_result_name(c, r, NULL, name, sizeof name);
     return gb_name_matches(fault.pattern, name) ? fault.factor : 1;
@@ -72,7 +72,7 @@ void gb_run_fault_slow(double factor, double *seconds) {
 }
 
 int gb_run_fault_warnings(const gb_results *r, cJSON *warnings) {
-    if (!fault.read || fault.factor <= 1) return 0;
+    if (fault.factor <= 1) return 0;
     size_t hit = 0;
     char first[512] = "";
     for (size_t i = 0; i < r->ncases; i++)

@@ -45,7 +45,7 @@ typedef struct {
     int again;                      /* measure it in the next round too */
     const char *backend;            /* its backend's name and the ceiling that bounds it */
     const char *ceiling;
-    double slow;                    /* GPUBENCH_FAULT_SLOW's factor for it (run_fault.c); 1: none */
+    double slow;                    /* GPUBENCH_FAULT_SLOW's factor for it (run_fault.c); 0 or 1: none */
     track_energy en;
 } track;
 
