@@ -93,8 +93,9 @@ char *gb_test_slurp(const char *path, size_t *len) {
 }
 
 int gb_test_sh(const char *cmd, char *out, unsigned long cap) {
-    char full[4096];
-    snprintf(full, sizeof full, "(%s) 2>&1", cmd);
+    char full[16384];
+    /* a command cut short would run something else than the test wrote */
+    if ((size_t)snprintf(full, sizeof full, "(%s) 2>&1", cmd) >= sizeof full) return -1;
     FILE *p = popen(full, "r");
     if (!p) return -1;
     unsigned long len = 0;

@@ -165,6 +165,48 @@ static int name_fits_journal(const char *path, gb_err *e) {
                    path, strlen(base), max, room);
 }
 
+/* The journal mode, as this connection sees the file ("wal", "delete", ...). */
+static void journal_mode(sqlite3 *db, const char *sql, char *mode, size_t size, int *rc) {
+    sqlite3_stmt *st = NULL;
+    mode[0] = 0;
+    *rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (*rc == SQLITE_OK) {
+        *rc = sqlite3_step(st);
+        if (*rc == SQLITE_ROW) {
+            const unsigned char *text = sqlite3_column_text(st, 0);
+            snprintf(mode, size, "%s", text ? (const char *)text : "");
+            *rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+/* WAL: readers (publish, show) go on while an add writes. Persistent in the
+ * file, so once one writer has switched it nothing is left to do. Switching
+ * needs the file to itself, and SQLite does not call the busy handler for it
+ * (it upgrades a read lock it already holds: waiting there could deadlock):
+ * two adds opening a new history at once got "database is locked" at once,
+ * about 1 time in 20 with 8 parallel adds under load. So the switch is
+ * retried here, within the same budget the busy handler has. */
+static int switch_to_wal(gb_history *h, gb_err *e) {
+    char mode[16];
+    int rc;
+    journal_mode(h->db, "PRAGMA journal_mode", mode, sizeof mode, &rc);
+    if (rc == SQLITE_OK && strcmp(mode, "wal") != 0) {
+        long waited_ms = 0, step_ms = 1;
+        for (;;) {
+            journal_mode(h->db, "PRAGMA journal_mode = WAL", mode, sizeof mode, &rc);
+            if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= GB_HISTORY_BUSY_MS) break;
+            usleep((useconds_t)step_ms * 1000);
+            waited_ms += step_ms;
+            step_ms = step_ms < 64 ? step_ms * 2 : 64;
+        }
+    }
+    /* A file system without WAL (no shared memory) keeps its rollback
+     * journal: the history still works, readers then wait for a writer. */
+    return rc == SQLITE_OK ? GB_OK : gb_hist_sqlerr(h, e, "switching to the WAL journal");
+}
+
 gb_history *gb_history_open(const char *path, int create, gb_err *e) {
     if (name_fits_journal(path, e) != GB_OK) return NULL;
     struct stat sb;
@@ -220,10 +262,7 @@ gb_history *gb_history_open(const char *path, int create, gb_err *e) {
     /* A current history is only read here: a reader (list, show, publish)
      * works on a file it may not write (a read-only checkout). */
     int current = rc == SQLITE_OK && app == GB_HISTORY_APP_ID && ver == GB_HISTORY_SCHEMA_VERSION;
-    /* WAL: readers (publish, show) go on while an add writes. Persistent in
-     * the file, so the writer (add) sets it; setting it waits for other
-     * connections like any write. */
-    if ((create && gb_hist_exec(h, "PRAGMA journal_mode = WAL", e) != GB_OK) ||
+    if ((create && switch_to_wal(h, e) != GB_OK) ||
         gb_hist_exec(h, "PRAGMA foreign_keys = ON", e) != GB_OK ||
         gb_hist_exec(h, "PRAGMA synchronous = NORMAL", e) != GB_OK || (!current && bring_up_to_date(h, e) != GB_OK)) {
         gb_history_close(h);
