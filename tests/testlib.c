@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
@@ -156,6 +157,10 @@ const char *gb_test_binary(void) {
     return b && *b ? b : "./gpubench";
 }
 
+/* One folder per test run for every scratch file (gb_test_tmp, the
+ * caches): a run used to leave some 30 files in /tmp each time. */
+static char scratch[64] = "/tmp/gb_tests_XXXXXX";
+
 /* What a test writes to stderr (a command's warnings, a CHECK's message)
  * goes to a temporary file, shown only when the test fails: a passing
  * `make test` prints one line per test and the closing line, nothing else. */
@@ -171,8 +176,10 @@ int main(int argc, char **argv) {
      * the machine's ~/.cache: a choice kept by an earlier, odd run (one under
      * `ulimit -v` kept BLIS for small products) made later tests measure
      * another library, and a test's outcome depended on the machine's past. */
-    static char cache[64] = "/tmp/gb_test_cache_XXXXXX";
-    int own_cache = mkdtemp(cache) != NULL && setenv("XDG_CACHE_HOME", cache, 1) == 0;
+    char cache[sizeof scratch + 8] = "";
+    if (mkdtemp(scratch)) snprintf(cache, sizeof cache, "%s/cache", scratch);
+    else scratch[0] = 0;
+    if (cache[0] && mkdir(cache, 0700) == 0) setenv("XDG_CACHE_HOME", cache, 1);
     int passed = 0, failed = 0, skipped = 0;
     const char *times_env = getenv("GB_TEST_TIMES");
     int show_times = times_env && *times_env && strcmp(times_env, "0") != 0;
@@ -219,10 +226,13 @@ int main(int argc, char **argv) {
     }
     fflush(real);
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
-    if (own_cache) {
+    /* every test's files (gb_test_tmp) and the caches go with the folder; a
+     * failed run keeps them to look at */
+    if (scratch[0] && failed) fprintf(stderr, "the tests' files are kept in %s\n", scratch);
+    else if (scratch[0]) {
         char rm[128];
-        snprintf(rm, sizeof rm, "rm -rf '%s'", cache);
-        if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", cache);
+        snprintf(rm, sizeof rm, "rm -rf '%s'", scratch);
+        if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", scratch);
     }
     return failed ? 1 : 0;
 }
@@ -231,6 +241,7 @@ const char *gb_test_tmp(const char *name) {
     static char buf[8][256];
     static int next;
     char *b = buf[next++ % 8];
-    snprintf(b, sizeof buf[0], "/tmp/gbt%d_%s", (int)getpid(), name);
+    if (scratch[0] && !strstr(scratch, "XXXXXX")) snprintf(b, sizeof buf[0], "%s/%s", scratch, name);
+    else snprintf(b, sizeof buf[0], "/tmp/gbt%d_%s", (int)getpid(), name);
     return b;
 }

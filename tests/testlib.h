@@ -29,9 +29,10 @@ char *gb_test_slurp(const char *path, size_t *len);
 int gb_test_sh(const char *cmd, char *out, unsigned long cap);
 /* Path of the gpubench binary ($GPUBENCH, default ./gpubench). */
 const char *gb_test_binary(void);
-/* "/tmp/gbt<pid>_<name>": a scratch path of this test process alone (another
- * checkout's `make test` on the same machine used the same fixed /tmp
- * names). The last 8 results stay valid. */
+/* "/tmp/gb_tests_XXXXXX/<name>": a scratch path of this test run alone
+ * (another checkout's `make test` on the same machine used the same fixed
+ * /tmp names), removed with its folder when the run passes. The last 8
+ * results stay valid. */
 const char *gb_test_tmp(const char *name);
 /* The whole file at path, NUL-terminated (free it), its length in *len; NULL
  * when it cannot be read. */

@@ -16,7 +16,7 @@
 Exit status 0 when all holds, 1 otherwise (each failure on its own line).
 Run by tests/cli/test_readme.c in `make test`.
 """
-import json, os, re, shlex, subprocess, sys, tempfile
+import json, os, re, shlex, shutil, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HAVE_MPL = subprocess.run([sys.executable, "-c", "import matplotlib"], capture_output=True).returncode == 0
@@ -71,6 +71,15 @@ def scratch():
 
 def run_commands(gpubench, text):
     d = scratch()
+    try:
+        run_in(d, gpubench, text)
+    finally:
+        # the commands' files were left in /tmp by every `make test` (160
+        # folders in a day); a failure's message says what went wrong
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def run_in(d, gpubench, text):
     env = dict(os.environ, NO_COLOR="1", XDG_CACHE_HOME=os.path.join(d, "cache"))
     for cmd in commands(text):
         rule = next(((a, why) for pat, a, why in RULES if re.search(pat, cmd)), None)
