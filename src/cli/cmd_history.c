@@ -3,6 +3,7 @@
  * Exit 0 success, 1 a check found a regression (check) or a slowdown
  * (bisect), 2 usage or input error. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static void usage(FILE *f) {
             "       gpubench history export [--format csv|json] [CASE-PATTERN] [filters]\n"
             "       gpubench history prune --keep N | --older-than DAYS\n"
             "       gpubench history check RESULTS.json [--baseline-runs N] [-t PCT] [-a A] [-p POLICY] [-f table|md|json]\n"
+            "       gpubench history calibrate RESULTS.json [--inject X] [--min-time T] [-n N] [-t PCT] [-f table|json]\n"
             "       gpubench history bisect CASE-PATTERN [-t PCT] [filters]\n"
             "       gpubench history publish DIR [CASE-PATTERN] [-t PCT] [filters]\n"
             "\n"
@@ -32,27 +34,31 @@ static void usage(FILE *f) {
             "  filters: --machine M (hostname, CPU or GPU substring, or machine key), --suite S,\n"
             "           --branch B, --since DATE, --until DATE (ISO dates: 2026-11-30)\n"
             "  -t, --threshold PCT    smallest change that matters (default 5%%)\n"
-            "  -a, --alpha A          check: family-wise error rate (default 0.01)\n"
-            "  -p, --policy FILE      check: per-op thresholds (docs/ci.md)\n"
-            "  -n, --baseline-runs N  check: the last N runs of this machine (default 8)\n"
-            "  -f, --format F         check: table, md or json; export: csv or json\n"
+            "  -a, --alpha A          check, calibrate: family-wise error rate (default 0.01)\n"
+            "  -p, --policy FILE      check, calibrate: per-op thresholds (docs/ci.md)\n"
+            "  -n, --baseline-runs N  check: the last N runs of this machine (default 8); calibrate: N others\n"
+            "  -f, --format F         check: table, md or json; calibrate: table or json; export: csv or json\n"
             "  -U, --fail-on-unsure   check: exit 1 when every compared case is unsure\n"
             "  -v, --verbose          check: full names, each case's reason and what would decide it\n"
             "      --confirm SUITE    check: re-measure the suspects in fresh processes (compare --confirm);\n"
             "                         with the default 8 runs, what docs/ci.md recommends for CI\n"
             "      --confirm-runs N   check: how many fresh processes (default %d)\n"
             "      --confirm-unsure   check: re-measure every unsure case too, so that it can come out same\n"
+            "      --inject X         calibrate: also make each long case of each run X times slower (1.2)\n"
+            "      --min-time T       calibrate: a long case takes T or more (default 100us)\n"
             "  -h, --help\n"
             "\n"
             "A CASE-PATTERN is a glob (matmul/float32/*/cuda/device) or a substring of the name\n"
             "op/dtype/label[/params]/backend/timing.\n"
+            "calibrate judges each of the machine's last N+1 runs against the other N, as check would:\n"
+            "what the gate flags on this machine's own noise, and (--inject) what it catches.\n"
             "exit status: 0 ok; 1 check: a regression or failed result, bisect: a slowdown found;\n"
             "2 usage or input error (a file already added, a database that is not a history).\n",
             GB_HISTORY_DEFAULT_PATH, GB_CI_CONFIRM_RUNS);
 }
 
 enum { O_COMMIT = 256, O_BRANCH, O_CTIME, O_MACHINE, O_SUITE, O_HBRANCH, O_SINCE, O_UNTIL, O_KEEP, O_OLDER,
-       O_CONFIRM, O_CONFIRM_RUNS, O_CONFIRM_UNSURE };
+       O_CONFIRM, O_CONFIRM_RUNS, O_CONFIRM_UNSURE, O_INJECT, O_MIN_TIME };
 
 /* history check --confirm: compare's second stage, on the history's baseline */
 static int history_confirm(gb_compare_result **cmp, const gb_results **docs, const char **names, size_t n,
@@ -62,6 +68,35 @@ static int history_confirm(gb_compare_result **cmp, const gb_results **docs, con
         return -1;
     }
     return 0;
+}
+
+/* On a terminal, where a calibration with --inject is (it takes a while). */
+static void calibrate_progress(void *ctx, size_t done, size_t total) {
+    (void)ctx;
+    if (done < total) fprintf(stderr, "\rcalibrating: run %zu of %zu", done + 1, total);
+    else fprintf(stderr, "\r%40s\r", "");
+}
+
+/* history calibrate: the gate's false alarms and power on this history */
+static int calibrate(gb_history *h, const char *path, long nbase, gb_rule rule, unsigned cli_set,
+                     const char *policy_path, const char *format, double inject, double min_time, gb_err *e) {
+    if (format && strcmp(format, "json") != 0 && strcmp(format, "table") != 0) {
+        fprintf(stderr, "gpubench history calibrate: --format: table or json, got '%s'\n", format);
+        return GB_EXIT_USAGE;
+    }
+    gb_policy *pol = NULL;
+    if (policy_path && !(pol = gb_policy_load(policy_path, e))) return GB_EXIT_USAGE;
+    gb_history_calibrate_options o = {.baseline_runs = (size_t)nbase, .inject = inject, .min_time_s = min_time};
+    if (inject > 0 && isatty(STDERR_FILENO)) o.progress = calibrate_progress;
+    o.cmp.rule = rule;
+    o.cmp.cli_set = cli_set;
+    o.cmp.policy = pol;
+    o.cmp.policy_path = policy_path;
+    o.cmp.require_present = gb_policy_require_present(pol, GB_DEFAULT_REQUIRE_PRESENT);
+    int rc = gb_history_calibrate(h, path, &o, format && strcmp(format, "json") == 0, stdout, e) == 0 ? GB_EXIT_OK
+                                                                                                   : GB_EXIT_USAGE;
+    gb_policy_free(pol);
+    return rc;
 }
 
 int gb_cmd_history(int argc, char **argv) {
@@ -82,13 +117,14 @@ int gb_cmd_history(int argc, char **argv) {
         {"fail-on-unsure", no_argument, 0, 'U'},   {"verbose", no_argument, 0, 'v'},
         {"confirm", required_argument, 0, O_CONFIRM}, {"confirm-runs", required_argument, 0, O_CONFIRM_RUNS},
         {"quiet", no_argument, 0, 'q'},            {"confirm-unsure", no_argument, 0, O_CONFIRM_UNSURE},
+        {"inject", required_argument, 0, O_INJECT}, {"min-time", required_argument, 0, O_MIN_TIME},
         {0, 0, 0, 0}};
     const char *db = NULL, *format = NULL, *policy_path = NULL;
     gb_history_source src = {0};
     gb_history_filter flt = {0};
     const char *add_branch = NULL;
     long keep = 0, nbase = 8;
-    double older = 0;
+    double older = 0, inject = 0, min_time = 100e-6;
     gb_rule rule = GB_DEFAULT_RULE;
     unsigned cli_set = 0;
     int fail_unsure = 0, verbose = 0, quiet = 0, confirm_unsure = 0;
@@ -122,6 +158,22 @@ int gb_cmd_history(int argc, char **argv) {
             }
             break;
         }
+        case O_INJECT: {
+            char *end;
+            inject = strtod(optarg, &end);
+            if (*end || !(inject > 0) || inject == 1 || !isfinite(inject)) {
+                fprintf(stderr, "gpubench history: --inject: expected a factor such as 1.2 (20%% slower), not 1, got "
+                                "'%s'\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            break;
+        }
+        case O_MIN_TIME:
+            if (gb_parse_duration(optarg, &min_time, why, sizeof why) != 0) {
+                fprintf(stderr, "gpubench history: --min-time: %s\n", why);
+                return GB_EXIT_USAGE;
+            }
+            break;
         case 'U': fail_unsure = 1; break;
         case 'q': quiet = 1; break;
         case O_CONFIRM: confirm_suite = optarg; break;
@@ -169,9 +221,10 @@ int gb_cmd_history(int argc, char **argv) {
     const char *path = gb_history_path(db);
     int is_add = strcmp(sub, "add") == 0;
     int needs_pos = is_add || strcmp(sub, "show") == 0 || strcmp(sub, "check") == 0 || strcmp(sub, "bisect") == 0 ||
-                    strcmp(sub, "publish") == 0;
+                    strcmp(sub, "publish") == 0 || strcmp(sub, "calibrate") == 0;
     if (!is_add && !needs_pos && strcmp(sub, "list") && strcmp(sub, "export") && strcmp(sub, "prune")) {
-        fprintf(stderr, "gpubench history: unknown subcommand '%s' (add, list, show, export, prune, check, bisect, publish)\n", sub);
+        fprintf(stderr, "gpubench history: unknown subcommand '%s' (add, list, show, export, prune, check, calibrate, "
+                        "bisect, publish)\n", sub);
         return GB_EXIT_USAGE;
     }
     if (needs_pos && npos < 1) {
@@ -232,6 +285,8 @@ int gb_cmd_history(int argc, char **argv) {
         size_t pages = 0;
         if (gb_history_publish(h, &flt, pos[0], rule.threshold, &pages, &e) != GB_OK) rc = GB_EXIT_USAGE;
         else printf("%s/index.html: %zu case page%s\n", pos[0], pages, pages == 1 ? "" : "s");
+    } else if (strcmp(sub, "calibrate") == 0) {
+        rc = calibrate(h, pos[0], nbase, rule, cli_set, policy_path, format, inject, min_time, &e);
     } else { /* check */
         const gb_writer *cw = &gb_writer_term; /* NULL: the JSON document */
         if (format && strcmp(format, "md") == 0) cw = &gb_writer_md;

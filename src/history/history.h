@@ -196,6 +196,34 @@ struct gb_writer;
 int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o,
                      const struct gb_writer *w, FILE *out, gb_err *e);
 
+/* ---- how the gate does on this history (history_calibrate.c) ------------ */
+
+typedef struct {
+    size_t baseline_runs;     /* each run is judged against this many others (default 8) */
+    gb_compare_options cmp;   /* compare's rule and policy, as check */
+    double inject;            /* 0: none; else each long case of each run made this much slower in turn */
+    double min_time_s;        /* a long case: its baseline median takes this long or more */
+    /* called before each run is judged (done of total) and once at the end
+     * (done == total); may be NULL. A run with inject takes ~0.1 s a case. */
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
+} gb_history_calibrate_options;
+
+/* What `history check` makes of this machine's own runs, measured on the
+ * history alone (nothing is run): the last baseline_runs + 1 runs of the
+ * machine of the results file at template_path, each judged against the
+ * others as check would judge it (the template gives the cases; its own
+ * samples are not used). Same-build runs should flag nothing: what they
+ * flag is the gate's false alarms on this machine's noise; how many long
+ * cases come out "same" says what a green check is worth. With inject, the
+ * samples of one long case of one run at a time are scaled by it and the
+ * judgement repeated: how often a slowdown of that size is flagged, marked
+ * a suspect (what `check --confirm` would re-measure) or missed, per case.
+ * Prints a table, or a JSON document (json set). 0, or -1 with the reason
+ * (bad file, fewer than 3 runs of this machine, out of memory). */
+int gb_history_calibrate(gb_history *h, const char *template_path, const gb_history_calibrate_options *o, int json,
+                         FILE *out, gb_err *e);
+
 /* ---- the dashboard (history_publish.c) ---------------------------------- */
 
 int gb_history_publish(gb_history *h, const gb_history_filter *f, const char *dir, double threshold,

@@ -16,9 +16,7 @@
 #include "history_internal.h"
 #include "stats.h"
 
-/* Replace r's samples and rounds with a stored result's; 0, or -1 (bad blob
- * or out of memory: the result is then left out). */
-static int load_samples(sqlite3_stmt *rs, long long result_id, const void *blob, size_t blen, gb_result *r) {
+int gb_hist_load_samples(sqlite3_stmt *rs, long long result_id, const void *blob, size_t blen, gb_result *r) {
     if (blen == 0 || blen % 8) return -1;
     size_t n = blen / 8;
     double *x = malloc(n * sizeof *x);
@@ -56,7 +54,7 @@ static int load_samples(sqlite3_stmt *rs, long long result_id, const void *blob,
     return 0;
 }
 
-static void leave_out(gb_result *r) {
+void gb_hist_leave_out(gb_result *r) {
     free(r->samples);
     free(r->round_sizes);
     r->samples = NULL;
@@ -105,8 +103,7 @@ int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check
                            " WHERE m.key = ?1 AND x.name = ?2 AND x.status = 'ok' AND x.samples IS NOT NULL"
                            " AND r.file_sha256 IS NOT ?3 ORDER BY r.id DESC LIMIT ?4",
                            -1, &q, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT n FROM rounds WHERE result_id = ?1 ORDER BY round", -1, &rs, NULL) !=
-            SQLITE_OK) {
+        sqlite3_prepare_v2(db, GB_HIST_ROUNDS_SQL, -1, &rs, NULL) != SQLITE_OK) {
         gb_hist_sqlerr(h, e, "reading the baseline");
         goto out;
     }
@@ -123,13 +120,13 @@ int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check
             size_t j = 0;
             while (j < nb && sqlite3_step(q) == SQLITE_ROW) {
                 gb_result *br = &base[j].cases[i].results[k];
-                if (load_samples(rs, sqlite3_column_int64(q, 0), sqlite3_column_blob(q, 1),
+                if (gb_hist_load_samples(rs, sqlite3_column_int64(q, 0), sqlite3_column_blob(q, 1),
                                  (size_t)sqlite3_column_bytes(q, 1), br) == 0)
                     j++;
             }
             if (j) found++;
             if (j > deepest) deepest = j;
-            for (; j < nb; j++) leave_out(&base[j].cases[i].results[k]);
+            for (; j < nb; j++) gb_hist_leave_out(&base[j].cases[i].results[k]);
         }
     }
     if (found == 0) {

@@ -25,4 +25,15 @@ int gb_hist_filter_bind(sqlite3_stmt *st, int first, const gb_history_filter *f)
 /* A time in seconds as people read it: "37.1 us", "5.564 ms", "1.2 s"; "-"
  * when not finite. */
 void gb_hist_time_text(double s, char *buf, size_t len);
+
+/* A stored result's samples as the results model holds them (history_check.c,
+ * shared with history_calibrate.c). rounds: a statement of GB_HIST_ROUNDS_SQL.
+ * Replaces r's samples and rounds with those of the stored result result_id
+ * (its samples blob given) and marks it ok; 0, or -1 (a bad blob, out of
+ * memory: leave the result out then). */
+#define GB_HIST_ROUNDS_SQL "SELECT n FROM rounds WHERE result_id = ?1 ORDER BY round"
+int gb_hist_load_samples(sqlite3_stmt *rounds, long long result_id, const void *blob, size_t blen, gb_result *r);
+/* A result no stored run holds: skipped, with the reason, so compare leaves
+ * it out. */
+void gb_hist_leave_out(gb_result *r);
 #endif

@@ -419,16 +419,23 @@ TEST(history_check_and_bisect_find_the_step_and_the_drift) {
     cJSON_Delete(doc);
 }
 
+/* n same-build runs STEM0.json ... added with commits STEM0 ...: run i of
+ * the fixture with jitter(first + i); 0 when every one was made and added. */
+static int add_flat_runs(const char *db, const char *stem, unsigned n, unsigned first) {
+    double flat[5] = {1, 1, 1, 1, 1};
+    for (unsigned i = 0; i < n; i++) {
+        char f[64], c[32];
+        snprintf(f, sizeof f, "%s%u.json", stem, i);
+        snprintf(c, sizeof c, "%s%u", stem, i);
+        if (make_run(tmp(f), first + i, flat) != 0 || add(db, tmp(f), c) != 0) return -1;
+    }
+    return 0;
+}
+
 TEST(history_check_flags_a_1_2x_slowdown_and_not_an_a_a_run) {
     const char *db = tmp("aa.sqlite");
     double flat[5] = {1, 1, 1, 1, 1}, slow[5] = {1, 1, 1, 1, 1.2};
-    for (unsigned i = 0; i < 8; i++) {
-        char f[32], c[16];
-        snprintf(f, sizeof f, "aa%u.json", i);
-        snprintf(c, sizeof c, "a%u", i);
-        CHECK(make_run(tmp(f), 200 + i, flat) == 0);
-        CHECK(add(db, tmp(f), c) == 0);
-    }
+    CHECK(add_flat_runs(db, "aa", 8, 200) == 0);
     CHECK(make_run(tmp("aa_ninth.json"), 208, flat) == 0);
     CHECK(make_run(tmp("aa_slow.json"), 208, slow) == 0);
     int rc;
@@ -451,6 +458,50 @@ TEST(history_check_flags_a_1_2x_slowdown_and_not_an_a_a_run) {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s history check tests/data/not_results.json --db %s >/dev/null 2>&1", gb_test_binary(), db);
     CHECK(sh(cmd, NULL, 0) == 2);
+}
+
+static double num_at(const cJSON *o, const char *a, const char *b) {
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+    if (b) x = cJSON_GetObjectItemCaseSensitive(x, b);
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+/* calibrate: nine same-build runs judged each against the other eight flag
+ * nothing and come out same; x1.2 made in each case of each run is flagged
+ * every time, with no other case flagged beside it; a tenth run slower in
+ * one case is the one run that flags, and names it. */
+TEST(history_calibrate_counts_same_build_alarms_and_what_a_slowdown_does) {
+    const char *db = tmp("cal.sqlite");
+    double slow[5] = {1, 1, 1, 1, 1.2};
+    CHECK(add_flat_runs(db, "cal", 9, 300) == 0);
+    char cmd[2048], out[16384];
+    snprintf(cmd, sizeof cmd, "%s history calibrate %s --db %s --inject 1.2 --min-time 0 -f json > %s",
+             gb_test_binary(), tmp("cal0.json"), db, tmp("cal-out.json"));
+    CHECK(sh(cmd, NULL, 0) == 0);
+    cJSON *doc = gb_test_load_json(tmp("cal-out.json"));
+    CHECK(doc != NULL);
+    CHECK(num_at(doc, "summary", "runs") == 9 && num_at(doc, "summary", "runs_flagging") == 0);
+    CHECK(num_at(doc, "summary", "long_judged") == 9 * 15 && num_at(doc, "summary", "long_same") == 9 * 15);
+    CHECK(num_at(doc, "inject", "judged") == 9 * 15 && num_at(doc, "inject", "flagged") == 9 * 15);
+    CHECK(num_at(doc, "inject", "missed") == 0 && num_at(doc, "inject", "others_flagged") == 0);
+    cJSON_Delete(doc);
+    /* a tenth run with one case 1.2x slower: the last 9 + 1 runs, and it alone flags */
+    CHECK(make_run(tmp("cal_slow.json"), 309, slow) == 0);
+    CHECK(add(db, tmp("cal_slow.json"), "cal9") == 0);
+    snprintf(cmd, sizeof cmd, "%s history calibrate %s --db %s", gb_test_binary(), tmp("cal0.json"), db);
+    CHECK(sh(cmd, out, sizeof out) == 0);
+    CHECK(strstr(out, "Runs flagging a case: 1 of 9") != NULL);
+    CHECK(strstr(out, "first flagged: matmul/float32/1024x2048x512/math=default/cpu/host") != NULL);
+    /* bad input: exit 2, naming what */
+    snprintf(cmd, sizeof cmd, "%s history calibrate %s --db %s --inject 1", gb_test_binary(), tmp("cal0.json"), db);
+    CHECK(sh(cmd, out, sizeof out) == 2 && strstr(out, "--inject") != NULL);
+    snprintf(cmd, sizeof cmd, "%s history calibrate %s --db %s --min-time 10", gb_test_binary(), tmp("cal0.json"), db);
+    CHECK(sh(cmd, out, sizeof out) == 2 && strstr(out, "--min-time") != NULL);
+    const char *two = tmp("cal2.sqlite");
+    CHECK(add(two, tmp("cal0.json"), "cal0") == 0 && add(two, tmp("cal1.json"), "cal1") == 0);
+    snprintf(cmd, sizeof cmd, "%s history calibrate %s --db %s", gb_test_binary(), tmp("cal0.json"), two);
+    CHECK(sh(cmd, out, sizeof out) == 2 && strstr(out, "2 runs of this machine") != NULL &&
+          strstr(out, "3 or more") != NULL);
 }
 
 TEST(history_publish_writes_index_and_case_pages) {
