@@ -46,6 +46,8 @@ typedef struct {
     size_t nresults;
     cal_case *cases;
     size_t ncases;
+    char machine[300]; /* as the report names it: GPU, else CPU, and its key */
+    const char *db;    /* the history's path */
 } calibration;
 
 static gb_result *result_at(gb_results *doc, size_t flat) {
@@ -259,9 +261,9 @@ static void print_text(const calibration *cal, const gb_history_calibrate_option
     cal_totals t = totals(cal);
     char mt[32];
     gb_hist_time_text(o->min_time_s, mt, sizeof mt);
-    fprintf(out, "Each of this machine's last %zu runs judged against the other %zu, as `history check` would "
-                 "(threshold %.3g%%, alpha %.3g; nothing re-measured):\n\n",
-            cal->n, cal->n - 1, 100 * o->cmp.rule.threshold, o->cmp.rule.alpha);
+    fprintf(out, "%s, machine %s: each of its last %zu runs judged against the other %zu, as `history check` "
+                 "would (threshold %.3g%%, alpha %.3g; nothing re-measured):\n\n",
+            cal->db, cal->machine, cal->n, cal->n - 1, 100 * o->cmp.rule.threshold, o->cmp.rule.alpha);
     fprintf(out, "  %6s  %-12s  %-19s  %8s  %7s  %6s  %8s  %s\n", "run", "commit", "time", "compared", "flagged", "same",
             "suspects", "long cases same");
     for (size_t j = 0; j < cal->n; j++) {
@@ -310,6 +312,8 @@ static void print_json(const calibration *cal, const gb_history_calibrate_option
     cJSON_AddNumberToObject(doc, "threshold", o->cmp.rule.threshold);
     cJSON_AddNumberToObject(doc, "alpha", o->cmp.rule.alpha);
     cJSON_AddNumberToObject(doc, "min_time_s", o->min_time_s);
+    cJSON_AddStringToObject(doc, "history", cal->db);
+    cJSON_AddStringToObject(doc, "machine", cal->machine);
     cJSON *runs = cJSON_AddArrayToObject(doc, "runs");
     for (size_t j = 0; j < cal->n; j++) {
         const cal_run *r = &cal->runs[j];
@@ -376,6 +380,10 @@ int gb_history_calibrate(gb_history *h, const char *template_path, const gb_hist
         goto out;
     }
     gb_history_machine_key(&tpl, 0, key);
+    const gb_context *ctx = &tpl.runs[0].context;
+    snprintf(cal.machine, sizeof cal.machine, "%.200s (key %s)", ctx->gpu_name && *ctx->gpu_name ? ctx->gpu_name
+                                                                 : ctx->cpu_model ? ctx->cpu_model : "?", key);
+    cal.db = gb_history_name(h);
     for (size_t i = 0; i < tpl.ncases; i++) cal.nresults += tpl.cases[i].nresults;
     cal.result_name = calloc(cal.nresults ? cal.nresults : 1, sizeof *cal.result_name);
     cal.cases = calloc(cal.nresults ? cal.nresults : 1, sizeof *cal.cases);
