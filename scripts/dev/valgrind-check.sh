@@ -46,6 +46,18 @@ step "0 1" "$bin" compare "$tmp/run.json" "$tmp/run.json" --format md
 step 0 "$bin" export "$tmp/run.json" --format gbench -o "$tmp/gbench.json"
 step 0 "$bin" merge "$tmp/run.json" tests/data/results_merged.json -o "$tmp/merged.json"
 step 0 "$bin" report "$tmp/merged.json"
+# the history: three copies of the run (a newline apart: three files by
+# their hash) added, read back, judged, calibrated and published
+printf '\n' | cat "$tmp/run.json" - >"$tmp/run2.json"
+printf '\n\n' | cat "$tmp/run.json" - >"$tmp/run3.json"
+for f in run run2 run3; do step 0 "$bin" history add "$tmp/$f.json" --db "$tmp/h.sqlite" --commit "$f"; done
+step 0 "$bin" history list --db "$tmp/h.sqlite"
+step 0 "$bin" history show matmul --db "$tmp/h.sqlite"
+step 0 "$bin" history export --format json --db "$tmp/h.sqlite"
+step "0 1" "$bin" history check "$tmp/run.json" --db "$tmp/h.sqlite"
+step 0 "$bin" history calibrate "$tmp/run.json" --db "$tmp/h.sqlite" --inject 1.2 --min-time 1ms
+step "0 1" "$bin" history bisect matmul --db "$tmp/h.sqlite"
+step 0 "$bin" history publish "$tmp/site" --db "$tmp/h.sqlite"
 # and the refusals: a broken file is read, refused, and nothing leaks
 for f in tests/data/hardening/*.json; do
     case $f in
