@@ -84,6 +84,19 @@ static size_t fill_from_run(const calibration *cal, gb_results *doc, sqlite3_stm
     return held;
 }
 
+/* Does run_id hold any of the template's results? (An indexed lookup a
+ * name: a run of another suite is passed over without reading the
+ * template again for it.) */
+static int run_holds_any(const calibration *cal, sqlite3_stmt *q, long long run_id) {
+    for (size_t k = 0; k < cal->nresults; k++) {
+        sqlite3_reset(q);
+        sqlite3_bind_int64(q, 1, run_id);
+        gb_hist_bind_text(q, 2, cal->result_name[k]);
+        if (sqlite3_step(q) == SQLITE_ROW) return 1;
+    }
+    return 0;
+}
+
 /* The machine's most recent runs that hold any of the template's results,
  * up to want of them, each as a document. */
 static int load_runs(gb_history *h, const char *template_path, const char *key, size_t want, calibration *cal,
@@ -111,9 +124,10 @@ static int load_runs(gb_history *h, const char *template_path, const char *key, 
     int step = SQLITE_DONE;
     while (cal->n < want && (step = sqlite3_step(runs)) == SQLITE_ROW) {
         gb_results *doc = &cal->docs[cal->n];
-        if (gb_results_load(template_path, doc, e) != GB_OK) goto out;
         long long id = sqlite3_column_int64(runs, 0);
-        if (fill_from_run(cal, doc, q, rounds, id) == 0) { /* a run of another suite */
+        if (!run_holds_any(cal, q, id)) continue; /* a run of another suite */
+        if (gb_results_load(template_path, doc, e) != GB_OK) goto out;
+        if (fill_from_run(cal, doc, q, rounds, id) == 0) { /* none of them usable */
             gb_results_free(doc);
             memset(doc, 0, sizeof *doc);
             continue;
