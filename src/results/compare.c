@@ -199,6 +199,7 @@ static int judge(comparison *k, const gb_compare_options *o, gb_compare_result *
         }
         gb_noise_prior prior;
         gb_noise_priors(all, nm, &prior);
+        if (gb_noise_baselines_measure_themselves(all, nm)) gb_noise_priors_weigh(all, nm, &prior);
         gb_noise_priors_guard(&prior);
         family = gb_noise_family_with(all, want, nm, thr, alp, &prior, fam);
         /* the shift common to each backend's cases, from the raw changes;

@@ -291,6 +291,16 @@ void gb_noise_priors_weigh(const gb_case_noise *c, size_t n, gb_noise_prior *pr)
     free(e);
 }
 
+int gb_noise_baselines_measure_themselves(const gb_case_noise *c, size_t n) {
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!c[i].ok) continue;
+        if (c[i].kb < GB_LEARNT_WEIGHT_BASELINE_RUNS) return 0;
+        ok++;
+    }
+    return ok > 0;
+}
+
 void gb_noise_priors_guard(gb_noise_prior *pr) {
     double floor = GB_MIN_PROCESS_SD * GB_MIN_PROCESS_SD;
     if (pr->proc_from_spread && pr->proc_var < floor) {

@@ -121,10 +121,23 @@ void gb_noise_priors_guard(gb_noise_prior *pr);
  * regression. This learns each prior's weight from that spread (limma's
  * estimate, at most GB_NOISE_PRIOR_DF: where the cases agree nothing
  * changes) and moves the prior's scale to match (round_df0, proc_df0,
- * round_var, proc_var). Not for stage 1: with one current process and a
- * short baseline the cases' own variances are too rough, and the fixed
- * weight's extra degrees of freedom are what let a noisy case's x1.5 show. */
+ * round_var, proc_var). In stage 1 only where every case's baseline
+ * measures itself (gb_noise_baselines_measure_themselves): with a short
+ * baseline the cases' own variances are too rough, and the fixed weight's
+ * extra degrees of freedom are what let a noisy case's x1.5 show. */
 void gb_noise_priors_weigh(const gb_case_noise *c, size_t n, gb_noise_prior *pr);
+/* Does every compared case have GB_LEARNT_WEIGHT_BASELINE_RUNS or more
+ * baseline processes? Its own between-process variance then has at least
+ * the fixed prior's GB_NOISE_PRIOR_DF degrees of freedom, and stage 1
+ * learns the prior's weight as stage 2 does. Measured 2026-11-27: on the
+ * eight same-build runs of an H200 VM (`history calibrate --inject 1.2`,
+ * each run against the other seven) x1.2 flagged by stage 1 in 124 of 420
+ * long-case judgements instead of 70, no run flagging a case either way;
+ * simulated at 8 baseline runs with case noise 0.3-30%, a quiet case's x1.2
+ * in 197 of 200 pairs instead of 0, same-build pairs failing stage 1 in 1
+ * of 200 instead of 3 (docs/regression-statistics.md). */
+#define GB_LEARNT_WEIGHT_BASELINE_RUNS 5
+int gb_noise_baselines_measure_themselves(const gb_case_noise *c, size_t n);
 
 /* The change of one result and its uncertainty: d (log ratio), its standard
  * error and degrees of freedom (INFINITY: normal); the between-round and
