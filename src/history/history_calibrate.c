@@ -134,7 +134,8 @@ static int load_runs(gb_history *h, const char *template_path, const char *key, 
         }
         cal_run *run = &cal->runs[cal->n];
         run->id = id;
-        snprintf(run->commit, sizeof run->commit, "%.12s", *gb_hist_col_text(runs, 1) ? gb_hist_col_text(runs, 1) : "-");
+        const char *commit = gb_hist_col_text(runs, 1);
+        snprintf(run->commit, sizeof run->commit, "%.12s", *commit ? commit : "-");
         snprintf(run->when, sizeof run->when, "%.19s", gb_hist_col_text(runs, 2));
         cal->n++;
     }
@@ -226,7 +227,8 @@ static int calibrate_run(calibration *cal, size_t j, const gb_history_calibrate_
         run->same += it->verdict == GB_V_SAME;
         run->unsure += it->verdict == GB_V_UNSURE;
         run->suspects += it->suspect;
-        if (is_flag(it->verdict) && run->flagged++ == 0) snprintf(run->first_flagged, sizeof run->first_flagged, "%s", it->name);
+        if (is_flag(it->verdict) && run->flagged++ == 0)
+            snprintf(run->first_flagged, sizeof run->first_flagged, "%s", it->name);
         if (it->baseline.median_s >= o->min_time_s) {
             run->long_compared++;
             run->long_same += it->verdict == GB_V_SAME;
@@ -407,7 +409,8 @@ int gb_history_calibrate(gb_history *h, const char *template_path, const gb_hist
     }
     for (size_t i = 0, k = 0; i < tpl.ncases; i++)
         for (size_t r = 0; r < tpl.cases[i].nresults; r++)
-            gb_result_name(&tpl.cases[i], &tpl.cases[i].results[r], NULL, cal.result_name[k++], sizeof *cal.result_name);
+            gb_result_name(&tpl.cases[i], &tpl.cases[i].results[r], NULL, cal.result_name[k++],
+                           sizeof *cal.result_name);
     if (load_runs(h, template_path, key, nb + 1, &cal, e) != 0) goto out;
     if (cal.n < GB_CAL_MIN_RUNS) {
         gb_errf(e, GB_FAIL, "%s: %zu run%s of this machine (key %s) in %s hold%s its results: calibrating needs %d or "
