@@ -277,8 +277,8 @@ static void print_text(const calibration *cal, const gb_history_calibrate_option
     cal_totals t = totals(cal);
     char mt[32];
     gb_hist_time_text(o->min_time_s, mt, sizeof mt);
-    fprintf(out, "%s, machine %s: each of its last %zu runs judged against the other %zu, as `history check` "
-                 "would (threshold %.3g%%, alpha %.3g; nothing re-measured):\n\n",
+    fprintf(out, "%s, machine %s:\neach of its last %zu runs judged against the other %zu, as `history check` "
+                 "would\n(threshold %.3g%%, alpha %.3g; nothing re-measured)\n\n",
             cal->db, cal->machine, cal->n, cal->n - 1, 100 * o->cmp.rule.threshold, o->cmp.rule.alpha);
     fprintf(out, "  %6s  %-12s  %-19s  %8s  %7s  %6s  %8s  %s\n", "run", "commit", "time", "compared", "flagged", "same",
             "suspects", "long cases same");
@@ -289,17 +289,17 @@ static void print_text(const calibration *cal, const gb_history_calibrate_option
                 r->flagged ? r->first_flagged : "");
         if (r->error[0]) fprintf(out, "          not judged: %s\n", r->error);
     }
-    fprintf(out, "\nRuns flagging a case: %d of %zu (same-build runs: false alarms on this machine's noise; runs of "
-                 "different commits: changes or alarms).\n",
+    fprintf(out, "\nRuns flagging a case: %d of %zu (of same-build runs: false alarms on this machine's noise;\n"
+                 "of runs of several commits: changes, or alarms).\n",
             t.runs_flagging, cal->n);
-    fprintf(out, "Long cases (%s or more) coming out same: %d of %d judgements (%.0f%%); the rest are unsure unless "
-                 "flagged. Suspects are what `check --confirm` would re-measure.\n",
+    fprintf(out, "Long cases (%s or more) coming out same: %d of %d judgements (%.0f%%); the rest are unsure\n"
+                 "unless flagged. Suspects are what `check --confirm` would re-measure.\n",
             mt, t.same_long, t.judged_long, pct(t.same_long, t.judged_long));
     if (!(o->inject > 0)) return;
     fprintf(out, "\nx%.3g made in one long case of one run at a time (its stored samples scaled), %d judgements:\n",
             o->inject, t.judged);
-    fprintf(out, "  flagged %d (%.0f%%), a suspect for --confirm %d (%.0f%%), missed %d (%.0f%%); another case "
-                 "flagged alongside in %d\n\n",
+    fprintf(out, "  flagged %d (%.0f%%), a suspect for --confirm %d (%.0f%%), missed %d (%.0f%%);\n"
+                 "  another case flagged alongside in %d\n\n",
             t.flagged, pct(t.flagged, t.judged), t.suspect, pct(t.suspect, t.judged), t.judged - t.flagged - t.suspect,
             pct(t.judged - t.flagged - t.suspect, t.judged), t.others);
     fprintf(out, "  %-8s  %-8s  %-8s  %-9s  %s\n", "flagged", "suspect", "missed", "interval", "case");
@@ -313,10 +313,9 @@ static void print_text(const calibration *cal, const gb_history_calibrate_option
         snprintf(w, sizeof w, hw < 10 ? "+-%.1f%%" : "+-%.0f%%", hw);
         fprintf(out, "  %-8s  %-8s  %-8s  %-9s  %s\n", fl, su, mi, w, c->name);
     }
-    fprintf(out, "\ninterval: how far the change's interval reaches either way, as a factor (+-5%% is 1/1.05 to "
-                 "1.05; same needs it inside the threshold). A "
-                 "missed case is one whose noise hides x%.3g from one run; a suspect is decided by `history check "
-                 "--confirm` in fresh processes (docs/ci.md).\n",
+    fprintf(out, "\ninterval: how far the change's interval reaches either way, as a factor (+-5%% is 1/1.05\n"
+                 "to 1.05; same needs it inside the threshold). A missed case is one whose noise hides x%.3g\n"
+                 "from one run; a suspect is decided by `history check --confirm` in fresh processes (docs/ci.md).\n",
             o->inject);
 }
 
