@@ -136,7 +136,7 @@ void gb_noise_priors_weigh(const gb_case_noise *c, size_t n, gb_noise_prior *pr)
  * simulated at 8 baseline runs with case noise 0.3-30%, a quiet case's x1.2
  * in 197 of 200 pairs instead of 0, same-build pairs failing stage 1 in 1
  * of 200 instead of 3 (docs/regression-statistics.md). */
-#define GB_LEARNT_WEIGHT_BASELINE_RUNS 5
+#define GB_LEARNT_WEIGHT_BASELINE_RUNS ((int)GB_NOISE_PRIOR_DF + 1)
 int gb_noise_baselines_measure_themselves(const gb_case_noise *c, size_t n);
 
 /* The change of one result and its uncertainty: d (log ratio), its standard
