@@ -493,8 +493,12 @@ TEST(history_calibrate_counts_same_build_alarms_and_what_a_slowdown_does) {
     CHECK(strstr(out, "Runs flagging a case: 1 of 9") != NULL);
     CHECK(strstr(out, "first flagged: matmul/float32/1024x2048x512/math=default/cpu/host") != NULL);
     /* bad input: exit 2, naming what */
-    snprintf(cmd, sizeof cmd, "%s history calibrate %s --db %s --inject 1", gb_test_binary(), tmp("cal0.json"), db);
-    CHECK(sh(cmd, out, sizeof out) == 2 && strstr(out, "--inject") != NULL);
+    for (int i = 0; i < 3; i++) {
+        static const char *const bad[] = {"1", "0.8", "1.2x"};
+        snprintf(cmd, sizeof cmd, "%s history calibrate %s --db %s --inject %s", gb_test_binary(), tmp("cal0.json"),
+                 db, bad[i]);
+        CHECK(sh(cmd, out, sizeof out) == 2 && strstr(out, "--inject") != NULL);
+    }
     snprintf(cmd, sizeof cmd, "%s history calibrate %s --db %s --min-time 10", gb_test_binary(), tmp("cal0.json"), db);
     CHECK(sh(cmd, out, sizeof out) == 2 && strstr(out, "--min-time") != NULL);
     const char *two = tmp("cal2.sqlite");
