@@ -505,5 +505,7 @@ void gb_result_clocks_free(gb_result_clocks *c);
 void gb_case_shape_text(const gb_case_result *c, char *buf, size_t len);
 /* As cJSON items, for documents built from results (compare's output). */
 struct cJSON *gb_kvlist_to_cjson(const gb_kvlist *l);
+/* A run's peaks as the file's "peaks" object (NULL: out of memory). */
+struct cJSON *gb_peaks_to_cjson(const gb_peaks *p);
 struct cJSON *gb_case_shape_to_cjson(const gb_case_result *c);
 #endif
