@@ -98,6 +98,15 @@ static int calibrate(gb_history *h, const char *path, long nbase, gb_rule rule, 
     return rc;
 }
 
+/* A date option strictly ISO 8601 (gb_parse_iso_time): "yesterday" matched
+ * no run and exited 0; 1 when it is one, 0 after saying why. */
+static int iso_time(const char *opt, const char *v) {
+    if (gb_parse_iso_time(v) == 0) return 1;
+    fprintf(stderr, "gpubench history: %s: expected an ISO 8601 date or time (2026-11-30, 2026-11-30T14:05:00Z, "
+                    "2026-11-30T14:05:00+01:00), got '%s'\n", opt, v);
+    return 0;
+}
+
 int gb_cmd_history(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         usage(argc < 2 ? stderr : stdout);
@@ -137,31 +146,28 @@ int gb_cmd_history(int argc, char **argv) {
         case 'd': db = optarg; break;
         case O_COMMIT: src.commit = optarg; break;
         case O_BRANCH: add_branch = optarg; flt.branch = optarg; break;
-        case O_CTIME: src.commit_time = optarg; break;
+        case O_CTIME: src.commit_time = optarg; if (!iso_time("--commit-time", optarg)) return GB_EXIT_USAGE; break;
         case O_MACHINE: flt.machine = optarg; break;
         case O_SUITE: flt.suite = optarg; break;
-        case O_SINCE: flt.since = optarg; break;
-        case O_UNTIL: flt.until = optarg; break;
+        case O_SINCE: flt.since = optarg; if (!iso_time("--since", optarg)) return GB_EXIT_USAGE; break;
+        case O_UNTIL: flt.until = optarg; if (!iso_time("--until", optarg)) return GB_EXIT_USAGE; break;
         case O_KEEP:
             if (gb_cli_parse_int(optarg, 1, 1000000000, &keep) != 0) {
                 fprintf(stderr, "gpubench history: --keep: expected a positive whole number, got '%s'\n", optarg);
                 return GB_EXIT_USAGE;
             }
             break;
-        case O_OLDER: {
-            char *end;
-            older = strtod(optarg, &end);
-            if (*end || !(older > 0)) {
-                fprintf(stderr, "gpubench history: --older-than: expected a positive number of days, got '%s'\n", optarg);
+        case O_OLDER:
+            /* days, up to a century: 1e300 days overflowed time_t (undefined behaviour) */
+            if (gb_parse_real(optarg, 0, 36500, &older) != 0 || !(older > 0)) {
+                fprintf(stderr, "gpubench history: --older-than: expected a positive number of days up to 36500, "
+                                "got '%s'\n", optarg);
                 return GB_EXIT_USAGE;
             }
             break;
-        }
         case O_INJECT: {
-            char *end;
-            inject = strtod(optarg, &end);
             /* a slowdown, as GPUBENCH_FAULT_SLOW takes it: what the gate is for */
-            if (*end || !(inject > 1 && inject <= 1000)) {
+            if (gb_parse_real(optarg, 1, 1000, &inject) != 0 || !(inject > 1)) {
                 fprintf(stderr, "gpubench history: --inject: expected a slowdown factor above 1 and at most 1000, "
                                 "such as 1.2 (20%% slower), got '%s'\n", optarg);
                 return GB_EXIT_USAGE;

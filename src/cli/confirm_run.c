@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "results_io.h"
+#include "child_env.h"
 
 static double now_s(void) {
     struct timespec t;
@@ -97,10 +98,19 @@ static int run_child(char *const *argv, const char *log, int *status, char *why,
     sigset_t stops, before;
     sigemptyset(&stops);
     sigaddset(&stops, SIGINT), sigaddset(&stops, SIGTERM), sigaddset(&stops, SIGHUP), sigaddset(&stops, SIGPIPE);
+    /* the user's environment and CPU set, not this process's own settings
+     * (child_env.h): a confirming run measures as a run the user started */
+    char **envp = gb_child_envp(NULL);
+    if (!envp) {
+        snprintf(why, len, "out of memory for the child's environment");
+        return -1;
+    }
+    gb_child_before_fork();
     sigprocmask(SIG_BLOCK, &stops, &before);
     pid_t pid = fork();
     if (pid < 0) {
         sigprocmask(SIG_SETMASK, &before, NULL);
+        gb_child_envp_free(envp);
         snprintf(why, len, "cannot start a process: %s", strerror(errno));
         return -1;
     }
@@ -109,13 +119,15 @@ static int run_child(char *const *argv, const char *log, int *status, char *why,
         /* the child's report and progress go to our stderr (stdout is the comparison's), or to the log */
         int fd = log ? open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : 2;
         if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) _exit(127);
-        if (strchr(argv[0], '/')) execv(argv[0], argv);
-        else execvp(argv[0], argv);
+        gb_child_after_fork();
+        if (strchr(argv[0], '/')) execve(argv[0], argv, envp);
+        else execvpe(argv[0], argv, envp);
         fprintf(stderr, "gpubench compare: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     running_child = pid;
     sigprocmask(SIG_SETMASK, &before, NULL);
+    gb_child_envp_free(envp);
     while (waitpid(pid, status, 0) < 0)
         if (errno != EINTR) {
             running_child = 0;

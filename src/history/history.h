@@ -25,7 +25,7 @@
 /* 'GPBH': what PRAGMA application_id says in every history. */
 #define GB_HISTORY_APP_ID 0x47504248
 /* The schema this build writes; older ones are migrated forward. */
-#define GB_HISTORY_SCHEMA_VERSION 2
+#define GB_HISTORY_SCHEMA_VERSION 3
 #define GB_HISTORY_DEFAULT_PATH "results/history.sqlite"
 /* How long a writer waits for another's transaction (milliseconds). */
 #define GB_HISTORY_BUSY_MS 60000

@@ -239,7 +239,7 @@ static long long add_run(gb_history *h, const gb_results *r, int run, const char
     now_iso(added, sizeof added);
     sqlite3_stmt *st = NULL;
     long long id = -1;
-    char *ctx_build = NULL;
+    char *ctx_build = NULL, *peaks = NULL;
     if (ru->context.json) {
         cJSON *doc = cJSON_Parse(ru->context.json);
         const cJSON *gc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "build"), "git_commit");
@@ -249,7 +249,7 @@ static long long add_run(gb_history *h, const gb_results *r, int run, const char
     if (sqlite3_prepare_v2(gb_history_db(h),
                            "INSERT INTO runs (file_sha256, file_run, source_path, added_at, run_date, machine_id, hostname, "
                            "suite, commit_sha, branch, commit_time, build_commit, gpubench_version, complete, interrupted, "
-                           "context_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+                           "context_json, peaks_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
                            -1, &st, NULL) == SQLITE_OK) {
         gb_hist_bind_text(st, 1, sha);
         sqlite3_bind_int(st, 2, run);
@@ -267,11 +267,18 @@ static long long add_run(gb_history *h, const gb_results *r, int run, const char
         if (r->complete >= 0) sqlite3_bind_int(st, 14, r->complete);
         if (r->interrupted >= 0) sqlite3_bind_int(st, 15, r->interrupted);
         gb_hist_bind_text(st, 16, ru->context.json);
+        if (ru->peaks.present) {
+            cJSON *pk = gb_peaks_to_cjson(&ru->peaks);
+            peaks = pk ? cJSON_PrintUnformatted(pk) : NULL;
+            cJSON_Delete(pk);
+        }
+        gb_hist_bind_text(st, 17, peaks);
         if (sqlite3_step(st) == SQLITE_DONE) id = sqlite3_last_insert_rowid(gb_history_db(h));
     }
     if (id < 0) gb_hist_sqlerr(h, e, "adding the run");
     sqlite3_finalize(st);
     free(ctx_build);
+    free(peaks);
     return id;
 }
 

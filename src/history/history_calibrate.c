@@ -27,6 +27,8 @@ typedef struct {
     char commit[16], when[32];
     int compared, flagged, same, unsure, suspects, long_compared, long_same;
     char first_flagged[400];
+    int fails;             /* check would fail it (exit 1): a case, the shift or a failed result */
+    char fail_reason[600];
     char error[1200];      /* why compare could not judge it (its exit 2) */
 } cal_run;
 
@@ -132,6 +134,11 @@ static int load_runs(gb_history *h, const char *template_path, const char *key, 
             memset(doc, 0, sizeof *doc);
             continue;
         }
+        if (gb_hist_run_provenance(h, id, doc->runs[0].suite_json, &doc->runs[0], e) != 0) {
+            gb_results_free(doc);
+            memset(doc, 0, sizeof *doc);
+            goto out;
+        }
         cal_run *run = &cal->runs[cal->n];
         run->id = id;
         const char *commit = gb_hist_col_text(runs, 1);
@@ -205,6 +212,36 @@ static int inject_one(calibration *cal, size_t j, const char *name, const gb_com
     return 0;
 }
 
+/* Why check fails cmp (every reason it has), into run. */
+static void fail_reason(const gb_compare_result *cmp, cal_run *run) {
+    run->fails = cmp->exit_code == 1;
+    char *b = run->fail_reason;
+    size_t len = sizeof run->fail_reason, l = 0;
+    *b = '\0';
+    if (!run->fails) return;
+    const char *first_reg = NULL, *first_fail = NULL;
+    for (size_t i = 0; i < cmp->nitems; i++) {
+        if (cmp->items[i].verdict == GB_V_REGRESSION && !first_reg) first_reg = cmp->items[i].name;
+        if (cmp->items[i].verdict == GB_V_FAILED && !first_fail) first_fail = cmp->items[i].name;
+    }
+    const int *n = cmp->summary.count;
+    if (n[GB_V_REGRESSION])
+        l += (size_t)snprintf(b + l, len - l, "%d regression%s (first: %s)", n[GB_V_REGRESSION],
+                              n[GB_V_REGRESSION] == 1 ? "" : "s", first_reg ? first_reg : "?");
+    for (size_t i = 0; i < cmp->nshifts && l < len; i++) {
+        const gb_cmp_shift *sh = &cmp->shifts[i];
+        if (sh->status == GB_SHIFT_UNEXPLAINED && sh->ratio > 1)
+            l += (size_t)snprintf(b + l, len - l, "%sthe shift: %s x%.3f [%.3f, %.3f] unexplained", l ? "; " : "",
+                                  sh->backend, sh->ratio, sh->lo, sh->hi);
+    }
+    int failed = n[GB_V_FAILED] + cmp->summary.failed_only_in_current;
+    if (failed && l < len)
+        l += (size_t)snprintf(b + l, len - l, "%s%d failed result%s%s%s", l ? "; " : "", failed, failed == 1 ? "" : "s",
+                              first_fail ? " (first: " : "", first_fail ? first_fail : "");
+    if (first_fail && l < len) l += (size_t)snprintf(b + l, len - l, ")");
+    if (!l) snprintf(b, len, "%s", gb_cmp_outcome(cmp));
+}
+
 /* Run j left out and judged, then (inject) each of its long cases made slower. */
 static int calibrate_run(calibration *cal, size_t j, const gb_history_calibrate_options *o) {
     gb_compare_options co = o->cmp;
@@ -214,6 +251,7 @@ static int calibrate_run(calibration *cal, size_t j, const gb_history_calibrate_
     if (!cmp) return -1;
     cal_run *run = &cal->runs[j];
     if (cmp->exit_code == 2) snprintf(run->error, sizeof run->error, "%s", cmp->error);
+    fail_reason(cmp, run);
     size_t nlong = 0;
     char (*longs)[400] = calloc(cmp->nitems ? cmp->nitems : 1, sizeof *longs);
     if (!longs) {
@@ -252,13 +290,14 @@ static int by_flagged(const void *a, const void *b) {
 }
 
 typedef struct {
-    int runs_flagging, judged_long, same_long, judged, flagged, suspect, others;
+    int runs_flagging, runs_failing, judged_long, same_long, judged, flagged, suspect, others;
 } cal_totals;
 
 static cal_totals totals(const calibration *cal) {
     cal_totals t = {0};
     for (size_t j = 0; j < cal->n; j++) {
         t.runs_flagging += cal->runs[j].flagged > 0;
+        t.runs_failing += cal->runs[j].fails;
         t.judged_long += cal->runs[j].long_compared;
         t.same_long += cal->runs[j].long_same;
     }
@@ -287,9 +326,13 @@ static void print_text(const calibration *cal, const gb_history_calibrate_option
         fprintf(out, "  %6lld  %-12s  %-19s  %8d  %7d  %6d  %8d  %d of %d%s%s\n", r->id, r->commit, r->when, r->compared,
                 r->flagged, r->same, r->suspects, r->long_same, r->long_compared, r->flagged ? "  first flagged: " : "",
                 r->flagged ? r->first_flagged : "");
+        if (r->fails) fprintf(out, "          check fails it: %s\n", r->fail_reason);
         if (r->error[0]) fprintf(out, "          not judged: %s\n", r->error);
     }
-    fprintf(out, "\nRuns flagging a case: %d of %zu (of same-build runs: false alarms on this machine's noise;\n"
+    fprintf(out, "\nRuns check would fail: %d of %zu (for any reason check gives: a case, the shift, a failed\n"
+                 "result; each named above).\n",
+            t.runs_failing, cal->n);
+    fprintf(out, "Runs flagging a case: %d of %zu (of same-build runs: false alarms on this machine's noise;\n"
                  "of runs of several commits: changes, or alarms).\n",
             t.runs_flagging, cal->n);
     fprintf(out, "Long cases (%s or more) coming out same: %d of %d judgements (%.0f%%); the rest are unsure\n"
@@ -344,12 +387,15 @@ static void print_json(const calibration *cal, const gb_history_calibrate_option
         cJSON_AddNumberToObject(x, "long_compared", r->long_compared);
         cJSON_AddNumberToObject(x, "long_same", r->long_same);
         if (r->flagged) cJSON_AddStringToObject(x, "first_flagged", r->first_flagged);
+        cJSON_AddBoolToObject(x, "fails", r->fails);
+        if (r->fails) cJSON_AddStringToObject(x, "fail_reason", r->fail_reason);
         if (r->error[0]) cJSON_AddStringToObject(x, "error", r->error);
         cJSON_AddItemToArray(runs, x);
     }
     cJSON *s = cJSON_AddObjectToObject(doc, "summary");
     cJSON_AddNumberToObject(s, "runs", (double)cal->n);
     cJSON_AddNumberToObject(s, "runs_flagging", t.runs_flagging);
+    cJSON_AddNumberToObject(s, "runs_failing", t.runs_failing);
     cJSON_AddNumberToObject(s, "long_judged", t.judged_long);
     cJSON_AddNumberToObject(s, "long_same", t.same_long);
     if (o->inject > 0) {

@@ -7,7 +7,9 @@
  * and rounds; here they become N baseline documents — copies of the
  * current file (so every case matches it exactly) whose results carry the
  * stored samples of the 1st, 2nd, ... Nth most recent run of that result
- * on this machine — and gb_compare_runs does the rest. */
+ * on this machine, and whose context and measured ceilings are that run's
+ * own, as its file recorded them (never the current file's: the shift is
+ * told apart from the machine by them) — and gb_compare_runs does the rest. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,6 +64,51 @@ void gb_hist_leave_out(gb_result *r) {
     r->nsamples = r->nrounds = 0;
     r->status = GB_RS_SKIPPED;
     gb_set_string(&r->reason, "no usable run of it on this machine in the history");
+}
+
+int gb_hist_run_provenance(gb_history *h, long long run_id, const char *suite_json, gb_run *run, gb_err *e) {
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(gb_history_db(h), "SELECT context_json, peaks_json FROM runs WHERE id = ?1", -1, &q, NULL) !=
+        SQLITE_OK)
+        return gb_hist_sqlerr(h, e, "reading a run's stored context"), -1;
+    sqlite3_bind_int64(q, 1, run_id);
+    int rc = 0;
+    if (sqlite3_step(q) == SQLITE_ROW) {
+        const char *ctx = (const char *)sqlite3_column_text(q, 0), *pk = (const char *)sqlite3_column_text(q, 1);
+        cJSON *obj = cJSON_CreateObject();
+        if (!obj) rc = -1, gb_errf(e, GB_FAIL, "out of memory");
+        if (obj && ctx) cJSON_AddItemToObject(obj, "context", cJSON_Parse(ctx));
+        if (obj && pk) cJSON_AddItemToObject(obj, "peaks", cJSON_Parse(pk));
+        if (obj && suite_json) cJSON_AddItemToObject(obj, "suite", cJSON_Parse(suite_json));
+        char name[96];
+        snprintf(name, sizeof name, "%s: run %lld's stored context", gb_history_name(h), run_id);
+        if (obj) rc = gb_run_set_provenance(run, obj, name, e) == GB_OK ? 0 : -1;
+        cJSON_Delete(obj);
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/* Each baseline document j gets the context and ceilings of the machine's
+ * j-th most recent run (the current file's suite kept). */
+static int own_provenance(gb_history *h, const char *key, const char *sha, const char *suite_json, gb_results *base,
+                          size_t nb, gb_err *e) {
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(gb_history_db(h),
+                           "SELECT r.id FROM runs r JOIN machines m ON r.machine_id = m.id"
+                           " WHERE m.key = ?1 AND r.file_sha256 IS NOT ?2 ORDER BY r.id DESC LIMIT ?3",
+                           -1, &q, NULL) != SQLITE_OK)
+        return gb_hist_sqlerr(h, e, "reading the baseline runs"), -1;
+    gb_hist_bind_text(q, 1, key);
+    gb_hist_bind_text(q, 2, sha);
+    sqlite3_bind_int64(q, 3, (sqlite3_int64)nb);
+    long long ids[GB_HISTORY_MAX_BASELINE];
+    size_t n = 0;
+    while (n < nb && n < GB_HISTORY_MAX_BASELINE && sqlite3_step(q) == SQLITE_ROW) ids[n++] = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    for (size_t j = 0; j < n; j++)
+        if (gb_hist_run_provenance(h, ids[j], suite_json, &base[j].runs[0], e) != 0) return -1;
+    return 0;
 }
 
 int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check_options *o,
@@ -129,6 +176,7 @@ int gb_history_check(gb_history *h, const char *cur_path, const gb_history_check
             for (; j < nb; j++) gb_hist_leave_out(&base[j].cases[i].results[k]);
         }
     }
+    if (found && own_provenance(h, key, sha, cur.runs[0].suite_json, base, deepest, e) != 0) goto out;
     if (found == 0) {
         gb_errf(e, GB_FAIL, "%s: no run of this machine (%s, key %s) in the history %s holds any of its results",
                 cur_path, cur.runs[0].context.gpu_name[0] ? cur.runs[0].context.gpu_name : cur.runs[0].context.cpu_model,

@@ -67,6 +67,9 @@ static const char *const MIGRATIONS[GB_HISTORY_SCHEMA_VERSION] = {
     "CREATE INDEX runs_by_machine ON runs(machine_id, id);",
     /* 2: energy, where a backend measured it (extra.energy_j) */
     "ALTER TABLE results ADD COLUMN energy_j REAL;",
+    /* 3: the run's measured ceilings as its file records them, so that a
+     * check judges each baseline run's shift by its own ceilings */
+    "ALTER TABLE runs ADD COLUMN peaks_json TEXT;",
 };
 
 const char *gb_history_migration_sql(int v) {

@@ -36,4 +36,10 @@ int gb_hist_load_samples(sqlite3_stmt *rounds, long long result_id, const void *
 /* A result no stored run holds: skipped, with the reason, so compare leaves
  * it out. */
 void gb_hist_leave_out(gb_result *r);
+/* The stored run run_id's own context and measured ceilings, as its file
+ * recorded them (a run stored before ceilings were kept has none), onto run,
+ * with suite_json (the template's suite, may be NULL) as its suite: a
+ * baseline document made from a template is then that run's, not a copy of
+ * the template's. 0, or -1 with e set. */
+int gb_hist_run_provenance(gb_history *h, long long run_id, const char *suite_json, gb_run *run, gb_err *e);
 #endif

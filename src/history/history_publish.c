@@ -202,8 +202,9 @@ static void chart(const case_group *g, double threshold, FILE *out) {
             gb_hist_time_text(p->median, med, sizeof med);
             gb_hist_time_text(p->lo, l, sizeof l);
             gb_hist_time_text(p->hi, h, sizeof h);
-            fprintf(out, "run %lld, %s: %s (%s .. %s)%s</title></circle>", p->run_id, p->commit, med, l, h,
-                    bad ? ", verification FAILED" : "");
+            fprintf(out, "run %lld, ", p->run_id);
+            gb_html_text(p->commit, out);
+            fprintf(out, ": %s (%s .. %s)%s</title></circle>", med, l, h, bad ? ", verification FAILED" : "");
             if (cp.step && cp.step_change > 0 && idx == cp.step_at) {
                 double x0 = (XS(i) + (xp[i].slot > 0 ? XSL(xp[i].slot - 1) : XS(i))) / 2;
                 fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#c62828\" stroke-dasharray=\"5,3\" "
@@ -243,6 +244,14 @@ static int write_buf(const char *dir, const char *file, char *buf, size_t len, g
 
 /* A case name that may wrap after each '/' (names are long; the table must
  * fit a laptop's window). */
+/* A commit's first 12 bytes, escaped (a commit is whatever history add was
+ * given: text from a results file or the command line, never trusted). */
+static void short_commit_html(const char *commit, FILE *out) {
+    char c[13];
+    snprintf(c, sizeof c, "%.12s", commit);
+    gb_html_text(c, out);
+}
+
 static void name_html(const char *name, FILE *out) {
     char part[512];
     for (const char *p = name; *p;) {
@@ -280,9 +289,10 @@ static int case_page(const case_group *g, const char *id, const char *dir, doubl
         const gb_history_series *s = &g->s[k];
         fprintf(out, "<h2>");
         gb_html_text(s->machine, out);
-        fprintf(out, " <span class=\"muted\">[%s]</span></h2><table><tr><th>run</th><th>commit</th><th>branch</th>"
-                     "<th>time</th><th>median</th><th>95%% interval</th><th>%% of ceiling</th><th>verified</th></tr>\n",
-                s->machine_key);
+        fprintf(out, " <span class=\"muted\">[");
+        gb_html_text(s->machine_key, out);
+        fprintf(out, "]</span></h2><table><tr><th>run</th><th>commit</th><th>branch</th>"
+                     "<th>time</th><th>median</th><th>95%% interval</th><th>%% of ceiling</th><th>verified</th></tr>\n");
         for (size_t i = s->n; i-- > 0;) {
             const gb_history_point *p = &s->p[i];
             char med[32], l[32], h[32], pct[16];
@@ -412,12 +422,18 @@ int gb_history_publish(gb_history *h, const gb_history_filter *f, const char *di
             spark_svg(s, &cp, out);
             fprintf(out, "</td><td class=\"bad found\">");
             /* one commit on both sides: the machine's, and no commit blamed */
-            if (cp.step && cp.step_change > 0)
-                fprintf(out, "<span>step %+.1f%% %s %.12s</span>", cp.step_change * 100,
-                        cp.step_same_build ? "between runs of" : "at", s->p[cp.step_at].commit);
-            if (cp.drift && cp.drift_total > 0)
-                fprintf(out, "<span>drift %+.1f%%/run</span><span>%s %.12s</span>", cp.drift_per_point * 100,
-                        cp.drift_same_build ? "within runs of" : "from", s->p[cp.drift_from].commit);
+            if (cp.step && cp.step_change > 0) {
+                fprintf(out, "<span>step %+.1f%% %s ", cp.step_change * 100,
+                        cp.step_same_build ? "between runs of" : "at");
+                short_commit_html(s->p[cp.step_at].commit, out);
+                fprintf(out, "</span>");
+            }
+            if (cp.drift && cp.drift_total > 0) {
+                fprintf(out, "<span>drift %+.1f%%/run</span><span>%s ", cp.drift_per_point * 100,
+                        cp.drift_same_build ? "within runs of" : "from");
+                short_commit_html(s->p[cp.drift_from].commit, out);
+                fprintf(out, "</span>");
+            }
             if ((cp.step_same_build && cp.step_change > 0) || (cp.drift_same_build && cp.drift_total > 0))
                 fprintf(out, "<span>(the machine, not the code)</span>");
             fprintf(out, "</td></tr>\n");

@@ -103,6 +103,13 @@ void gb_cmp_compare_peaks(const gb_peaks *pa, const gb_peaks *pb, const char *la
 double gb_cmp_ceiling_time_ratio(const gb_results *const *base, size_t nb, const gb_results *const *cur, size_t nc,
                                  const char *backend, size_t *nkeys);
 
+/* Which of build (compiler, flags, commit), libraries and ceilings (a time
+ * ratio, ceiling: NAN when unmeasured, beyond 10%) differ between the
+ * baseline's most common value and a current file: "build (build.flags),
+ * ceilings (x1.12)", or "none of build, libraries, ceilings differ". */
+void gb_cmp_differences(const gb_results *const *base, size_t nb, const gb_results *const *cur, size_t nc,
+                        double ceiling, char *buf, size_t len);
+
 /* ---- compare_shift.c ---- */
 
 /* The shift of each backend's cases (fam: their raw changes), at most max

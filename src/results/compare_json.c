@@ -177,6 +177,13 @@ cJSON *gb_compare_result_json(const gb_compare_result *res) {
         gb_json_add_num_or_null(o, "hi", sh->hi);
         gb_json_add_num_or_null(o, "ceiling_ratio", sh->ceiling_ratio);
         cJSON_AddNumberToObject(o, "ceiling_keys", (double)sh->ceiling_keys);
+        gb_json_add_num_or_null(o, "case_lo", sh->case_lo);
+        gb_json_add_num_or_null(o, "case_hi", sh->case_hi);
+        cJSON_AddNumberToObject(o, "spread_runs", (double)sh->spread_runs);
+        gb_json_add_num_or_null(o, "spread_sd", sh->spread_runs ? sh->spread_sd : NAN);
+        gb_json_add_num_or_null(o, "loo_min", sh->spread_runs ? sh->loo_min : NAN);
+        gb_json_add_num_or_null(o, "loo_max", sh->spread_runs ? sh->loo_max : NAN);
+        cJSON_AddStringToObject(o, "differs", sh->differs);
         cJSON_AddBoolToObject(o, "applied", sh->applied);
         cJSON_AddStringToObject(o, "status", gb_cmp_shift_status_name(sh->status));
         cJSON_AddItemToArray(shifts, o);

@@ -11,6 +11,13 @@
 #include "compare_internal.h"
 #include "stats.h"
 
+/* The ceilings each run measured (peaks): the same model of CPU or GPU can
+ * still be a slower machine (a busier host, another VM placement). Seen on
+ * the H100 host: a fresh VM measured 14% less CPU triad bandwidth and 16%
+ * less SGEMM than the previous one, and its CPU results were slower by as
+ * much. A difference above this is worth a warning. */
+#define GB_PEAK_WARN 0.10
+
 /* One fact of one file, as text ("absent" when the file lacks it). */
 typedef struct {
     char *text[2 * GB_MAX_PROCS];
@@ -54,6 +61,17 @@ static char *fact_of(const gb_context *c, const char *what) {
 
 static int same_text(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
 
+/* The baseline's most common value of a row (ties: the earliest file). */
+static size_t reference_of(const fact_row *row, size_t nb) {
+    size_t ref = 0, best = 0;
+    for (size_t i = 0; i < nb; i++) {
+        size_t votes = 0;
+        for (size_t j = 0; j < nb; j++) votes += same_text(row->text[i], row->text[j]);
+        if (votes > best) { best = votes; ref = i; }
+    }
+    return ref;
+}
+
 /* One fact over every file: the baseline's most common value is the
  * reference (ties: the earliest file), and each file that differs from it is
  * named. The first baseline file is no longer the reference by position: if
@@ -63,12 +81,7 @@ static void check_fact(const char *what, const gb_context *const *ctx, const cha
     size_t n = nb + nc;
     fact_row row;
     for (size_t i = 0; i < n; i++) row.text[i] = fact_of(ctx[i], what);
-    size_t ref = 0, best = 0;
-    for (size_t i = 0; i < nb; i++) {
-        size_t votes = 0;
-        for (size_t j = 0; j < nb; j++) votes += same_text(row.text[i], row.text[j]);
-        if (votes > best) { best = votes; ref = i; }
-    }
+    size_t ref = reference_of(&row, nb);
     int build = !strncmp(what, "build.", 6);
     char kind[300];
     snprintf(kind, sizeof kind, "%s differ%s%s", build ? "builds" : "machines", label ? " for " : "", label ? label : "");
@@ -110,6 +123,53 @@ static void check_contexts(const gb_context *const *ctx, const char *const *name
             check_fact(what, ctx, names, nb, nc, label, warnings);
         }
     gb_cmp_strs_free(&seen);
+}
+
+/* Does a current file's `what` differ from the baseline's most common one? */
+static int fact_differs(const char *what, const gb_context *const *ctx, size_t nb, size_t nc) {
+    fact_row row;
+    for (size_t i = 0; i < nb + nc; i++) row.text[i] = fact_of(ctx[i], what);
+    size_t ref = reference_of(&row, nb);
+    int d = 0;
+    for (size_t i = nb; i < nb + nc; i++) d |= !same_text(row.text[i], row.text[ref]);
+    for (size_t i = 0; i < nb + nc; i++) free(row.text[i]);
+    return d;
+}
+
+/* Appends "what" to the comma-separated list buf. */
+static void add_name(char *buf, size_t len, const char *what) {
+    size_t l = strlen(buf);
+    if (l + 2 < len && snprintf(buf + l, len - l, "%s%s", l ? ", " : "", what) < 0) buf[l] = '\0';
+}
+
+void gb_cmp_differences(const gb_results *const *base, size_t nb, const gb_results *const *cur, size_t nc,
+                        double ceiling, char *buf, size_t len) {
+    const gb_context *ctx[2 * GB_MAX_PROCS];
+    if (nb > GB_MAX_PROCS) nb = GB_MAX_PROCS;
+    if (nc > GB_MAX_PROCS) nc = GB_MAX_PROCS;
+    for (size_t i = 0; i < nb; i++) ctx[i] = &base[i]->runs[0].context;
+    for (size_t i = 0; i < nc; i++) ctx[nb + i] = &cur[i]->runs[0].context;
+    char build[120] = "", libs[160] = "", out[400] = "";
+    static const char *const bfacts[] = {"build.compiler", "build.flags", "build.git_commit"};
+    for (size_t f = 0; f < 3; f++)
+        if (fact_differs(bfacts[f], ctx, nb, nc)) add_name(build, sizeof build, bfacts[f] + 6);
+    gb_cmp_strs seen = {0};
+    char what[200];
+    for (size_t i = 0; i < nb + nc; i++)
+        for (size_t k = 0; k < ctx[i]->libraries.n; k++) {
+            snprintf(what, sizeof what, "libraries.%s", ctx[i]->libraries.item[k].key);
+            if (gb_cmp_strs_has(&seen, what)) continue;
+            gb_cmp_strs_add(&seen, what);
+            if (fact_differs(what, ctx, nb, nc)) add_name(libs, sizeof libs, what + 10);
+        }
+    gb_cmp_strs_free(&seen);
+    char part[200];
+    if (*build) snprintf(part, sizeof part, "build (%s)", build), add_name(out, sizeof out, part);
+    if (*libs) snprintf(part, sizeof part, "libraries (%s)", libs), add_name(out, sizeof out, part);
+    if (isfinite(ceiling) && fabs(ceiling - 1) > GB_PEAK_WARN)
+        snprintf(part, sizeof part, "ceilings (x%.3f)", ceiling), add_name(out, sizeof out, part);
+    if (*out) snprintf(buf, len, "differ: %s", out);
+    else snprintf(buf, len, "none of build, libraries, ceilings differ");
 }
 
 void gb_cmp_check_pair(const gb_context *a, const gb_context *b, const char *label, gb_cmp_strs *warnings) {
@@ -182,12 +242,6 @@ double gb_cmp_ceiling_time_ratio(const gb_results *const *base, size_t nb, const
     return k ? gb_median(r, k) : NAN;
 }
 
-/* The ceilings each run measured (peaks): the same model of CPU or GPU can
- * still be a slower machine (a busier host, another VM placement). Seen on
- * the H100 host: a fresh VM measured 14% less CPU triad bandwidth and 16%
- * less SGEMM than the previous one, and its CPU results were slower by as
- * much. A difference above this is worth a warning. */
-#define GB_PEAK_WARN 0.10
 
 void gb_cmp_compare_peaks(const gb_peaks *pa, const gb_peaks *pb, const char *label, gb_cmp_strs *warnings) {
     for (size_t b = 0; b < pa->n; b++) {

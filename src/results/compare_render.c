@@ -165,7 +165,9 @@ static void summary(const gb_compare_result *cmp, const gb_writer *w, FILE *out)
     char none[400] = "";
     for (size_t i = 0; i < cmp->nshifts; i++) {
         const gb_cmp_shift *sh = &cmp->shifts[i];
-        if (!sh->applied && sh->status == GB_SHIFT_NONE) {
+        /* only a shift whose interval holds 1 is "none established"; one of
+         * too few cases is named as such (its interval may exclude 1) */
+        if (!sh->applied && sh->status == GB_SHIFT_NONE && sh->lo <= 1 && sh->hi >= 1) {
             size_t l = strlen(none);
             snprintf(none + l, sizeof none - l, "%s%s x%.3f [%.3f, %.3f]", l ? ", " : "", sh->backend, sh->ratio,
                      sh->lo, sh->hi);

@@ -97,14 +97,20 @@ typedef enum {
     GB_SHIFT_NONE = 0,     /* not established (its interval holds 1), or too few cases */
     GB_SHIFT_SMALL,        /* established, within the threshold */
     GB_SHIFT_MACHINE,      /* beyond the threshold, and the ceilings moved with it: a warning */
-    GB_SHIFT_UNEXPLAINED   /* beyond the threshold, the ceilings did not move: slower = a regression */
+    GB_SHIFT_UNEXPLAINED,  /* beyond the threshold, the ceilings did not move: slower = a regression */
+    GB_SHIFT_WITHIN_SPREAD /* within how much the baseline runs' own level moves: shown, never failed */
 } gb_cmp_shift_status;
 const char *gb_cmp_shift_status_name(gb_cmp_shift_status s);
 
 typedef struct {
     const char *backend;      /* borrowed */
     size_t cases;
-    double ratio, lo, hi;     /* median current/baseline time ratio, 95% interval */
+    double ratio, lo, hi;     /* median current/baseline time ratio, its interval (widened by the spread when known) */
+    double case_lo, case_hi;  /* the interval from the cases alone (order statistics) */
+    size_t spread_runs;       /* baseline runs whose leave-one-out shifts gave the spread (0: fewer than 3) */
+    double spread_sd;         /* log sd of a run's level, from those shifts (NAN: unknown) */
+    double loo_min, loo_max;  /* the smallest and largest leave-one-out shift */
+    char differs[200];        /* which of build, libraries, ceilings differ ("none of ..." when none) */
     double ceiling_ratio;     /* what the ceilings make of a time (NAN: none measured on both sides) */
     size_t ceiling_keys;
     int applied;              /* the backend's cases were judged net of it */

@@ -546,6 +546,57 @@ TEST(history_publish_writes_index_and_case_pages) {
           strstr(out, "is case-0.html there") && strstr(out, "untouched"));
 }
 
+/* A commit is text from the command line or a results file: markup in it
+ * reaches every page escaped — the case pages' chart points and tables, the
+ * index's "found" cell — never as a tag (issue #41). */
+TEST(history_publish_escapes_markup_in_commits) {
+    const char *db = tmp("pubx.sqlite");
+    for (unsigned i = 0; i < 20; i++) {
+        char f[32], c[64];
+        snprintf(f, sizeof f, "pubx%02u.json", i);
+        snprintf(c, sizeof c, "'<b>&x%02u'", i);
+        CHECK(make_scenario_run(tmp(f), i) == 0);
+        CHECK(add(db, tmp(f), c) == 0);
+    }
+    char cmd[2048], out[4096];
+    snprintf(cmd, sizeof cmd, "%s history publish %s --db %s", gb_test_binary(), tmp("sitex"), db);
+    CHECK(sh(cmd, out, sizeof out) == 0);
+    char *index = gb_test_slurp(tmp("sitex/index.html"), NULL);
+    CHECK(index && strstr(index, "<b>") == NULL && strstr(index, "from &lt;b&gt;&amp;x08") != NULL);
+    free(index);
+    snprintf(cmd, sizeof cmd, "cat %s/case-*.html | grep -c '<b>'", tmp("sitex"));
+    CHECK(sh(cmd, out, sizeof out) != 0 && atoi(out) == 0);
+    snprintf(cmd, sizeof cmd, "cat %s/case-*.html | grep -c '<title>run 1, &lt;b&gt;&amp;x00'", tmp("sitex"));
+    CHECK(sh(cmd, out, sizeof out) == 0 && atoi(out) > 0);
+}
+
+/* Dates and day counts read strictly, with a range: "yesterday" matched no
+ * run and exited 0, "0x10" was 16 days, 1e300 days overflowed time_t
+ * (undefined behaviour, issue #41). Refused with exit 2 before the database
+ * is touched; an ISO time with an offset is taken. */
+TEST(history_dates_and_durations_are_strict_with_a_range) {
+    const char *db = tmp("dates.sqlite");
+    CHECK(make_scenario_run(tmp("d0.json"), 0) == 0);
+    CHECK(add(db, tmp("d0.json"), "d0") == 0);
+    static const char *const bad[] = {
+        "add %s --commit-time 'next tuesday'", "list --since yesterday", "list --until 2026-02-30",
+        "prune --older-than 0x10", "prune --older-than inf", "prune --older-than ' 5'", "prune --older-than 1e300",
+        "prune --older-than -1", "list --since '2026-11-30 '",
+    };
+    char cmd[2048], out[4096], args[512];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(args, sizeof args, bad[i], tmp("d0.json"));
+        snprintf(cmd, sizeof cmd, "%s history %s --db %s 2>&1", gb_test_binary(), args, db);
+        int rc = sh(cmd, out, sizeof out);
+        if (!CHECK(rc == 2 && strstr(out, "expected"))) fprintf(stderr, "    %s -> %d: %s\n", args, rc, out);
+    }
+    CHECK(count(db, "SELECT count(*) FROM runs") == 1);
+    snprintf(cmd, sizeof cmd, "%s history list --since 2000-01-01T10:00:00+01:00 --db %s", gb_test_binary(), db);
+    CHECK(sh(cmd, out, sizeof out) == 0 && strstr(out, "1 run") != NULL);
+    snprintf(cmd, sizeof cmd, "%s history prune --older-than 36500 --db %s", gb_test_binary(), db);
+    CHECK(sh(cmd, out, sizeof out) == 0 && count(db, "SELECT count(*) FROM runs") == 1);
+}
+
 TEST(history_changepoint_stays_quiet_on_noise_and_short_series) {
     /* 20 runs of +-3% deterministic noise: no step, no drift */
     double x[20];

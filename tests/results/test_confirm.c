@@ -498,3 +498,34 @@ TEST(confirm_history_check_runs_the_second_stage_on_the_history_baseline) {
     cJSON_Delete(doc);
     CHECK(no_confirm_dir_left());
 }
+
+/* A confirming process is a run the user started: it gets the user's
+ * environment, without gpubench's own markers (a marker set in the
+ * comparing process is not passed on), and the CPU set the comparing
+ * process was given (child_env.h). The fake child reports both. */
+TEST(confirm_children_get_the_users_environment_and_cpu_set) {
+    if (!setup()) { SKIP("no gpubench binary, or the tiny suite could not run"); return; }
+    if (!CHECK(doctor("b1.json", "c-slow.json", TARGET, 100) == 0)) return;
+    char p[128], cmd[6000];
+    path_of(p, sizeof p, "env-child.sh");
+    FILE *f = fopen(p, "w");
+    if (!CHECK(f != NULL)) return;
+    fprintf(f, "#!/bin/sh\n{ echo \"marker=${GPUBENCH_REEXEC_TOKEN-none} original=${GPUBENCH_ORIGINAL_OPENBLAS_CORETYPE-none}"
+               " user=${GB_USER_VAR-none}\"; grep Cpus_allowed_list /proc/self/status; } > \"$GB_FAKE_DIR/child-env.txt\"\n"
+               "exec %s/fake-child.sh \"$@\"\n", dir);
+    fclose(f);
+    if (!CHECK(chmod(p, 0755) == 0)) return;
+    char self[4096];
+    if (!CHECK(realpath(gb_test_binary(), self) != NULL)) return;
+    snprintf(cmd, sizeof cmd,
+             "cd %s && GPUBENCH_REEXEC_TOKEN=1:2 GPUBENCH_ORIGINAL_OPENBLAS_CORETYPE==Prescott GB_USER_VAR=mine "
+             "GPUBENCH_CONFIRM_CHILD=%s/env-child.sh GB_FAKE_DIR=%s GB_FAKE_RESULT=%s/b1.json TMPDIR=%s "
+             "%s compare --confirm suite.json --confirm-runs 1 b1.json b1.json -- c-slow.json >/dev/null 2>&1; "
+             "cat child-env.txt; grep Cpus_allowed_list /proc/self/status",
+             dir, dir, dir, dir, dir, self);
+    CHECK(gb_test_sh(cmd, big, sizeof big) == 0);
+    CHECK(strstr(big, "marker=none original=none user=mine\n") != NULL);
+    /* the child's set, then this shell's: the same line twice */
+    const char *a = strstr(big, "Cpus_allowed_list:"), *b = a ? strstr(a + 1, "Cpus_allowed_list:") : NULL;
+    CHECK(a && b && strcspn(a, "\n") == strcspn(b, "\n") && !strncmp(a, b, strcspn(a, "\n")));
+}
