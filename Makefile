@@ -1,6 +1,7 @@
 # gpubench — build, test, install, bundle.
 #
-#   make            build ./gpubench (and the CUDA plugin when nvcc is found)
+#   make            build ./gpubench (and the CUDA plugin when nvcc is found),
+#                   one job per CPU (nproc) unless -jN is given
 #   make run        install missing packages, build, run suites/default.json
 #   make test       build and run the tests (no GPU needed)
 #   make test T=stopping
@@ -26,6 +27,14 @@
 #                   results files, under ASan+UBSan (tests/results/test_mutation.c),
 #                   in J processes (default 2): 14-22 CPU-minutes, so 7-11 min
 #                   on two idle cores; N=8 (CI) 2-3 CPU-min. Every Nth only.
+
+# `make` alone builds on every CPU (one job per CPU, from nproc): the first
+# build of a fresh clone in about half the time on two cores; an explicit -jN
+# (-j1 included) wins; a make started by another make (MAKELEVEL > 0)
+# keeps the jobserver it was given (forcing -j there resets it, with a warning).
+ifeq ($(MAKELEVEL),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 
 VERSION   := $(shell sed -n 's/^\#define GB_VERSION "\(.*\)"/\1/p' src/core/gb.h)
 PREFIX    ?= /usr/local
@@ -55,19 +64,35 @@ GB_BIN    ?= gpubench
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
 
-# CPU libraries: pkg-config where the Debian package ships a .pc file, the
-# standard names otherwise (GraphBLAS and the FFTW thread libraries have none).
-PKGS      := openblas lapacke fftw3 fftw3f libcjson sqlite3
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-ifeq ($(strip $(PKG_LIBS)),)
-  PKG_CFLAGS := -I/usr/include/x86_64-linux-gnu/openblas-pthread -I/usr/include/cjson
-  PKG_LIBS   := -lopenblas -llapacke -lfftw3 -lfftw3f -lcjson -lsqlite3
+# OpenBLAS: Debian's OpenMP build (libopenblas-openmp-dev), so that every
+# CPU library runs on the one libgomp pool (docs/timing.md, "One pool").
+# Installing it beside the pthread build changes nothing by itself: Debian's
+# alternatives keep the pthread build as libopenblas.so.0, libblas.so.3 and
+# liblapack.so.3 (priority 100 against 95), and liblapacke loads the last
+# two. So the OpenMP build's folder is named here, gpubench links its
+# libblas.so.3 and liblapack.so.3 directly (kept with --no-as-needed, so that
+# the loader has them by soname before liblapacke asks for them) and finds
+# them there through its run-path. tests/cpu/test_one_pool.c reads a running
+# benchmark's /proc/self/maps for exactly one OpenBLAS and one libgomp.
+MULTIARCH ?= $(shell $(or $(CC),cc) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+OPENBLAS_DIR ?= /usr/lib/$(MULTIARCH)/openblas-openmp
+OPENBLAS_INC ?= /usr/include/$(MULTIARCH)/openblas-openmp
+OPENBLAS_LIBS := -L$(OPENBLAS_DIR) -Wl,-rpath,$(OPENBLAS_DIR) -Wl,--push-state,--no-as-needed \
+                 -lopenblas -llapack -lblas -Wl,--pop-state
+# The other CPU libraries: pkg-config where the Debian package ships a .pc
+# file, the standard names otherwise (GraphBLAS and fftw3_omp have none).
+PKGS      := lapacke fftw3 fftw3f libcjson sqlite3
+PKG_CFLAGS := -I$(OPENBLAS_INC) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(OPENBLAS_LIBS) $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+ifeq ($(strip $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)),)
+  PKG_CFLAGS := -I$(OPENBLAS_INC) -I/usr/include/cjson
+  PKG_LIBS   := $(OPENBLAS_LIBS) -llapacke -lfftw3 -lfftw3f -lcjson -lsqlite3
 endif
 # oneDNN (libdnnl-dev): the CPU's reduced-precision GEMM; Debian ships no .pc
 # for it, so it is named here (the pkg-config branch is used when one exists).
 DNNL_LIBS := $(shell $(PKG_CONFIG) --libs dnnl 2>/dev/null || echo -ldnnl)
-CPU_LIBS  := $(PKG_LIBS) $(DNNL_LIBS) -lfftw3_threads -lfftw3f_threads -lgraphblas -lm -ldl -lpthread
+# FFTW's threads through fftw3_omp: on the same OpenMP pool, not a pool of its own.
+CPU_LIBS  := $(PKG_LIBS) $(DNNL_LIBS) -lfftw3_omp -lfftw3f_omp -lgraphblas -lm -ldl -lpthread
 
 WARN      := -Wall -Wextra -Wshadow -Wno-unused-parameter
 ifeq ($(WERROR),1)
@@ -90,7 +115,7 @@ DEFS      := -D_GNU_SOURCE -DGB_GIT_COMMIT='"$(GIT_COMMIT)"' \
 SRC_ROOMS := src/cli src/run src/core src/ops src/results src/history src/system
 INC_SRC   := $(addprefix -I,$(SRC_ROOMS))
 OMP       := $(if $(filter 1,$(FUZZ)),-Wno-unknown-pragmas -Wno-source-uses-openmp,-fopenmp)
-CFLAGS    += -std=c11 $(OPT) $(WARN) $(OMP) $(SAN_FLAGS) $(INC_SRC) -Icpu_backends $(PKG_CFLAGS) $(DEFS)
+CFLAGS    += -std=c11 $(OPT) $(WARN) $(OMP) $(SAN_FLAGS) $(INC_SRC) -Icpu_backends -Ipeer_backends $(PKG_CFLAGS) $(DEFS)
 LDFLAGS   += $(if $(filter 1,$(FUZZ)),,-fopenmp) $(SAN_FLAGS) -Wl,-rpath,'$$ORIGIN/../lib'
 # Header dependencies come from the compiler: each object's .d file (next to
 # it) lists the headers it included, so touching a header rebuilds only what
@@ -100,7 +125,7 @@ LDFLAGS   += $(if $(filter 1,$(FUZZ)),,-fopenmp) $(SAN_FLAGS) -Wl,-rpath,'$$ORIG
 DEPFLAGS  := -MMD -MP
 
 SRC_MAIN  := src/cli/main.c
-SRC_CORE  := $(filter-out $(SRC_MAIN),$(wildcard $(addsuffix /*.c,$(SRC_ROOMS)))) $(wildcard cpu_backends/*.c)
+SRC_CORE  := $(filter-out $(SRC_MAIN),$(wildcard $(addsuffix /*.c,$(SRC_ROOMS)))) $(wildcard cpu_backends/*.c) $(wildcard peer_backends/*.c)
 OBJ_CORE  := $(SRC_CORE:%.c=$(BUILD)/%.o)
 OBJ_MAIN  := $(SRC_MAIN:%.c=$(BUILD)/%.o)
 # Tests live by room (tests/README.md): every tests/ROOM/test_*.c (a new

@@ -23,6 +23,19 @@ static const gb_op_impl *const impls[GB_OP_COUNT] = {
 #include "ops.def"
 };
 
+static const char *const op_names[GB_OP_COUNT] = {
+#define GB_OP(ID, name, cpu, cuda) [GB_OP_##ID] = #name,
+#include "ops.def"
+};
+
+void gb_cpu_case_key(const gb_case *c, char *buf, size_t len) {
+    const gb_params *p = &c->params;
+    snprintf(buf, len, "%s %s %s m%d f%d k%d p%d r%d d%.9g s%d t%.9g x%d h%d b%d g%d l%d i%d n%d c%d",
+             c->op_id >= 0 && c->op_id < GB_OP_COUNT ? op_names[c->op_id] : "?", gb_dtype_name(c->dtype), c->label,
+             p->math, p->fast_math, p->fft_kind, p->fft_planner, p->nrhs, p->density, p->svd_method, p->svd_tol,
+             p->direction, p->memory, p->batch, p->gpus, p->block, p->iters, p->norm_every, p->slice_kind);
+}
+
 const gb_op_impl *gb_cpu_op_impl(int op_id) {
     return op_id >= 0 && op_id < GB_OP_COUNT ? impls[op_id] : NULL;
 }
@@ -43,8 +56,8 @@ static int cpu_init(const gb_backend_options *opt, gb_err *why) {
     omp_set_num_threads(cpu_threads);
     gb_cpu_bind_threads(cpu_threads, from);
     openblas_set_num_threads(cpu_threads);
-    gb_cpu_bind_openblas(cpu_threads);
     gb_cpu_set_peak_dtypes(opt->peak_dtypes);
+    gb_cpu_set_peak_quick(opt->peaks_quick);
     return GB_OK;
 }
 
@@ -83,6 +96,7 @@ static void cpu_describe(cJSON *ctx) {
     cJSON_AddStringToObject(libs, "lapacke", lv);
     cJSON_AddNumberToObject(ctx, "cpu_threads_used", gb_cpu_threads());
     gb_cpu_describe_binding(ctx);
+    gb_cpu_runtime_describe(ctx);
 }
 
 /* Memory-bound ops against STREAM triad, the rest against OpenBLAS GEMM of
@@ -149,16 +163,7 @@ static int cpu_check(const cJSON *context, cJSON *warnings) {
         cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
         count++;
     }
-    const char *policy = getenv("OMP_WAIT_POLICY");
-    if (policy && strcasecmp(policy, "PASSIVE") != 0) {
-        snprintf(msg, sizeof msg,
-                 "OMP_WAIT_POLICY=%.32s is set in the environment: idle OpenMP workers spin and starve the "
-                 "OpenBLAS and FFTW threads on the same cores (a 64x64 solve measured 250x slower after an "
-                 "OpenMP region). Unset it: gpubench then makes them sleep (PASSIVE)",
-                 policy);
-        cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
-        count++;
-    }
+    count += gb_cpu_runtime_check(context, warnings);
     return count;
 }
 
@@ -177,7 +182,11 @@ static int cpu_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
         free(s);
         return status;
     }
-    if (s->impl->set_threads) gb_cpu_team_choose(s->impl, s->inner, s->team, sizeof s->team);
+    if (s->impl->set_threads && (!s->impl->takes_team || s->impl->takes_team(s->inner))) {
+        char key[256];
+        gb_cpu_case_key(c, key, sizeof key);
+        gb_cpu_team_choose(s->impl, s->inner, key, s->team, sizeof s->team);
+    }
     *state = s;
     return GB_OK;
 }
@@ -196,6 +205,10 @@ static void cpu_annotate(void *state, cJSON *extra) {
     cpu_state *s = state;
     if (s->impl->annotate) s->impl->annotate(s->inner, extra);
     if (*s->team) cJSON_AddStringToObject(extra, "team", s->team);
+    /* every thread of the process right after its measurement: the one pool
+     * is the team plus a stated few (docs/timing.md, "One pool") */
+    int alive = gb_cpu_threads_alive();
+    if (alive > 0) cJSON_AddNumberToObject(extra, "threads_alive", alive);
 }
 
 static void cpu_release(void *state) {

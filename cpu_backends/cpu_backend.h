@@ -19,19 +19,28 @@ void gb_cpu_set_threads(int n);
  * choice as context.cpu_binding {threads_from, bound, how, user_setting}
  * (cpu_bind.c). */
 void gb_cpu_bind_threads(int n, const char *from);
-/* Pin OpenBLAS's worker threads (n in all, the caller among them) like the
- * OpenMP threads, when those were bound; how many were pinned (0: none, or
- * not bound, or this OpenBLAS has no openblas_setaffinity). */
-int gb_cpu_bind_openblas(int n);
-/* The OpenMP team of a prepared op whose loop is gpubench's own
+/* The OpenMP team of a prepared op that has a thread setter
  * (impl->set_threads): all threads for a case of 2 ms or more, else one
- * thread where measured on the state 10% faster than all (cpu_team.c). The team is set
- * on the state and returned; why (a line for extra.team) into why. */
-int gb_cpu_team_choose(const gb_op_impl *impl, void *state, char *why, size_t len);
-/* How many parallel loops FFTW has run on the OpenMP threads (cpu_fft.c). */
-long gb_cpu_fftw_omp_loops(void);
+ * thread where measured on the state 10% faster than all; the choice kept
+ * per machine and build under case_key and used again by later processes
+ * (NULL: measured, not kept) (cpu_team.c). The team is set on the state and
+ * returned; why (a line for extra.team) into why. */
+int gb_cpu_team_choose(const gb_op_impl *impl, void *state, const char *case_key, char *why, size_t len);
+/* The key a case's choices are kept under: "op dtype shape params". */
+void gb_cpu_case_key(const gb_case *c, char *buf, size_t len);
 struct cJSON;
 void gb_cpu_describe_binding(struct cJSON *ctx);
+/* cpu_runtime.c: what the process runs on, read from it — context.cpu_runtime
+ * (OpenBLAS's threading, the wait policy, the BLAS/LAPACK/OpenMP libraries
+ * mapped, the user's steering variables); the warnings about them (a second
+ * pool, the user's wait policy and other settings, forged markers); and the
+ * threads alive now (/proc/self/task; -1 when unreadable). */
+void gb_cpu_runtime_describe(struct cJSON *ctx);
+int gb_cpu_runtime_check(const struct cJSON *context, struct cJSON *warnings);
+int gb_cpu_threads_alive(void);
+/* The re-exec markers that were found without this process's token and
+ * ignored (cpu_environment.c), "" when none. */
+const char *gb_cpu_ignored_markers(void);
 
 /* The folder where the CPU side keeps what it measured once (FFTW wisdom,
  * the float32 GEMM library choice): $XDG_CACHE_HOME/gpubench, else
@@ -53,7 +62,8 @@ typedef enum {
 
 /* cpu_gemm_choice.c: --cpu-gemm, the library a case's GEMM runs on
  * (float32/float64: the fastest for its dtype and shape class — large,
- * skinny, small — measured once per machine and build and kept), how it was
+ * skinny, small, huge, giant — measured where each class's cases are, interleaved,
+ * OpenBLAS kept unless another is 3% faster at 95%, kept per CPU, libraries and build), how it was
  * chosen and the class (for the results), a kept line parsed, and the
  * libraries' names ("openblas", ...; gb_cpu_gemm_lib_parse: -1 unknown). */
 void gb_cpu_set_gemm(int lib);
@@ -61,6 +71,9 @@ int gb_cpu_gemm_library_for(const gb_case *c);
 const char *gb_cpu_gemm_choice_reason_for(const gb_case *c);
 const char *gb_cpu_gemm_shape_class(const gb_case *c);
 int gb_cpu_gemm_parse_choice(const char *line, gb_dtype *d, int *cls, int *lib);
+/* The kept file's first line: "key cpu=MODEL; cpus=N; threads=N; openblas=CONFIG;
+ * core=CORE; onednn=VER; blis=NAME|none; build=COMMIT" (what decides the choice). */
+const char *gb_cpu_gemm_choice_key(void);
 const char *gb_cpu_gemm_lib_name(int lib);
 int gb_cpu_gemm_lib_parse(const char *name);
 
@@ -87,9 +100,17 @@ int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e);
 /* The reduced-precision dtypes whose GEMM ceilings gb_cpu_measure_peaks
  * adds (gb_backend_options.peak_dtypes). */
 void gb_cpu_set_peak_dtypes(unsigned mask);
+/* Quick ceilings (gb_backend_options.peaks_quick): each GEMM size timed to
+ * about 0.08 s instead of 0.3 s, STREAM for 0.4 s instead of 2 s. */
+void gb_cpu_set_peak_quick(int quick);
 /* The ISA's theoretical GEMM ceilings per dtype, isa_gemm_*_gflops, and
  * isa_peak_inputs saying from what (cpu_isa_peak.c). */
 void gb_cpu_isa_peaks(cJSON *peaks, int threads);
+/* The measured FMA peak (GFLOP/s) of a register-only FMA loop of width 512
+ * or 256 bits in float32 (f64 0) or float64 on `threads` threads at once;
+ * gb_cpu_isa_peaks adds it as fma_gemm_float32/64_gflops with
+ * fma_peak_inputs (the loop, the clock it implies). */
+double gb_cpu_fma_peak(int threads, int width, int f64);
 /* FLOP (int8: operations) per cycle per core of a GEMM in d by the best
  * instruction a /proc/cpuinfo flags line offers, that instruction in *how;
  * 0 (and NULL) when none computes d. */

@@ -1,18 +1,26 @@
 /* cpu_environment.c — the process settings that make the CPU side honest
  * by default, applied before anything is measured.
  *
- * Two settings are read by a library only when it loads, so changing them
- * means re-executing the process, which happens here at most once:
- *   - OPENBLAS_CORETYPE: the OpenBLAS kernels (openblas_core.h has the rule
- *     and who may choose);
- *   - OMP_WAIT_POLICY: one process runs three thread pools — OpenMP (our
- *     fused loops, GraphBLAS), OpenBLAS's pthreads and FFTW's — and libgomp's
- *     default lets idle workers spin, starving the other pools on the same
- *     cores: measured on 2 cores, a 64×64 float64 Cholesky solve took 7.5 ms
- *     after an OpenMP region instead of 0.03 ms. So OpenMP workers sleep when
- *     idle (PASSIVE), unless the user chose a policy.
- * The settings a user made explicitly win; the backend's check then warns
- * and names where each came from. */
+ * OPENBLAS_CORETYPE (the OpenBLAS kernels: openblas_core.h has the rule and
+ * who may choose) is read by OpenBLAS only when it loads, so changing it
+ * means re-executing the process, which happens here at most once. The
+ * user's own value is noted first (child_env.h), so that the processes
+ * gpubench starts get the user's environment, not gpubench's choice.
+ *
+ * The OpenMP wait policy is left as the user has it: every CPU library runs
+ * on the one libgomp pool (Makefile), whose default lets an idle worker spin
+ * for a bounded time (GOMP_SPINCOUNT's default, about 300,000 iterations, a
+ * few ms) before it sleeps — a repetition pays no wake-up, and between cases
+ * the workers give their CPUs back. gpubench used to set PASSIVE (workers
+ * sleep at once) because OpenBLAS's and FFTW's own pools then shared the
+ * CPUs; with one pool that cost 38-76 us per wake on the GPU host and made
+ * small ops 1.3-7x slower (docs/timing.md, "One pool"). A policy the user
+ * set is respected and named in a warning (cpu_backend.c).
+ *
+ * The markers that carry the first pass's facts through the exec are
+ * accepted only with the exec's own token (this process's pid and start
+ * time, which an exec keeps): markers inherited from another gpubench or set
+ * by hand are removed and named in a warning instead of being believed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -27,8 +35,11 @@
 #include <unistd.h>
 #include <cblas.h>
 
+#include "child_env.h"
 #include "cpu_backend.h"
+#include "node_env.h"
 #include "openblas_core.h"
+#include "sysinfo.h"
 
 /* Set in the environment of the re-executed process: who chose the core,
  * the core asked for, and what OpenBLAS detected by itself before. They are
@@ -37,8 +48,51 @@
 #define MARK_ASKED "GPUBENCH_OPENBLAS_CORE_ASKED"
 #define MARK_DETECTED "GPUBENCH_OPENBLAS_CORE_DETECTED"
 #define MARK_IGNORED "GPUBENCH_OPENBLAS_CORE_IGNORED"
-/* Set for the probe (below): print the core OpenBLAS runs, do nothing else. */
+/* The markers the first pass found without its token (named in a warning
+ * by the re-executed process, which alone writes the results). */
+#define MARK_FORGED "GPUBENCH_OPENBLAS_CORE_FORGED"
+/* Set for the probe (below): print the core OpenBLAS runs, do nothing else;
+ * its value is the asking process's token (the probe's parent). */
 #define MARK_PROBE "GPUBENCH_OPENBLAS_CORE_PROBE"
+/* The re-executed process's token: "<pid>:<start time>" of this process. */
+#define MARK_TOKEN "GPUBENCH_REEXEC_TOKEN"
+static const char *const markers[] = {MARK_BY,    MARK_ASKED, MARK_DETECTED, MARK_IGNORED,
+                                      MARK_FORGED, MARK_PROBE, MARK_TOKEN,    NULL};
+
+/* "<pid>:<start time in clock ticks>" of process pid (/proc/PID/stat field
+ * 22, which an exec keeps); "" when unreadable. */
+static void process_token(long pid, char *buf, size_t len) {
+    char path[64], line[1024];
+    buf[0] = 0;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    if (!gb_read_line(path, line, sizeof line)) return;
+    const char *p = strrchr(line, ')'); /* comm may hold spaces: fields from its end */
+    unsigned long long start = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                     &start) != 1)
+        return;
+    snprintf(buf, len, "%ld:%llu", pid, start);
+}
+
+/* Names of the markers that were set without this process's token (forged,
+ * or inherited from another gpubench), for the warning; "" when none. */
+static char ignored_markers[256];
+
+static void drop_markers(int note) {
+    for (const char *const *m = markers; *m; m++) {
+        if (note && getenv(*m)) {
+            size_t l = strlen(ignored_markers);
+            snprintf(ignored_markers + l, sizeof ignored_markers - l, "%s%s", l ? ", " : "", *m);
+        }
+        unsetenv(*m);
+    }
+    if (gb_child_env_import_originals(0) > 0 && note) {
+        size_t l = strlen(ignored_markers);
+        snprintf(ignored_markers + l, sizeof ignored_markers - l, "%sGPUBENCH_ORIGINAL_*", l ? ", " : "");
+    }
+}
+
+const char *gb_cpu_ignored_markers(void) { return ignored_markers; }
 
 static char detected_core[64];
 
@@ -60,7 +114,10 @@ static void probe_detected_core(void) {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (strncmp(environ[i], "OPENBLAS_CORETYPE=", 18)) env[k++] = environ[i];
-    env[k++] = MARK_PROBE "=1";
+    char token[96], probe[128];
+    process_token((long)getpid(), token, sizeof token);
+    snprintf(probe, sizeof probe, MARK_PROBE "=%s", token);
+    env[k++] = probe;
     int fd[2];
     if (pipe(fd) != 0) {
         free(env);
@@ -111,34 +168,89 @@ static void probe_detected_core(void) {
 
 /* Second pass, after re-executing: take the markers, check OpenBLAS took
  * the core asked for. */
+/* The CPU set the first pass was given, from the OMP_PLACES it set
+ * ("{a},{b},..."): libgomp bound this process's main thread to the first
+ * place before main(), so the kernel's answer is now that one CPU. */
+static void take_back_cpu_set(void) {
+    const char *p = getenv("OMP_PLACES");
+    if (!gb_child_env_changed("OMP_PLACES") || !p) return;
+    enum { MAXCPU = 1024 };
+    static int cpus[MAXCPU];
+    int n = 0;
+    while (*p == '{' && n < MAXCPU) {
+        char *end;
+        long c = strtol(p + 1, &end, 10);
+        if (*end != '}' || c < 0) return;
+        cpus[n++] = (int)c;
+        p = end[1] == ',' ? end + 2 : end + 1;
+    }
+    if (!*p && n > 0) gb_node_set_original_cpus(cpus, n);
+}
+
 static int after_reexec(gb_err *e) {
+    gb_child_env_import_originals(1);
+    take_back_cpu_set();
     const char *by = getenv(MARK_BY), *asked = getenv(MARK_ASKED), *det = getenv(MARK_DETECTED);
     static char who[32];
     snprintf(who, sizeof who, "%s", by);
     gb_openblas_set_core_chosen_by(who);
     if (det) snprintf(detected_core, sizeof detected_core, "%s", det);
     if (getenv(MARK_IGNORED)) gb_openblas_set_ignored_env(getenv(MARK_IGNORED));
+    if (getenv(MARK_FORGED)) snprintf(ignored_markers, sizeof ignored_markers, "%s", getenv(MARK_FORGED));
     int status = GB_OK;
     const char *core = openblas_get_corename();
-    if (asked && *asked && strcasecmp(asked, core) != 0)
+    if (asked && *asked && strcasecmp(asked, core) != 0) /* "": only the binding was set */
         status = gb_errf(e, GB_FAIL,
                          "asked OpenBLAS for OPENBLAS_CORETYPE=%s but it runs %s (this build may not have "
                          "that core); pass --openblas-core detected to run what it detects",
                          asked, core);
-    unsetenv(MARK_BY);
-    unsetenv(MARK_ASKED);
-    unsetenv(MARK_DETECTED);
-    unsetenv(MARK_IGNORED);
+    drop_markers(0);
     return status;
 }
 
-static int setup_process(const char *core_flag, char **argv, gb_err *e) {
-    if (getenv(MARK_PROBE)) { /* probe_detected_core's copy: answer, and stop */
-        printf("%s\n", openblas_get_corename());
-        fflush(stdout);
-        return gb_errf(e, GB_FAIL, "asked only for OpenBLAS's core (%s)", MARK_PROBE);
+/* The places that bind libgomp's threads one per CPU of the process's CPU
+ * set ("{0},{1},..."), when the user chose no binding of their own and the
+ * set has two CPUs or more; 0 otherwise. Why libgomp's binding and not
+ * pinning by hand: libgomp lets its idle workers exit when a smaller team
+ * starts (FFTW, OpenBLAS and GraphBLAS pick team sizes by work) and makes
+ * new ones for the next larger team, which inherit the creating main
+ * thread's mask; pinned by hand, the main thread's one CPU then held every
+ * new worker — on the GPU host each 16-thread region took 17-20 ms
+ * (2026-12-01). With OMP_PLACES and OMP_PROC_BIND=close libgomp binds every
+ * thread it makes, the initial thread to the first place. */
+static int libgomp_places(char *buf, size_t len) {
+    static const char *const users[] = {"OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY", NULL};
+    for (const char *const *u = users; *u; u++)
+        if (getenv(*u) && *getenv(*u)) return 0;
+    enum { MAXCPU = 1024 };
+    static int cpus[MAXCPU];
+    int n = gb_node_cpu_set(cpus, MAXCPU);
+    if (n < 2 || n > MAXCPU) return 0;
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        int w = snprintf(buf + used, len - used, "%s{%d}", i ? "," : "", cpus[i]);
+        if (w < 0 || (size_t)w >= len - used) return 0;
+        used += (size_t)w;
     }
-    if (getenv(MARK_BY)) return after_reexec(e);
+    return 1;
+}
+
+static int setup_process(const char *core_flag, char **argv, gb_err *e) {
+    char mine[96];
+    process_token((long)getpid(), mine, sizeof mine);
+    const char *probe = getenv(MARK_PROBE);
+    if (probe) { /* probe_detected_core's copy: answer, and stop — when the parent asked */
+        char parent[96];
+        process_token((long)getppid(), parent, sizeof parent);
+        if (*parent && !strcmp(probe, parent)) {
+            printf("%s\n", openblas_get_corename());
+            fflush(stdout);
+            return gb_errf(e, GB_FAIL, "asked only for OpenBLAS's core (%s)", MARK_PROBE);
+        }
+    }
+    const char *token = getenv(MARK_TOKEN);
+    if (token && *mine && !strcmp(token, mine) && getenv(MARK_BY)) return after_reexec(e);
+    drop_markers(1); /* none of ours: not believed, named in a warning */
     if (core_flag && !*core_flag) return gb_errf(e, GB_FAIL, "--openblas-core: expected auto, detected or a core name");
 
     const char *env_core = getenv("OPENBLAS_CORETYPE");
@@ -186,9 +298,10 @@ static int setup_process(const char *core_flag, char **argv, gb_err *e) {
     }
     if (want && *want && !strcasecmp(want, running) && (!env_core || !strcasecmp(env_core, want))) want = NULL;
 
-    int need_omp = getenv("OMP_WAIT_POLICY") == NULL;
     gb_openblas_set_core_chosen_by(by);
-    if (!want && !need_omp) return GB_OK;
+    char places[8192];
+    int bind = libgomp_places(places, sizeof places);
+    if (!want && !bind) return GB_OK;
 
     if (want && *want && !strcmp(by, "gpubench")) {
         if (env_core)
@@ -198,24 +311,32 @@ static int setup_process(const char *core_flag, char **argv, gb_err *e) {
             fprintf(stderr, "gpubench: OpenBLAS detected its %s kernels on this CPU; using %s, the best this CPU "
                             "supports (--openblas-core detected keeps %s)\n", running, want, running);
     }
-    if (need_omp) setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
     if (want) {
+        gb_child_env_note_original("OPENBLAS_CORETYPE", getenv("OPENBLAS_CORETYPE"));
         if (*want) setenv("OPENBLAS_CORETYPE", want, 1);
         else unsetenv("OPENBLAS_CORETYPE");
     }
+    if (bind) {
+        gb_child_env_note_original("OMP_PLACES", NULL);
+        gb_child_env_note_original("OMP_PROC_BIND", NULL);
+        setenv("OMP_PLACES", places, 1);
+        setenv("OMP_PROC_BIND", "close", 1);
+    }
+    gb_child_env_export_originals();
     setenv(MARK_BY, by, 1);
     setenv(MARK_ASKED, want ? want : "", 1);
     if (detected_core[0]) setenv(MARK_DETECTED, detected_core, 1);
     if (gb_openblas_ignored_env()) setenv(MARK_IGNORED, gb_openblas_ignored_env(), 1);
+    if (*ignored_markers) setenv(MARK_FORGED, ignored_markers, 1);
+    if (*mine) setenv(MARK_TOKEN, mine, 1);
     fflush(stdout);
     fflush(stderr);
     execv("/proc/self/exe", argv);
     int err = errno;
-    unsetenv(MARK_BY);
-    unsetenv(MARK_ASKED);
-    unsetenv(MARK_DETECTED);
-    unsetenv(MARK_IGNORED);
-    if (!want) return GB_OK; /* only the OpenMP policy: go on as we are */
+    drop_markers(0);
+    if (bind) unsetenv("OMP_PLACES"), unsetenv("OMP_PROC_BIND");
+    gb_child_env_import_originals(1); /* the exec failed: this process is still the user's */
+    if (!want) return GB_OK; /* only the binding: cpu_bind.c pins by hand instead */
     return gb_errf(e, GB_FAIL, "re-executing with OPENBLAS_CORETYPE=%s: execv(/proc/self/exe): %s", want,
                    strerror(err));
 }

@@ -49,24 +49,6 @@ typedef struct {
 } fft_state;
 
 static int threads_ready;
-static const char *loops_on = "fftw";
-static long omp_loops;
-
-long gb_cpu_fftw_omp_loops(void) { return omp_loops; }
-
-/* FFTW's parallel loops on the OpenMP threads (bound one per CPU,
- * cpu_bind.c) rather than on pthreads of its own, which stay inside the
- * process's CPU set but are not pinned one per CPU: FFTW's manual gives this
- * loop for fftw_threads_set_callback. Not the default: on the GPU host's
- * Xeon (16 threads) it was 3-8% slower than FFTW's own threads at 2048² and
- * 4096², interleaved twice, and the default is the faster one. */
-static void omp_parallel_loop(void *(*work)(char *), char *jobdata, size_t elsize, int njobs, void *data) {
-    (void)data;
-#pragma omp atomic
-    omp_loops++;
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < njobs; ++i) work(jobdata + elsize * (size_t)i);
-}
 
 static unsigned planner_flags(int planner) {
     switch (planner) {
@@ -148,16 +130,6 @@ static int fft_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_e
         if (!fftw_init_threads() || !fftwf_init_threads())
             return gb_errf(e, GB_FATAL, "fftw_init_threads failed");
         threads_ready = 1;
-    }
-    /* GPUBENCH_FFTW_OMP_THREADS=1 runs FFTW's loops on the pinned OpenMP
-     * threads (read at each plan; NULL gives FFTW its own threads back);
-     * each result says which ran (extra.fftw_threads) */
-    const char *omp = getenv("GPUBENCH_FFTW_OMP_THREADS");
-    int on_omp = omp && *omp && strcmp(omp, "0") != 0;
-    if (on_omp != !strcmp(loops_on, "openmp")) {
-        fftw_threads_set_callback(on_omp ? omp_parallel_loop : NULL, NULL);
-        fftwf_threads_set_callback(on_omp ? omp_parallel_loop : NULL, NULL);
-        loops_on = on_omp ? "openmp" : "fftw";
     }
     fft_state *s = calloc(1, sizeof *s);
     if (!s) return gb_errf(e, GB_SKIP, "out of host memory");
@@ -277,7 +249,7 @@ static void fft_annotate(void *state, cJSON *extra) {
     cJSON_AddNumberToObject(extra, "plan_s", s->plan_s);
     cJSON_AddNumberToObject(extra, "threads", gb_cpu_threads());
     cJSON_AddStringToObject(extra, "wisdom", s->wisdom);
-    cJSON_AddStringToObject(extra, "fftw_threads", loops_on);
+    cJSON_AddStringToObject(extra, "fftw_threads", "openmp"); /* fftw3_omp: the one OpenMP pool */
 }
 
 const gb_op_impl gb_cpu_fft = {

@@ -19,11 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cblas.h>
 
 #include "cpu_backend.h"
+#include "file_read.h"
 
 #define BLIS_SONAME "libblis.so.4"
+#define BLIS_OPENMP_FILE "/usr/lib/x86_64-linux-gnu/blis-openmp/" BLIS_SONAME
 
 typedef void (*bli_gemm_fn)(int ta, int tb, int64_t m, int64_t n, int64_t k, const void *alpha, const void *a,
                             int64_t rsa, int64_t csa, const void *b, int64_t rsb, int64_t csb, const void *beta,
@@ -73,6 +76,24 @@ static void open_blis(void) {
         snprintf(blis.reason, sizeof blis.reason, "BLIS not used (GPUBENCH_BLIS is set empty)");
         return;
     }
+    /* unnamed: the bundle's own (lib/ beside bin/), else Debian's OpenMP
+     * build (libblis4-openmp: BLIS on the one libgomp pool, whichever build
+     * Debian's alternatives made libblis.so.4), else the soname */
+    char exe[1024], near[1100];
+    ssize_t el = file ? -1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (el > 0) {
+        exe[el] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = '\0';
+        snprintf(near, sizeof near, "%s/../lib/%s", exe, BLIS_SONAME);
+        if (access(near, R_OK) == 0) file = near;
+    }
+    if (!file && access(BLIS_OPENMP_FILE, R_OK) == 0) file = BLIS_OPENMP_FILE;
+    gb_err fe = {{0}};
+    if (gb_check_library_file(file, &fe) != GB_OK) { /* a FIFO named here hung dlopen */
+        snprintf(blis.reason, sizeof blis.reason, "BLIS not used (GPUBENCH_BLIS=%.200s)", fe.msg);
+        return;
+    }
     blis.handle = dlopen(file ? file : BLIS_SONAME, open_flags(0));
     if (!blis.handle) {
         snprintf(blis.reason, sizeof blis.reason, "BLIS not found (%s)", dlerror());
@@ -112,6 +133,11 @@ static void open_user(void) {
     user.tried = 1;
     if (!user_path) {
         snprintf(user.reason, sizeof user.reason, "no --cpu-blas given");
+        return;
+    }
+    gb_err fe = {{0}};
+    if (gb_check_library_file(user_path, &fe) != GB_OK) { /* a FIFO named here hung dlopen */
+        snprintf(user.reason, sizeof user.reason, "--cpu-blas %.250s", fe.msg);
         return;
     }
     user.handle = dlopen(user_path, open_flags(1));

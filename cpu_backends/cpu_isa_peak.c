@@ -23,10 +23,13 @@
  *              AVX512_VNNI (VPDPBUSD, 64 MACs) 2×128 = 256; AVX-VNNI 128
  * A dtype the flags give no instruction for has no ISA ceiling (float8:
  * no x86 instruction computes it). */
+#include <immintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+
+#include "timer.h"
 
 #include "cpu_backend.h"
 
@@ -104,6 +107,77 @@ int gb_cpu_isa_per_cycle(const char *fl, gb_dtype d, const char **how) {
     }
 }
 
+
+/* ---- the measured FMA peak ---------------------------------------------
+ * A register-only loop (as likwid-bench's peakflops kernels): 16 independent
+ * vector accumulators, each iteration one FMA on each (enough in flight to
+ * cover two pipes of 4-cycle latency), no loads or stores, on every thread
+ * of the run at once; the best of 3 passes of ~0.1 s each. Its rate is the
+ * attainable FMA rate of these cores at the clock they hold under that load
+ * (a turbo is not assumed: the clock is what the rate implies, given the
+ * FLOP per cycle the ISA ceiling assumes, and is stated). */
+#define FMA_ACC 16
+__attribute__((target("avx512f"))) static double fma_loop_512(long iters, int f64) {
+    double sink = 0;
+    if (f64) {
+        __m512d a[FMA_ACC], m = _mm512_set1_pd(0.999999), c = _mm512_set1_pd(1e-9);
+        for (int i = 0; i < FMA_ACC; i++) a[i] = _mm512_set1_pd(1.0 + i);
+        for (long it = 0; it < iters; it++)
+            for (int i = 0; i < FMA_ACC; i++) a[i] = _mm512_fmadd_pd(a[i], m, c);
+        for (int i = 0; i < FMA_ACC; i++) sink += _mm512_reduce_add_pd(a[i]);
+    } else {
+        __m512 a[FMA_ACC], m = _mm512_set1_ps(0.9999f), c = _mm512_set1_ps(1e-6f);
+        for (int i = 0; i < FMA_ACC; i++) a[i] = _mm512_set1_ps(1.0f + i);
+        for (long it = 0; it < iters; it++)
+            for (int i = 0; i < FMA_ACC; i++) a[i] = _mm512_fmadd_ps(a[i], m, c);
+        for (int i = 0; i < FMA_ACC; i++) sink += _mm512_reduce_add_ps(a[i]);
+    }
+    return sink;
+}
+
+__attribute__((target("avx2,fma"))) static double fma_loop_256(long iters, int f64) {
+    double sink = 0, lanes[8];
+    if (f64) {
+        __m256d a[FMA_ACC], m = _mm256_set1_pd(0.999999), c = _mm256_set1_pd(1e-9);
+        for (int i = 0; i < FMA_ACC; i++) a[i] = _mm256_set1_pd(1.0 + i);
+        for (long it = 0; it < iters; it++)
+            for (int i = 0; i < FMA_ACC; i++) a[i] = _mm256_fmadd_pd(a[i], m, c);
+        for (int i = 0; i < FMA_ACC; i++) _mm256_storeu_pd(lanes, a[i]), sink += lanes[0] + lanes[3];
+    } else {
+        __m256 a[FMA_ACC], m = _mm256_set1_ps(0.9999f), c = _mm256_set1_ps(1e-6f);
+        float fl[8];
+        for (int i = 0; i < FMA_ACC; i++) a[i] = _mm256_set1_ps(1.0f + i);
+        for (long it = 0; it < iters; it++)
+            for (int i = 0; i < FMA_ACC; i++) a[i] = _mm256_fmadd_ps(a[i], m, c);
+        for (int i = 0; i < FMA_ACC; i++) _mm256_storeu_ps(fl, a[i]), sink += fl[0] + fl[7];
+    }
+    return sink;
+}
+
+static volatile double fma_sink;
+
+/* GFLOP/s of the loop on `threads` threads at once (width 512 or 256 bits);
+ * 0 when the ISA has neither. */
+double gb_cpu_fma_peak(int threads, int width, int f64) {
+    if (width != 512 && width != 256) return 0;
+    long iters = 1 << 16;
+    double best = 0;
+    for (int pass = 0; pass < 6; pass++) {
+        double t0 = gb_now(), acc = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : acc)
+        acc += width == 512 ? fma_loop_512(iters, f64) : fma_loop_256(iters, f64);
+        double t = gb_now() - t0;
+        fma_sink = acc;
+        double flop = (double)threads * iters * FMA_ACC * (width / (f64 ? 64 : 32)) * 2.0;
+        if (t < 0.05 && pass < 5) { /* too short to time: longer, not counted */
+            iters *= 4;
+            continue;
+        }
+        if (flop / t * 1e-9 > best) best = flop / t * 1e-9;
+    }
+    return best;
+}
+
 void gb_cpu_isa_peaks(cJSON *peaks, int threads) {
     cpu_facts f;
     read_facts(&f, threads);
@@ -125,4 +199,21 @@ void gb_cpu_isa_peaks(cJSON *peaks, int threads) {
     if (used < sizeof inputs)
         snprintf(inputs + used, sizeof inputs - used, "; two FMA pipes assumed (one on Zen 4: half)");
     cJSON_AddStringToObject(peaks, "isa_peak_inputs", inputs);
+    /* the measured FMA peak of float32 and float64, with the clock it implies */
+    int width = has_flag(f.flags, "avx512f") ? 512 : has_flag(f.flags, "fma") ? 256 : 0;
+    if (!width) return;
+    double g32 = gb_cpu_fma_peak(threads, width, 0), g64 = gb_cpu_fma_peak(threads, width, 1);
+    if (g32 <= 0 || g64 <= 0) return;
+    cJSON_AddNumberToObject(peaks, "fma_gemm_float32_gflops", g32);
+    cJSON_AddNumberToObject(peaks, "fma_gemm_float64_gflops", g64);
+    const char *how = NULL;
+    int fpc = gb_cpu_isa_per_cycle(f.flags, GB_FLOAT64, &how);
+    char fm[400];
+    snprintf(fm, sizeof fm,
+             "register-only %d-bit FMA loop, %d accumulators, on %d threads at once: float32 %.0f, float64 %.0f "
+             "GFLOP/s; on %d cores that is %.2f GHz held under load with two FMA pipes per core (%d float64 FLOP per "
+             "cycle), %.2f GHz with one",
+             width, FMA_ACC, threads, g32, g64, f.cores, fpc && f.cores ? g64 / fpc / f.cores : 0, fpc,
+             fpc && f.cores ? 2 * g64 / fpc / f.cores : 0);
+    cJSON_AddStringToObject(peaks, "fma_peak_inputs", fm);
 }

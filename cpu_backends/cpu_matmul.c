@@ -7,7 +7,9 @@
  * gb_cpu_gemm_library_for() (cpu_gemm_choice.c; float32/float64 measured
  * once per machine, build and shape class).
  *
- * OpenBLAS matmul: one GEMM, threaded by OpenBLAS itself.
+ * OpenBLAS matmul: one GEMM, threaded by OpenBLAS itself, on the team
+ * cpu_team.c chose for the case (one thread where a small product measured
+ * faster on one; OpenBLAS's own size threshold is the same for every CPU).
  * OpenBLAS batched_matmul: OpenMP threads over the batch, each product one
  * single-threaded GEMM. Why not OpenBLAS's batch API: cblas_?gemm_batch
  * appeared in OpenBLAS 0.3.27; Debian 12 packages 0.3.21, whose cblas.h has
@@ -60,6 +62,13 @@ static int mm_supports(const gb_case *c, gb_err *why) {
     return GB_OK;
 }
 
+/* The thread count of the library that runs the case's GEMMs (oneDNN's
+ * primitive keeps the count it was made with). */
+static void set_gemm_threads(const mm_state *s, int n) {
+    if (s->lib == GB_CPU_GEMM_BLIS || s->lib == GB_CPU_GEMM_CBLAS) gb_cpu_dl_set_threads(s->lib, n);
+    else openblas_set_num_threads(n);
+}
+
 static int mm_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_err *e) {
     size_t m = (size_t)c->shape[0], k = (size_t)c->shape[1], n = (size_t)c->shape[2];
     int batch = c->op_id == GB_OP_BATCHED_MATMUL ? c->params.batch : 0;
@@ -98,8 +107,7 @@ static int mm_prepare(const gb_case *c, const gb_arrays *in, void **state, gb_er
         }
     }
     s->threads = gb_cpu_threads();
-    openblas_set_num_threads(s->threads);
-    if (s->lib == GB_CPU_GEMM_BLIS || s->lib == GB_CPU_GEMM_CBLAS) gb_cpu_dl_set_threads(s->lib, s->threads);
+    set_gemm_threads(s, s->threads);
     *state = s;
     return GB_OK;
 }
@@ -123,20 +131,23 @@ static int mm_run(void *state, int timing, double *seconds, gb_err *e) {
     mm_state *s = state;
     if (s->dnnl) return gb_onednn_matmul_run(s->dnnl, seconds, e);
     if (!s->batch) {
+        /* the team chosen for this case (cpu_team.c: one thread where a small
+         * product is faster on one), set outside the timer and put back */
+        int all = gb_cpu_threads();
+        if (s->threads != all) set_gemm_threads(s, s->threads);
         double t0 = gb_now();
         gemm_one(s, 0);
         *seconds = gb_now() - t0;
+        if (s->threads != all) set_gemm_threads(s, all);
         return GB_OK;
     }
     int batch = s->batch, nt = s->threads;
-    openblas_set_num_threads(1);
-    if (s->lib != GB_CPU_GEMM_OPENBLAS) gb_cpu_dl_set_threads(s->lib, 1);
+    set_gemm_threads(s, 1);
     double t0 = gb_now();
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int i = 0; i < batch; i++) gemm_one(s, (size_t)i);
     *seconds = gb_now() - t0;
-    openblas_set_num_threads(s->threads);
-    if (s->lib != GB_CPU_GEMM_OPENBLAS) gb_cpu_dl_set_threads(s->lib, s->threads);
+    set_gemm_threads(s, gb_cpu_threads());
     return GB_OK;
 }
 
@@ -170,10 +181,15 @@ static void mm_annotate(void *state, cJSON *extra) {
         return;
     }
     cJSON_AddStringToObject(extra, "routine", routine);
-    cJSON_AddNumberToObject(extra, "threads", s->lib == GB_CPU_GEMM_OPENBLAS ? openblas_get_num_threads() : s->threads);
+    cJSON_AddNumberToObject(extra, "threads", s->threads);
     if (s->dtype == GB_FLOAT32 && s->math == GB_MATH_TF32)
         cJSON_AddStringToObject(extra, "math", "fp32 (tf32 is a GPU mode; the CPU computes full FP32)");
 }
+
+/* The team of an OpenBLAS/BLIS/CBLAS product or batch (oneDNN sizes its
+ * own threads when the primitive is made: no team of ours applies). */
+static void mm_set_threads(void *state, int threads) { ((mm_state *)state)->threads = threads; }
+static int mm_takes_team(void *state) { return ((mm_state *)state)->dnnl == NULL; }
 
 static void mm_release(void *state) {
     mm_state *s = state;
@@ -191,4 +207,6 @@ const gb_op_impl gb_cpu_matmul = {
     .fetch = mm_fetch,
     .annotate = mm_annotate,
     .release = mm_release,
+    .set_threads = mm_set_threads,
+    .takes_team = mm_takes_team,
 };

@@ -49,6 +49,18 @@ const char *gb_onednn_isa_name(void) {
     }
 }
 
+/* Whether oneDNN's effective ISA has the VNNI dot-product instructions
+ * (int8 sums in 32 bits). */
+static int onednn_isa_has_vnni(void) {
+    switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_avx2_vnni:
+    case dnnl_cpu_isa_avx512_core_vnni:
+    case dnnl_cpu_isa_avx512_core_bf16:
+    case dnnl_cpu_isa_avx512_core_amx: return 1;
+    default: return 0;
+    }
+}
+
 const char *gb_onednn_version(char *buf, size_t len) {
     const dnnl_version_t *v = dnnl_version();
     snprintf(buf, len, "%d.%d.%d", v->major, v->minor, v->patch);
@@ -96,6 +108,17 @@ int gb_onednn_matmul_supports(const gb_case *c, gb_err *why) {
         return gb_errf(why, GB_SKIP, "oneDNN %s has no %s matmul", gb_onednn_version((char[16]){0}, 16),
                        gb_dtype_name(c->dtype));
     if (ensure_engine(why) != GB_OK) return GB_SKIP;
+    /* Without VNNI, oneDNN's int8 kernels add pairs of u8·s8 products in
+     * 16-bit saturating arithmetic (vpmaddubsw) after shifting s8 to u8:
+     * with inputs across ±127 the int32 answers are not exact (every row
+     * wrong at 32³ under ONEDNN_MAX_CPU_ISA=AVX2 or AVX512_CORE; exact with
+     * AVX2_VNNI and AVX512_CORE_VNNI). A GEMM that is not exact is not
+     * timed. */
+    if (c->dtype == GB_INT8 && !onednn_isa_has_vnni())
+        return gb_errf(why, GB_SKIP,
+                       "oneDNN %s's int8 matmul without VNNI (effective ISA %s) sums u8·s8 pairs in saturating "
+                       "16-bit arithmetic: its int32 answers are not exact, so it is not timed",
+                       gb_onednn_version((char[16]){0}, 16), gb_onednn_isa_name());
     /* Whether a kernel exists for this dtype on this CPU, asked once per
      * dtype with a small 2-D product (the answer depends on the ISA, not the
      * shape). */

@@ -23,6 +23,13 @@
 #include "timer.h"
 
 static volatile double peak_sink; /* results read back so no loop is dead code */
+/* how long one GEMM product and the STREAM passes should take: full, or
+ * quick for a run's first ceilings (gb_cpu_set_peak_quick) */
+static double gemm_target_s = 0.3, stream_s = 2.0;
+void gb_cpu_set_peak_quick(int quick) {
+    gemm_target_s = quick ? 0.08 : 0.3;
+    stream_s = quick ? 0.4 : 2.0;
+}
 
 /* MemAvailable from /proc/meminfo in bytes; 0 when unknown. */
 static size_t mem_available(void) {
@@ -84,7 +91,7 @@ static int measure_stream(cJSON *peaks, int threads, gb_err *e) {
             if (t1 - t0 < best_copy) best_copy = t1 - t0;
             if (t2 - t1 < best_triad) best_triad = t2 - t1;
         }
-        if (rep >= 4 && t2 - start > 2.0) break; /* enough on a slow machine */
+        if (rep >= 4 && t2 - start > stream_s) break; /* enough on a slow machine */
     }
     peak_sink = a[n / 2] + c[n - 1];
     free(a), free(b), free(c);
@@ -144,7 +151,7 @@ static int measure_gemm(cJSON *peaks, gb_dtype dt, int start, int *n_out, gb_err
         t = time_gemm(dt, n, A, B, C);
         int next = (n * 3 / 2 + 63) / 64 * 64;
         size_t next_bytes = 3 * (size_t)next * (size_t)next * es;
-        if (t > 0.3 || (avail && next_bytes > avail / 4)) break;
+        if (t > gemm_target_s || (avail && next_bytes > avail / 4)) break;
         free(A), free(B), free(C);
         n = next;
     }
@@ -193,7 +200,7 @@ static double measure_lowp_gemm(cJSON *peaks, gb_dtype dt) {
             ok = gb_onednn_matmul_run(mm, &t, &e) == GB_OK; /* the first call sets up */
             if (ok) ok = gb_onednn_matmul_run(mm, &best, &e) == GB_OK;
         }
-        int next = (n * 3 / 2 + 63) / 64 * 64, last = best >= 0.3 || n >= 16384 ||
+        int next = (n * 3 / 2 + 63) / 64 * 64, last = best >= gemm_target_s || n >= 16384 ||
                                                      (avail && 3 * (size_t)next * next * out > avail / 4);
         for (int rep = 0; ok && last && rep < 2; rep++) { /* the size: best of three */
             ok = gb_onednn_matmul_run(mm, &t, &e) == GB_OK;
@@ -243,5 +250,6 @@ int gb_cpu_measure_peaks(cJSON *peaks, gb_err *e) {
     cJSON_AddNumberToObject(peaks, "gemm_float64_n", n64);
     cJSON_AddNumberToObject(peaks, "threads", threads);
     cJSON_AddNumberToObject(peaks, "measure_s", gb_now() - start);
+    cJSON_AddNumberToObject(peaks, "gemm_target_s", gemm_target_s);
     return GB_OK;
 }

@@ -4,16 +4,15 @@
  * The factorization overwrites A and the solve overwrites B, so each timed
  * repetition first restores them from the untouched inputs with ?lacpy: B
  * whole, and of A only the lower triangle, the only part ?potrf/?potrs read
- * or write. The copy is deliberately not an OpenMP loop: OpenBLAS runs its
- * own pthreads, and libgomp's workers spin-wait after a parallel region, so
- * on a machine with few cores an OpenMP copy steals the cores OpenBLAS is
- * about to use (measured: small solves and SVDs up to 30× slower on 2 cores).
- * The _work variant skips
+ * or write. A small solve is many small BLAS calls, each a parallel region
+ * of its own, so its team is measured (cpu_team.c): one thread where that is
+ * faster. The _work variant skips
  * LAPACKE's O(n²) NaN scan of the inputs, which is not part of the solve.
  * The inputs are read in place (the runner keeps them alive until release). */
 #include <stdlib.h>
 #include <string.h>
 #include <lapacke.h>
+#include <omp.h>
 #include "cpu_backend.h"
 #include "timer.h"
 
@@ -23,6 +22,7 @@ typedef struct {
     const void *A0, *B0; /* the inputs */
     void *A, *B;         /* work copies; B holds X after a rep */
     int info;
+    int threads;         /* the team (cpu_team.c) */
 } solve_state;
 
 static void solve_release(void *state) {
@@ -41,6 +41,7 @@ static int solve_prepare(const gb_case *c, const gb_arrays *in, void **state, gb
     solve_state *s = calloc(1, sizeof *s);
     if (!s) return gb_errf(e, GB_SKIP, "out of host memory");
     s->dtype = c->dtype;
+    s->threads = gb_cpu_threads();
     s->n = (size_t)c->shape[0];
     s->nrhs = B->count / s->n;
     s->sz = gb_elem_size(gb_real_elem(c->dtype));
@@ -63,6 +64,9 @@ static int solve_prepare(const gb_case *c, const gb_arrays *in, void **state, gb
 static int solve_run(void *state, int timing, double *seconds, gb_err *e) {
     solve_state *s = state;
     lapack_int n = (lapack_int)s->n, r = (lapack_int)s->nrhs;
+    /* OpenBLAS follows the caller's OpenMP thread count at each call: the
+     * team set outside the timed region, put back after it */
+    omp_set_num_threads(s->threads);
     double t0 = gb_now();
     lapack_int info;
     if (s->dtype == GB_FLOAT32) {
@@ -77,6 +81,7 @@ static int solve_run(void *state, int timing, double *seconds, gb_err *e) {
     else
         info = LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', n, r, s->A, n, s->B, n);
     *seconds = gb_now() - t0;
+    omp_set_num_threads(gb_cpu_threads());
     s->info = (int)info;
     if (info > 0)
         return gb_errf(e, GB_FAIL, "%cposv: leading minor %d is not positive definite",
@@ -97,8 +102,10 @@ static void solve_annotate(void *state, cJSON *extra) {
     solve_state *s = state;
     cJSON_AddStringToObject(extra, "routine", s->dtype == GB_FLOAT32 ? "sposv" : "dposv");
     cJSON_AddStringToObject(extra, "uplo", "L");
-    cJSON_AddNumberToObject(extra, "threads", gb_cpu_threads());
+    cJSON_AddNumberToObject(extra, "threads", s->threads);
 }
+
+static void solve_set_threads(void *state, int threads) { ((solve_state *)state)->threads = threads; }
 
 const gb_op_impl gb_cpu_solve = {
     .prepare = solve_prepare,
@@ -106,4 +113,5 @@ const gb_op_impl gb_cpu_solve = {
     .fetch = solve_fetch,
     .annotate = solve_annotate,
     .release = solve_release,
+    .set_threads = solve_set_threads,
 };

@@ -5,10 +5,10 @@
  * Threads: the whole repetition runs inside ONE OpenMP parallel region, the
  * rows of each sweep split statically (the same rows per thread every sweep,
  * so a thread's rows stay in its caches on small grids), with the loop's
- * barrier between sweeps. One region per sweep would cost a thread wake-up
- * per sweep: gpubench runs OpenMP with OMP_WAIT_POLICY=PASSIVE (so idle
- * workers do not starve OpenBLAS), and a sleeping worker takes tens of
- * microseconds to wake — more than a whole sweep of the workshop's 256² grid.
+ * barrier between sweeps. One region per sweep would cost a fork and a join
+ * per sweep, and where the user has OMP_WAIT_POLICY=PASSIVE a worker's
+ * wake-up of tens of microseconds — more than a whole sweep of the
+ * workshop's 256² grid.
  *
  * Vectorization: the inner loop over a row is `omp simd` with the two norm
  * sums as SIMD reductions in double (per-lane partial sums, then per row and

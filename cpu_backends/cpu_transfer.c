@@ -5,8 +5,7 @@
  *
  * The copy is glibc's memcpy (non-temporal stores past the cache sizes),
  * split over threads where that is faster: one thread cannot saturate a
- * server's memory channels, but waking a pool of sleeping OpenMP threads
- * (gpubench sets OMP_WAIT_POLICY=PASSIVE) costs tens of microseconds, more
+ * server's memory channels, but a parallel region's fork and join cost more
  * than a small copy. So the team is measured (cpu_team.c): a 4 KiB copy is
  * one plain memcpy, a 1 GiB copy uses every thread. */
 #include <stdlib.h>

@@ -93,9 +93,9 @@ def load_results(path):
     return doc
 
 
-ARGS = parse_args(sys.argv[1:])
-DOC = load_results(ARGS.results)
-RUNS = DOC.get("runs") or [DOC]
+ARGS = DOC = RUNS = None
+THREADS = os.cpu_count() or 1
+np = scipy = numexpr = threadpoolctl = None
 
 
 def run_threads():
@@ -105,37 +105,56 @@ def run_threads():
     return used.pop() if len(used) == 1 else 0
 
 
-THREADS = ARGS.threads or run_threads() or (os.cpu_count() or 1)
-for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-            "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS", "NUMEXPR_MAX_THREADS"):
-    if ARGS.threads or var not in os.environ:
-        os.environ[var] = str(THREADS)
+def import_numpy(need_scipy):
+    """numpy (and scipy when asked); numexpr and threadpoolctl when present.
+    Raises ImportError."""
+    global np, scipy, numexpr, threadpoolctl
+    import numpy
+    np = numpy
+    if need_scipy:
+        import scipy as sp
+        import scipy.fft
+        import scipy.linalg
+        import scipy.sparse
+        scipy = sp
+    try:
+        import numexpr as ne
+        numexpr = ne
+    except ImportError:
+        numexpr = None
+    try:
+        import threadpoolctl as tpc
+        threadpoolctl = tpc
+    except ImportError:
+        threadpoolctl = None
 
-try:
-    import numpy as np
-    import scipy
-    import scipy.fft
-    import scipy.linalg
-    import scipy.sparse
-except ImportError as exc:
-    die("needs numpy and scipy (%s). On Debian/Ubuntu run it with /usr/bin/python3 after "
-        "`apt-get install python3-numpy python3-scipy`, or `python3 -m pip install numpy scipy` "
-        "for this python3 (%s)." % (exc, sys.executable))
 
-try:
-    import numexpr
-except ImportError:
-    numexpr = None
-try:
-    import threadpoolctl
-except ImportError:
-    threadpoolctl = None
+def init_check_mode():
+    """The results-file mode: arguments, the file, threads set before numpy."""
+    global ARGS, DOC, RUNS, THREADS
+    ARGS = parse_args(sys.argv[1:])
+    DOC = load_results(ARGS.results)
+    RUNS = DOC.get("runs") or [DOC]
+    THREADS = ARGS.threads or run_threads() or (os.cpu_count() or 1)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "BLIS_NUM_THREADS", "NUMEXPR_NUM_THREADS", "NUMEXPR_MAX_THREADS"):
+        if ARGS.threads or var not in os.environ:
+            os.environ[var] = str(THREADS)
+    try:
+        import_numpy(True)
+    except ImportError as exc:
+        die("needs numpy and scipy (%s). On Debian/Ubuntu run it with /usr/bin/python3 after "
+            "`apt-get install python3-numpy python3-scipy`, or `python3 -m pip install numpy scipy` "
+            "for this python3 (%s)." % (exc, sys.executable))
+    global U64
+    U64 = np.uint64
+
 
 # ---------------------------------------------------------------------------
 # gpubench's input generator (src/core/rng.c), bit for bit
 # ---------------------------------------------------------------------------
 
-U64 = np.uint64
+U64 = None  # np.uint64, once numpy is imported
 CHUNK = 1 << 22  # elements per generation step: bounds the temporaries
 
 
@@ -574,4 +593,8 @@ def main():
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--worker"]:
+        import peer_worker  # scripts/peer_worker.py: the frameworks' side of the peer protocol
+        sys.exit(peer_worker.main(sys.modules[__name__], sys.argv[2:]))
+    init_check_mode()
     sys.exit(main())

@@ -1,9 +1,8 @@
-/* test_cpu_threads.c — the CPU side's threads run where the binding put
- * them (cpu_bind.c): OpenBLAS's worker pthreads pinned one per CPU like the
- * OpenMP threads; and with GPUBENCH_FFTW_OMP_THREADS=1, FFTW's parallel
- * loops on the OpenMP threads (fftw_threads_set_callback) instead of its
- * own (the default: faster on the GPU host). In this process, with the CPU
- * backend brought up as the op tests do (threads from the CPU set). */
+/* test_cpu_threads.c — the CPU side's threads: one OpenMP team bound one
+ * per CPU of the process's CPU set (cpu_bind.c), on which OpenBLAS (its
+ * OpenMP build) and FFTW (fftw3_omp) run too; and the measured team of
+ * gpubench's own loops (cpu_team.c). In this process, with the CPU backend
+ * brought up as the op tests do (threads from the CPU set). */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,38 +13,16 @@
 #include "testlib.h"
 #include "testlib_ops.h"
 
-TEST(cpu_openblas_workers_pinned_and_fftw_loops_on_openmp_only_when_asked) {
+TEST(cpu_openblas_is_the_openmp_build_and_fftw_runs_on_openmp) {
     gb_test_cpu_up();
-    cJSON *ctx = cJSON_CreateObject();
-    gb_cpu_describe_binding(ctx);
-    const cJSON *b = cJSON_GetObjectItem(ctx, "cpu_binding");
-    int bound = cJSON_IsTrue(cJSON_GetObjectItem(b, "bound"));
-    const char *how = cJSON_GetStringValue(cJSON_GetObjectItem(b, "how"));
-    if (!bound || gb_cpu_threads() < 2) {
-        SKIP("threads are not bound here (one CPU, or OMP_PROC_BIND / OMP_PLACES set)");
-        cJSON_Delete(ctx);
-        return;
-    }
-    CHECK(how && strstr(how, "OpenBLAS's") != NULL);
-    cJSON_Delete(ctx);
-    /* worker 0 on one CPU, and not on the same CPU as the caller's first
-     * OpenMP worker would leave it: each worker alone on its CPU */
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CHECK(openblas_getaffinity(0, sizeof one, &one) == 0);
-    CHECK(CPU_COUNT(&one) == 1);
-    for (int omp = 1; omp >= 0; omp--) {
-        setenv("GPUBENCH_FFTW_OMP_THREADS", omp ? "1" : "0", 1);
-        long before = gb_cpu_fftw_omp_loops();
-        gb_case c = gb_test_op_case(GB_OP_FFT, GB_FLOAT64, 512, 512);
-        gb_arrays in = {0}, out = {0};
-        gb_verdict v;
-        CHECK(gb_test_run_and_verify(&c, &in, &out, &v) == GB_VERIFY_PASSED);
-        CHECK(omp ? gb_cpu_fftw_omp_loops() > before : gb_cpu_fftw_omp_loops() == before);
-        gb_arrays_free(&in);
-        gb_arrays_free(&out);
-    }
-    unsetenv("GPUBENCH_FFTW_OMP_THREADS");
+    /* OpenBLAS's parallel build: 0 sequential, 1 its own pthreads, 2 OpenMP */
+    CHECK(openblas_get_parallel() == 2);
+    gb_case c = gb_test_op_case(GB_OP_FFT, GB_FLOAT64, 256, 256);
+    gb_arrays in = {0}, out = {0};
+    gb_verdict v;
+    CHECK(gb_test_run_and_verify(&c, &in, &out, &v) == GB_VERIFY_PASSED);
+    gb_arrays_free(&in);
+    gb_arrays_free(&out);
 }
 
 /* A loop of gpubench's own runs on one thread where that was measured 10%
@@ -76,24 +53,24 @@ TEST(cpu_small_ops_run_on_one_thread_where_measured_faster_large_ones_on_all) {
     char why[200];
     for (int t = 0; t < 64; t++) fake_seconds[t] = 1e-3;
     fake_seconds[1] = 2e-3; /* all threads faster than one */
-    CHECK(gb_cpu_team_choose(&fake, NULL, why, sizeof why) == all && fake_team == all);
+    CHECK(gb_cpu_team_choose(&fake, NULL, NULL, why, sizeof why) == all && fake_team == all);
     CHECK(strncmp(why, "measured", 8) == 0);
     fake_seconds[1] = 0.95e-3; /* one thread faster, but by less than 10%: all stay */
-    CHECK(gb_cpu_team_choose(&fake, NULL, why, sizeof why) == all && fake_team == all);
+    CHECK(gb_cpu_team_choose(&fake, NULL, NULL, why, sizeof why) == all && fake_team == all);
     fake_seconds[1] = 0.8e-3; /* one thread 20% faster: one */
-    CHECK(gb_cpu_team_choose(&fake, NULL, why, sizeof why) == 1 && fake_team == 1);
+    CHECK(gb_cpu_team_choose(&fake, NULL, NULL, why, sizeof why) == 1 && fake_team == 1);
     /* all threads truly faster (0.5 ms against 0.8), but three of their
      * five rounds stalled to 1.5 ms: the median says one thread, the
      * fastest rounds do not, and all stay */
     fake_seconds[1] = 0.8e-3;
     fake_seconds[all] = 0.5e-3;
     fake_stalls = 1, fake_all_runs = 0;
-    CHECK(gb_cpu_team_choose(&fake, NULL, why, sizeof why) == all && fake_team == all);
+    CHECK(gb_cpu_team_choose(&fake, NULL, NULL, why, sizeof why) == all && fake_team == all);
     CHECK(strstr(why, "threads 1.5e+03, 500") != NULL); /* the stalled median, the fastest round */
     fake_stalls = 0;
     fake_seconds[all] = 2e-3; /* a repetition of 2 ms on all threads: not measured, */
     fake_seconds[1] = 1e-4;   /* whatever one thread would do */
-    CHECK(gb_cpu_team_choose(&fake, NULL, why, sizeof why) == all && fake_team == all);
+    CHECK(gb_cpu_team_choose(&fake, NULL, NULL, why, sizeof why) == all && fake_team == all);
     CHECK(strncmp(why, "all:", 4) == 0);
 
     /* a real op: the team it ran on and how it was chosen are in extra */

@@ -359,19 +359,20 @@ TEST(precision_dtype_flag_reaches_new_dtypes_only_where_the_suite_names_none) {
 TEST(precision_cpu_gemm_choice_kept_per_class_off_and_forced) {
     int lib = 0, cls = 0;
     gb_dtype d = GB_FLOAT64;
-    CHECK(gb_cpu_gemm_parse_choice("float32 large onednn openblas=134.1 onednn=147.5\n", &d, &cls, &lib) &&
+    CHECK(gb_cpu_gemm_parse_choice("float32 large onednn rounds=5 openblas=134.1 onednn=147.5\n", &d, &cls, &lib) &&
           lib == GB_CPU_GEMM_ONEDNN && d == GB_FLOAT32 && cls == 0);
-    CHECK(gb_cpu_gemm_parse_choice("float64 skinny blis openblas=2 blis=3", &d, &cls, &lib) && lib == GB_CPU_GEMM_BLIS &&
-          d == GB_FLOAT64 && cls == 1);
+    CHECK(gb_cpu_gemm_parse_choice("float64 skinny blis rounds=7 openblas=2 blis=3", &d, &cls, &lib) &&
+          lib == GB_CPU_GEMM_BLIS && d == GB_FLOAT64 && cls == 1);
     CHECK(!gb_cpu_gemm_parse_choice("float32 onednn 134.1 147.5", &d, &cls, &lib)); /* the old one-line format */
     CHECK(!gb_cpu_gemm_parse_choice("float32 large mkl", &d, &cls, &lib));
     CHECK(!gb_cpu_gemm_parse_choice("", &d, &cls, &lib) && !gb_cpu_gemm_parse_choice(NULL, &d, &cls, &lib));
     const char *path = gb_test_tmp("cpu-gemm-choice-test"); /* not under build/: a sanitized run has none there */
     FILE *f = fopen(path, "w");
     if (!CHECK(f != NULL)) return;
-    fputs("float32 large onednn openblas=10 onednn=20\nfloat32 skinny blis openblas=1 blis=2\n"
-          "float32 small openblas openblas=5 blis=4\nfloat64 large openblas openblas=9 blis=8\n"
-          "float32 huge openblas openblas=30 onednn=20\n", f);
+    fprintf(f, "%s\n", gb_cpu_gemm_choice_key());
+    fputs("float32 large onednn rounds=5 openblas=10 onednn=20\nfloat32 skinny blis rounds=5 openblas=1 blis=2\n"
+          "float32 small openblas rounds=5 openblas=5 blis=4\nfloat64 large openblas rounds=5 openblas=9 blis=8\n"
+          "float32 huge openblas rounds=5 openblas=30 onednn=20\nfloat32 giant onednn rounds=5 openblas=30 onednn=40\n", f);
     fclose(f);
     const char *old = getenv("GPUBENCH_CPU_GEMM_CHOICE");
     char *saved = old ? strdup(old) : NULL;
@@ -380,12 +381,14 @@ TEST(precision_cpu_gemm_choice_kept_per_class_off_and_forced) {
     gb_case large = make_case(&gb_op_matmul, "[1024,1024,1024]", GB_FLOAT32, 1);
     gb_case skinny = make_case(&gb_op_matmul, "[16,4096,4096]", GB_FLOAT32, 1);
     gb_case small = make_case(&gb_op_matmul, "[64,128,64]", GB_FLOAT32, 1);
-    gb_case huge = make_case(&gb_op_matmul, "[8192,8192,8192]", GB_FLOAT32, 1);
+    gb_case huge = make_case(&gb_op_matmul, "[4096,4096,4096]", GB_FLOAT32, 1);
+    gb_case giant = make_case(&gb_op_matmul, "[8192,8192,8192]", GB_FLOAT32, 1);
     gb_case tall = make_case(&gb_op_matmul, "[8192,1024,8192]", GB_FLOAT32, 1);
     CHECK(!strcmp(gb_cpu_gemm_shape_class(&large), "large") && !strcmp(gb_cpu_gemm_shape_class(&skinny), "skinny") &&
           !strcmp(gb_cpu_gemm_shape_class(&small), "small") && !strcmp(gb_cpu_gemm_shape_class(&huge), "huge") &&
           !strcmp(gb_cpu_gemm_shape_class(&tall), "large"));
-    /* huge has its own kept line: large's does not decide it */
+    /* giant and huge have their own kept lines: large's does not decide them */
+    CHECK(!strcmp(gb_cpu_gemm_shape_class(&giant), "giant") && gb_cpu_gemm_library_for(&giant) == GB_CPU_GEMM_ONEDNN);
     CHECK(gb_cpu_gemm_library_for(&huge) == GB_CPU_GEMM_OPENBLAS);
     CHECK(strstr(gb_cpu_gemm_choice_reason_for(&huge), "kept: openblas for huge") != NULL);
     CHECK(gb_cpu_gemm_library_for(&large) == GB_CPU_GEMM_ONEDNN);
@@ -410,6 +413,53 @@ TEST(precision_cpu_gemm_choice_kept_per_class_off_and_forced) {
     gb_cpu_set_gemm(GB_CPU_GEMM_OPENBLAS);
     CHECK(gb_cpu_gemm_library_for(&small) == GB_CPU_GEMM_OPENBLAS && gb_cpu_gemm_library_for(&large) == GB_CPU_GEMM_OPENBLAS);
     CHECK(strstr(gb_cpu_gemm_choice_reason_for(&large), "--cpu-gemm openblas") != NULL);
+    gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
+    if (saved) setenv("GPUBENCH_CPU_GEMM_CHOICE", saved, 1);
+    else unsetenv("GPUBENCH_CPU_GEMM_CHOICE");
+    free(saved);
+    remove(path);
+}
+
+/* The kept GEMM choice is read strictly: a line with a bad field, or naming
+ * a library without the dtype (oneDNN has no float64 GEMM), is ignored and
+ * its class measured again; a file whose key line is another machine's or
+ * build's is measured again whole; the rewritten file starts with this
+ * machine's key and keeps the other classes' good lines. */
+TEST(precision_cpu_gemm_choice_bad_lines_and_other_key_measured_again) {
+    const char *path = gb_test_tmp("cpu-gemm-choice-strict");
+    const char *old = getenv("GPUBENCH_CPU_GEMM_CHOICE");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("GPUBENCH_CPU_GEMM_CHOICE", path, 1);
+    FILE *f = fopen(path, "w");
+    if (!CHECK(f != NULL)) return;
+    fprintf(f, "%s\nfloat64 small onednn rounds=5 openblas=1 onednn=2\nfloat32 small blis rounds=x openblas=1 blis=2\n"
+               "float64 large blis rounds=5 openblas=9 blis=8\n", gb_cpu_gemm_choice_key());
+    fclose(f);
+    gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
+    gb_case small = make_case(&gb_op_matmul, "[64,128,64]", GB_FLOAT64, 1);
+    CHECK(gb_cpu_gemm_library_for(&small) != GB_CPU_GEMM_ONEDNN);
+    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&small), "measured:") != NULL);
+    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&small), "interleaved rounds") != NULL);
+    small.dtype = GB_FLOAT32;
+    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&small), "measured:") != NULL);
+    char *text = gb_test_slurp(path, NULL);
+    CHECK(text && !strncmp(text, gb_cpu_gemm_choice_key(), strlen(gb_cpu_gemm_choice_key())));
+    CHECK(text && !strstr(text, "rounds=x") && !strstr(text, "small onednn"));
+    CHECK(text && strstr(text, "float64 small ") && strstr(text, "float32 small "));
+    free(text);
+    /* another machine's key: its good line is not used */
+    f = fopen(path, "w");
+    if (!CHECK(f != NULL)) return;
+    fputs("key cpu=another; cpus=1\nfloat32 small blis rounds=5 openblas=1 blis=2\n", f);
+    fclose(f);
+    gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
+    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&small), "measured:") != NULL);
+    gb_dtype d;
+    int cls, lib;
+    CHECK(!gb_cpu_gemm_parse_choice("float64 huge onednn rounds=5 onednn=3", &d, &cls, &lib));
+    CHECK(!gb_cpu_gemm_parse_choice("float32 huge onednn rounds=5 openblas=3", &d, &cls, &lib)); /* chosen unrated */
+    CHECK(!gb_cpu_gemm_parse_choice("float32 huge openblas rounds=5 openblas=nan", &d, &cls, &lib));
+    CHECK(!gb_cpu_gemm_parse_choice("float32 huge openblas rounds=5 openblas=3 speed=4", &d, &cls, &lib));
     gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
     if (saved) setenv("GPUBENCH_CPU_GEMM_CHOICE", saved, 1);
     else unsetenv("GPUBENCH_CPU_GEMM_CHOICE");
