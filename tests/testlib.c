@@ -1,4 +1,6 @@
 /* testlib.c — runs every registered test and prints the closing line. */
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "testlib.h"
 #include "backend.h"
 #include "backends.h"
+#include "node_env.h"
 #include "results_model.h"
 #include "runner.h"
 #include "suite.h"
@@ -180,6 +183,8 @@ int main(int argc, char **argv) {
     if (mkdtemp(scratch)) snprintf(cache, sizeof cache, "%s/cache", scratch);
     else scratch[0] = 0;
     if (cache[0] && mkdir(cache, 0700) == 0) setenv("XDG_CACHE_HOME", cache, 1);
+    size_t orig_size = 0;
+    const cpu_set_t *orig = gb_node_original_mask(&orig_size);
     int passed = 0, failed = 0, skipped = 0;
     const char *times_env = getenv("GB_TEST_TIMES");
     int show_times = times_env && *times_env && strcmp(times_env, "0") != 0;
@@ -196,6 +201,10 @@ int main(int argc, char **argv) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
         fflush(stderr);
         if (cap) dup2(fileno(cap), 2);
+        /* The CPU backend pins this thread to one CPU when a test brings it
+         * up (cpu_bind.c), and every process a later test starts would
+         * inherit that one CPU: each test starts with the whole set. */
+        if (orig) pthread_setaffinity_np(pthread_self(), orig_size, orig);
         tests[i].fn();
         fflush(stderr);
         if (cap) dup2(real_fd, 2);

@@ -68,7 +68,10 @@ fi
 # bin/gpubench's RUNPATH ($ORIGIN/../lib).
 DLOPENED=""
 for soname in libblis.so.4; do
-    path=$(ldconfig -p 2>/dev/null | awk -v s="$soname" '$1 == s && /x86-64/ { print $NF; exit }')
+    # BLIS's OpenMP build first (libblis4-openmp: the one pool), whatever
+    # Debian's alternatives point libblis.so.4 at
+    path=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/blis-openmp/$soname
+    [ -f "$path" ] || path=$(ldconfig -p 2>/dev/null | awk -v s="$soname" '$1 == s && /x86-64/ { print $NF; exit }')
     if [ -z "$path" ]; then
         echo "bundle: note: no $soname here: the bundle has no BLIS (its GEMM candidate is skipped with the reason)" >&2
         continue

@@ -3,8 +3,11 @@
 #   scripts/dev/install-deps.sh --run    building and running gpubench (make run):
 #                                        compiler, CPU libraries (oneDNN: the CPU's bfloat16/int8
 #                                        GEMM), cJSON, Python + matplotlib (plots)
-#   scripts/dev/install-deps.sh --test   that and what the tests need (make test): python3-scipy
-#                                        for scripts/cpu-peer-check.py's test, slurm-wlm and munge
+#   scripts/dev/install-deps.sh --test   that and what the tests need (make test): python3-numpy,
+#                                        python3-scipy and python3-torch (the framework peers, tests/peers,
+#                                        and scripts/cpu-peer-check.py's test), python3-jsonschema for
+#                                        the test that checks results/ against docs/results.schema.json,
+#                                        slurm-wlm and munge
 #                                        for the test that starts a one-node SLURM
 #                                        (tests/slurm/run-slurm-test.sh)
 #   scripts/dev/install-deps.sh [--all]  that and what CI and packaging add (make deps, .ci/run):
@@ -18,9 +21,9 @@
 # (/usr/local/cuda or PATH) and skipped otherwise.
 set -eu
 
-RUN_PACKAGES="build-essential pkg-config libopenblas-dev liblapacke-dev libfftw3-dev \
-libsuitesparse-dev libgraphblas-dev libdnnl-dev libcjson-dev libsqlite3-dev python3 python3-matplotlib"
-TEST_PACKAGES="python3-scipy slurm-wlm munge"
+RUN_PACKAGES="build-essential pkg-config libopenblas-openmp-dev liblapacke-dev libfftw3-dev \
+libsuitesparse-dev libgraphblas-dev libdnnl-dev libblis4-openmp libcjson-dev libsqlite3-dev python3 python3-matplotlib"
+TEST_PACKAGES="python3-numpy python3-scipy python3-torch python3-jsonschema slurm-wlm munge"
 DEV_PACKAGES="clang libclang-rt-14-dev valgrind xz-utils patchelf"
 
 set_name=all quiet=0 list=0

@@ -11,12 +11,11 @@ bin=${1:-./gpubench}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind-check: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# run re-executes itself (/proc/self/exe) to set the OpenBLAS core and the
-# OpenMP wait policy, which valgrind cannot follow: the core OpenBLAS runs now
-# and OMP_WAIT_POLICY set beforehand keep the process as it started. That core
-# is OPENBLAS_CORETYPE's where the environment sets it (some machine images
-# preset it: "detected" would unset it and re-execute), else OpenBLAS's own.
-export OMP_WAIT_POLICY=PASSIVE
+# run re-executes itself (/proc/self/exe) to set the OpenBLAS core, which
+# valgrind cannot follow: the core OpenBLAS runs now keeps the process as it
+# started. That core is OPENBLAS_CORETYPE's where the environment sets it
+# (some machine images preset it: "detected" would unset it and re-execute),
+# else OpenBLAS's own.
 core=${OPENBLAS_CORETYPE:-detected}
 # OpenMP and OpenBLAS keep thread pools and per-thread buffers until exit:
 # "still reachable", not leaks. Definite leaks and every error count.

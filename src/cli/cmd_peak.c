@@ -33,6 +33,8 @@ static const struct {
     {"isa_gemm_bfloat16_gflops", "ISA ceiling bfloat16", "GFLOP/s"},
     {"isa_gemm_float16_gflops", "ISA ceiling float16", "GFLOP/s"},
     {"isa_gemm_int8_gops", "ISA ceiling int8", "GOP/s"},
+    {"fma_gemm_float32_gflops", "measured FMA peak float32 (fma_peak_inputs)", "GFLOP/s"},
+    {"fma_gemm_float64_gflops", "measured FMA peak float64", "GFLOP/s"},
     {"h2d_pinned_gbs", "host to device, pinned", "GB/s"},
     {"d2h_pinned_gbs", "device to host, pinned", "GB/s"},
     {"h2d_pageable_gbs", "host to device, pageable", "GB/s"},

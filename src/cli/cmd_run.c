@@ -570,6 +570,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     for (size_t i = 0; i < suite.count; i++) /* the ceilings the plan's GEMMs are held to */
         if (suite.items[i].c.op_id == GB_OP_MATMUL || suite.items[i].c.op_id == GB_OP_BATCHED_MATMUL)
             bopt.peak_dtypes |= 1u << suite.items[i].c.dtype;
+    bopt.peaks_quick = !o.fresh_peaks; /* a first table in seconds; results raise them */
     gb_backend_set set;
     if (gb_backends_init(&set, backends, &bopt, &e) != GB_OK) {
         fprintf(stderr, "gpubench run: %s\n", e.msg);
@@ -644,7 +645,8 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     int status = gb_runner_run(&suite, &cfg, &e);
     record_health(&set, doc, "after");
     int before = cJSON_GetArraySize(warnings);
-    gb_run_peaks_after(&rp, gb_sanity_check_ceilings(&results, warnings));
+    gb_sanity_check_ceilings(&results, warnings);
+    gb_run_peaks_after(&rp, &results);
     gb_run_energy_warnings(&results, warnings);
     gb_run_fault_warnings(&results, warnings);
     for (int i = before; i < cJSON_GetArraySize(warnings); i++)

@@ -18,6 +18,7 @@
 #include "results_io.h"
 #include "slurm_job.h"
 #include "suite.h"
+#include "child_env.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -152,16 +153,26 @@ static int submit(const char *dir, const char *tasks) {
     char script[PATH_MAX + 16];
     snprintf(script, sizeof script, "%s/submit.sh", dir);
     fflush(stdout);
+    char **envp = gb_child_envp(NULL); /* the user's environment and CPU set (child_env.h) */
+    if (!envp) {
+        fprintf(stderr, "gpubench slurm: --submit: out of memory\n");
+        return GB_EXIT_CHECK;
+    }
+    gb_child_before_fork();
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "gpubench slurm: --submit: fork: %s\n", strerror(errno));
+        gb_child_envp_free(envp);
         return GB_EXIT_CHECK;
     }
     if (pid == 0) {
-        execlp("bash", "bash", script, tasks, (char *)NULL);
+        gb_child_after_fork();
+        char *const args[] = {"bash", script, (char *)tasks, NULL};
+        execvpe("bash", args, envp);
         fprintf(stderr, "gpubench slurm: --submit: cannot run bash: %s\n", strerror(errno));
         _exit(127);
     }
+    gb_child_envp_free(envp);
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return GB_EXIT_OK;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "peaks_kept.h"
+#include "sanity.h"
 
 static void say_age(char *buf, size_t len, double s) {
     if (s < 120) snprintf(buf, len, "%.0f s ago", s);
@@ -20,6 +21,7 @@ void gb_run_peaks_measure(gb_backend_set *set, cJSON *doc, const gb_backend_opti
     for (int i = 0; i < set->count; i++) {
         gb_backend_slot *s = &set->slot[i];
         rp->kept[i][0] = 0;
+        snprintf(rp->name[i], sizeof rp->name[i], "%s", s->name);
         /* one set per backend, on its first device (the results' peaks are keyed by backend) */
         if (!s->selected || !s->b->measure_peaks || !gb_backends_first_of_backend(s)) continue;
         gb_err ue = {{0}};
@@ -52,15 +54,28 @@ void gb_run_peaks_measure(gb_backend_set *set, cJSON *doc, const gb_backend_opti
             if (status == GB_FATAL) gb_backends_disable(s, e.msg);
         } else {
             gb_peaks_kept_save(at, p, now);
-            /* forgotten too if a result of this run beats them */
+            /* raised if a result of this run beats them */
             if (at) snprintf(rp->kept[i], sizeof rp->kept[i], "%s", at);
         }
         cJSON_AddItemToObject(peaks, s->name, p);
     }
 }
 
-void gb_run_peaks_after(const gb_run_peaks *rp, int ceiling_warnings) {
-    if (ceiling_warnings <= 0) return;
-    for (int i = 0; i < GB_MAX_BACKENDS; i++)
-        if (rp->kept[i][0]) gb_peaks_kept_forget(rp->kept[i]);
+int gb_run_peaks_after(const gb_run_peaks *rp, const gb_results *results) {
+    int raised = 0;
+    for (size_t ci = 0; results && ci < results->ncases; ci++)
+        for (size_t ri = 0; ri < results->cases[ci].nresults; ri++) {
+            const gb_result *r = &results->cases[ci].results[ri];
+            /* compute ceilings only, as the warning (a bandwidth ceiling is
+             * DRAM's: a size that fits in cache beats it legitimately) */
+            if (!r->peak || !r->backend || !strstr(r->peak, "_gflops") || !(r->pct_of_peak > GB_CEILING_SLACK) ||
+                !(r->gflops > 0))
+                continue;
+            size_t nb = strlen(r->backend);
+            if (strncmp(r->peak, r->backend, nb) != 0 || r->peak[nb] != '.') continue;
+            for (int i = 0; i < GB_MAX_BACKENDS; i++)
+                if (rp->kept[i][0] && !strcmp(rp->name[i], r->backend))
+                    raised += gb_peaks_kept_raise(rp->kept[i], r->peak + nb + 1, r->gflops);
+        }
+    return raised;
 }

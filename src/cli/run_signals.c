@@ -1,5 +1,6 @@
 /* run_signals.c — stop handlers, watchdog and hard stop of `gpubench run`
  * (run_signals.h). */
+#include "node_env.h"
 #include "run_signals.h"
 
 #include <errno.h>
@@ -238,6 +239,10 @@ void gb_run_signals_catch(void) {
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 1 << 20);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        /* not on the main thread's one CPU (cpu_bind.c): anywhere in the set */
+        size_t set_size = 0;
+        const cpu_set_t *set = gb_node_original_mask(&set_size);
+        if (set) pthread_attr_setaffinity_np(&attr, set_size, set);
         pthread_sigmask(SIG_SETMASK, &all, &old);
         started = pthread_create(&t, &attr, watchdog, NULL) == 0;
         pthread_sigmask(SIG_SETMASK, &old, NULL);

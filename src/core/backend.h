@@ -27,6 +27,11 @@ typedef struct {
      * adds the GEMM ceilings of those beyond float32/float64 (so a run
      * without them spends no time on them). */
     unsigned peak_dtypes;
+    /* `run` (not --peak fresh): the ceilings measured quickly, products of
+     * about 0.08 s instead of 0.3 s, so a first run's table comes in seconds;
+     * results that beat them raise the kept values (run_peaks.h); `gpubench
+     * peak` and --peak fresh measure in full. */
+    int peaks_quick;
 } gb_backend_options;
 
 /* How a repetition is timed. A backend offers one or more timings; the
@@ -135,6 +140,9 @@ typedef struct gb_op_impl {
      * gpubench's own (the CPU backend chooses it by measuring, cpu_team.c);
      * may be NULL: the op's library decides. */
     void (*set_threads)(void *state, int threads);
+    /* Whether this prepared state's team is gpubench's to choose (a state
+     * whose library sizes its own threads says no); may be NULL: yes. */
+    int (*takes_team)(void *state);
 } gb_op_impl;
 
 /* The CPU backend is linked in; the CUDA one comes from the plugin. */

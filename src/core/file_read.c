@@ -115,3 +115,34 @@ int gb_read_bounded(const char *path, const char *what, size_t limit, char **buf
     close(fd);
     return rc;
 }
+
+int gb_open_append(const char *path, FILE **out, gb_err *e) {
+    *out = NULL;
+    int f = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (f < 0 && errno == ENXIO) return gb_errf(e, GB_FAIL, "%s: not a regular file: a FIFO", path); /* no reader */
+    if (f < 0) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    int flags;
+    if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int err = errno;
+        int reg = fstat(f, &st) == 0;
+        close(f);
+        if (!reg) return gb_errf(e, GB_FAIL, "%s: cannot open: %s", path, strerror(err));
+        return gb_errf(e, GB_FAIL, "%s: not a regular file: %s", path, gb_file_kind_name(st.st_mode));
+    }
+    if ((flags = fcntl(f, F_GETFL)) < 0 || fcntl(f, F_SETFL, flags & ~O_NONBLOCK) != 0 || !(*out = fdopen(f, "a"))) {
+        int err = errno;
+        close(f);
+        return gb_errf(e, GB_FAIL, "%s: cannot open: %s", path, strerror(err));
+    }
+    return GB_OK;
+}
+
+int gb_check_library_file(const char *path, gb_err *e) {
+    if (!path || !strchr(path, '/')) return GB_OK;
+    int fd;
+    size_t size;
+    if (gb_open_bounded(path, "a shared library", GB_LIMIT_LIBRARY, &fd, &size, e) != GB_OK) return GB_FAIL;
+    close(fd);
+    return GB_OK;
+}

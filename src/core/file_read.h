@@ -20,6 +20,7 @@
 #ifndef GB_FILE_READ_H
 #define GB_FILE_READ_H
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "gb.h"
@@ -28,6 +29,8 @@
 #define GB_LIMIT_SUITE ((size_t)64 << 20)  /* suite files: 64 MiB */
 #define GB_LIMIT_POLICY ((size_t)16 << 20) /* compare policies: 16 MiB */
 #define GB_LIMIT_WISDOM ((size_t)64 << 20) /* FFTW wisdom: 64 MiB */
+
+#define GB_LIMIT_LIBRARY ((size_t)4 << 30) /* a shared library named to dlopen (--cpu-blas, GPUBENCH_BLIS): 4 GiB */
 
 /* Open path read-only as above; the descriptor in *fd (close it), the size in
  * *size. what names the kind in the message ("a results file"). GB_OK, or
@@ -42,4 +45,15 @@ const char *gb_file_kind_name(mode_t m);
  * gb_open_bounded, into *buf (NUL-terminated, free it), its length in *len. */
 int gb_read_bounded(const char *path, const char *what, size_t limit, char **buf, size_t *len, gb_err *e);
 
+/* A log gpubench appends to (GPUBENCH_ENERGY_LOG): created 0644 when
+ * missing, opened without blocking (a FIFO with no reader would wait
+ * forever), a symbolic link at path refused (O_NOFOLLOW), and only a regular
+ * file taken. *out is the stream (fclose it). GB_OK, or GB_FAIL with a
+ * message starting with the path. */
+int gb_open_append(const char *path, FILE **out, gb_err *e);
+
+/* A file about to be handed to dlopen: when path names one (holds a '/'),
+ * it must be a regular file, checked without blocking; a bare name is the
+ * loader's to search. GB_OK, or GB_FAIL with a message starting with the path. */
+int gb_check_library_file(const char *path, gb_err *e);
 #endif

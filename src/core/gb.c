@@ -222,6 +222,46 @@ int gb_parse_count(const char *s, long long lo, long long hi, long long *out) {
     return 0;
 }
 
+int gb_parse_real(const char *s, double lo, double hi, double *out) {
+    double v;
+    const char *end;
+    if (!s || gb_scan_decimal(s, &v, &end) != 0 || *end || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* n digits at *p, their value in [lo, hi]; *p moves past them. */
+static int digits(const char **p, int n, int lo, int hi) {
+    int v = 0;
+    for (int i = 0; i < n; i++, (*p)++) {
+        if (!is_digit(**p)) return -1;
+        v = v * 10 + (**p - '0');
+    }
+    return v >= lo && v <= hi ? v : -1;
+}
+
+int gb_parse_iso_time(const char *s) {
+    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const char *p = s;
+    if (!s) return -1;
+    int y = digits(&p, 4, 1970, 9999);
+    if (y < 0 || *p++ != '-') return -1;
+    int m = digits(&p, 2, 1, 12);
+    if (m < 0 || *p++ != '-') return -1;
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    int d = digits(&p, 2, 1, m == 2 && !leap ? 28 : mdays[m - 1]);
+    if (d < 0) return -1;
+    if (!*p) return 0;
+    if (*p++ != 'T' || digits(&p, 2, 0, 23) < 0 || *p++ != ':' || digits(&p, 2, 0, 59) < 0) return -1;
+    if (*p == ':' && (p++, digits(&p, 2, 0, 60) < 0)) return -1;
+    if (*p == 'Z') return p[1] ? -1 : 0;
+    if (*p == '+' || *p == '-') {
+        p++;
+        if (digits(&p, 2, 0, 23) < 0 || *p++ != ':' || digits(&p, 2, 0, 59) < 0) return -1;
+    }
+    return *p ? -1 : 0;
+}
+
 int gb_is_driver_version(const char *s) {
     int groups = 0;
     for (const char *p = s; p && *p;) {

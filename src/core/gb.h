@@ -154,6 +154,15 @@ int gb_multigpu_check(int gpus, int min, int ndevices, const char *routine, gb_e
  * [0-9]+ (no sign, no blank, no other base) from lo to hi; -1 otherwise. */
 int gb_scan_decimal(const char *s, double *v, const char **end);
 int gb_parse_count(const char *s, long long lo, long long hi, long long *out);
+/* The whole of s a decimal as gb_scan_decimal reads it, from lo to hi
+ * (inclusive); -1 otherwise ("0x10", "inf", " 5", "1e300" past hi). */
+int gb_parse_real(const char *s, double lo, double hi, double *out);
+/* An ISO 8601 date or time as git and people write them: YYYY-MM-DD, then
+ * optionally THH:MM or THH:MM:SS, then optionally Z or +HH:MM / -HH:MM; the
+ * fields in range (month 1-12, day 1 to the month's last, hour 0-23, ...),
+ * years 1970-9999. 0 when s is one, -1 otherwise ("next tuesday",
+ * "yesterday", "2026-02-30"). */
+int gb_parse_iso_time(const char *s);
 
 /* An NVIDIA driver version as the driver prints it: two or more groups of
  * digits joined by dots ("580.159.04", "535.54"). */

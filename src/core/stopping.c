@@ -197,6 +197,14 @@ void gb_rate_record(gb_rate_book *b, int bench, int dtype, int backend, double w
     snprintf(m->label, sizeof m->label, "%s", label);
 }
 
+void gb_rate_revise(gb_rate_book *b, int bench, int dtype, int backend, double work, double seconds,
+                    const char *label) {
+    rate_memo *m = b ? rate_find(b, bench, dtype, backend) : NULL;
+    if (!m || strcmp(m->label, label) != 0 || !(work > 0) || !(seconds > 0)) return;
+    if (seconds < GB_PROJECTION_MIN_S) m->rate = 0; /* nothing known: gb_rate_project answers 0 */
+    else if (work / seconds > m->rate) m->rate = work / seconds;
+}
+
 double gb_rate_project(const gb_rate_book *b, int bench, int dtype, int backend, double work,
                        const char **from) {
     const rate_memo *m = b ? rate_find(b, bench, dtype, backend) : NULL;

@@ -142,6 +142,13 @@ void gb_rate_book_free(gb_rate_book *b);
 /* Remember a repetition's time for (benchmark, dtype, backend) at size label. */
 void gb_rate_record(gb_rate_book *b, int benchmark, int dtype, int backend, double work, double seconds,
                     const char *label);
+/* A later round's fastest repetition at the size label that set the rate:
+ * a faster one raises the rate, one under GB_PROJECTION_MIN_S forgets it
+ * (that size is fixed overhead after all: a first round that stalled made it
+ * look like 59 ms and skipped the next size, issue #47). Another size's, or
+ * none: nothing changes. */
+void gb_rate_revise(gb_rate_book *b, int benchmark, int dtype, int backend, double work, double seconds,
+                    const char *label);
 /* The projected seconds of one repetition of `work`, or 0 when nothing is
  * known; *from names the size the rate was measured at. */
 double gb_rate_project(const gb_rate_book *b, int benchmark, int dtype, int backend, double work,

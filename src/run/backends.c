@@ -1,9 +1,11 @@
 /* backends.c — see backends.h. */
 #include "backends.h"
+#include "node_env.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "peer.h"
 #include "plugin.h"
 
 
@@ -60,13 +62,26 @@ int gb_backends_init(gb_backend_set *set, const char *requested, const gb_backen
     gb_err load = {{0}};
     cuda->b = gb_plugin_load_cuda(&load);
     snprintf(cuda->reason, sizeof cuda->reason, "%s", load.msg);
+    /* the framework peers asked for (--peers): after the libraries, so that
+     * the host library is the first host backend (speedups, references) */
+    for (int i = 0; i < gb_peer_count() && set->count < GB_MAX_BACKENDS; i++) {
+        gb_backend_slot *p = &set->slot[set->count++];
+        p->b = gb_peer_backend(i);
+        p->name = p->b->name;
+        p->peer = 1;
+    }
 
     for (int i = 0; i < set->count; i++) {
         gb_backend_slot *s = &set->slot[i];
         if (!s->b) continue;
         gb_err why = {{0}};
+        /* a library's own threads (the CUDA driver's) are made during init:
+         * on the whole CPU set, not on the host backend's main-thread CPU */
+        gb_thread_mask m;
+        if (s->b->role != GB_ROLE_HOST) gb_node_thread_widen(&m);
         if (s->b->init(opt, &why) == GB_OK) s->available = 1;
         else snprintf(s->reason, sizeof s->reason, "%s", why.msg);
+        if (s->b->role != GB_ROLE_HOST) gb_node_thread_restore(&m);
     }
 
     if (requested) {
@@ -90,7 +105,7 @@ int gb_backends_init(gb_backend_set *set, const char *requested, const gb_backen
     }
     for (int i = 0; i < set->count; i++) {
         gb_backend_slot *s = &set->slot[i];
-        s->selected = s->available && (!requested || gb_list_contains(requested, s->name));
+        s->selected = s->available && (!requested || s->peer || gb_list_contains(requested, s->name));
     }
     return expand_devices(set, e);
 }
@@ -164,7 +179,7 @@ void gb_backends_shutdown(gb_backend_set *set) {
 
 /* The linked-in backends' process settings (the plugin's are its own: it
  * loads after the process is set up). */
-static const gb_backend_process *linked_in(int i) { return i == 0 ? gb_cpu_process() : NULL; }
+static const gb_backend_process *linked_in(int i) { return i == 0 ? gb_cpu_process() : i == 1 ? gb_peer_process() : NULL; }
 
 /* The i-th option over every linked-in backend, with its backend. */
 static const gb_backend_flag *nth_flag(int i) {

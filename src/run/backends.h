@@ -14,6 +14,7 @@ typedef struct {
     int available;
     int selected;            /* will run cases */
     int disabled;            /* a fatal error during the run: no more cases */
+    int peer;                /* a framework peer (--peers, peer_backends/): selected whatever --backend says */
     char reason[GB_MSG_LEN]; /* why unavailable / disabled */
     /* A backend with devices (gb_backend.device_count) has one slot per
      * device of --devices, in the order listed, all with the backend's name:
@@ -23,8 +24,8 @@ typedef struct {
     gb_device_info device;
 } gb_backend_slot;
 
-/* the host backend, an accelerator on each of GB_MAX_DEVICES devices, one spare */
-#define GB_MAX_BACKENDS (2 + GB_MAX_DEVICES)
+/* the host backend, an accelerator on each of GB_MAX_DEVICES devices, one spare, the six framework peers */
+#define GB_MAX_BACKENDS (2 + GB_MAX_DEVICES + 6)
 
 typedef struct {
     int count;

@@ -1,7 +1,9 @@
 /* concurrent.c — see concurrent.h. */
 #include "concurrent.h"
+#include "node_env.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +55,7 @@ static void *work(void *arg) {
         if (r == w->warmup && l->timed) l->timed(l->timed_ctx, 1, 0);
         double s = 0;
         int st = b->run(state, w->timing, &s, &l->err);
+        l->host_cpu = sched_getcpu();
         if (st != GB_OK) l->status = st;
         else if (r >= w->warmup) l->samples[l->n++] = s;
     }
@@ -87,13 +90,23 @@ int gb_concurrent_measure(const gb_case *c, const gb_arrays *in, gb_concurrent_l
     if (nlanes > GB_MAX_BACKENDS) nlanes = GB_MAX_BACKENDS;
     for (int i = 0; i < nlanes; i++) {
         lanes[i].n = 0; /* (timed and timed_ctx are the caller's) */
+        lanes[i].host_cpu = -1;
         lanes[i].status = GB_OK;
         lanes[i].err.msg[0] = '\0';
         g.phased |= lanes[i].phase != NULL;
         w[i] = (worker){&g, c, in, &lanes[i], timing, warmup, reps, &barrier, stop};
     }
+    /* each device's host thread may run on any CPU of the process's set: a
+     * thread inherits its creator's mask, and the main thread is pinned to
+     * one CPU (cpu_bind.c), where every device's thread would then queue */
+    pthread_attr_t attr;
+    int attr_ok = pthread_attr_init(&attr) == 0;
+    size_t set_size = 0;
+    const cpu_set_t *set = attr_ok ? gb_node_original_mask(&set_size) : NULL;
+    if (set) pthread_attr_setaffinity_np(&attr, set_size, set);
     for (; started < nlanes; started++)
-        if (pthread_create(&tid[started], NULL, work, &w[started]) != 0) break;
+        if (pthread_create(&tid[started], attr_ok ? &attr : NULL, work, &w[started]) != 0) break;
+    if (attr_ok) pthread_attr_destroy(&attr);
     pthread_mutex_lock(&g.lock);
     g.open = 1;
     g.abort = started < nlanes;

@@ -34,6 +34,7 @@ typedef struct {
      * every lane: none. */
     double (*phase_want)(void *ctx);
     void (*phase)(void *ctx, const gb_backend *b, void *state, double seconds);
+    int host_cpu;            /* the CPU the lane's thread ran its last repetition on (-1: unknown) */
 } gb_concurrent_lane;
 
 #define GB_CONCURRENT_PHASES 3

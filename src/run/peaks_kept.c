@@ -20,6 +20,10 @@ const char *gb_peaks_kept_path(const char *backend, const cJSON *context, const 
     if (!id) return NULL;
     static const char *const vary[] = {"date", "command_line", "warnings"};
     for (size_t i = 0; i < sizeof vary / sizeof *vary; i++) cJSON_DeleteItemFromObjectCaseSensitive(id, vary[i]);
+    /* nor the libraries loaded so far: the first run loads BLIS and oneDNN to
+     * measure the GEMM choice, a later one only what its kept choice needs
+     * (a hash of them made every second run measure the ceilings again) */
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(id, "cpu_runtime"), "libraries_loaded");
     char *text = cJSON_PrintUnformatted(id);
     cJSON_Delete(id);
     if (!text) return NULL;
@@ -66,6 +70,28 @@ void gb_peaks_kept_save(const char *path, const cJSON *peaks, double now_unix) {
     gb_err e = {{0}};
     gb_json_write_atomic(doc, path, &e); /* not kept: the next run measures them, as before */
     cJSON_Delete(doc);
+}
+
+int gb_peaks_kept_raise(const char *path, const char *key, double rate) {
+    cJSON *doc = NULL;
+    gb_err e = {{0}};
+    if (!path || !key || !(rate > 0) || gb_json_read_limited(path, "kept ceilings", 1 << 20, &doc, &e) != GB_OK)
+        return 0;
+    cJSON *peaks = cJSON_GetObjectItemCaseSensitive(doc, "peaks");
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(peaks, key);
+    int raised = 0;
+    if (cJSON_IsNumber(v) && v->valuedouble < rate) {
+        cJSON *was = cJSON_GetObjectItemCaseSensitive(doc, "raised");
+        if (!cJSON_IsObject(was)) {
+            cJSON_DeleteItemFromObjectCaseSensitive(doc, "raised");
+            was = cJSON_AddObjectToObject(doc, "raised");
+        }
+        if (was && !cJSON_GetObjectItemCaseSensitive(was, key)) cJSON_AddNumberToObject(was, key, v->valuedouble);
+        cJSON_SetNumberValue(v, rate);
+        raised = gb_json_write_atomic(doc, path, &e) == GB_OK;
+    }
+    cJSON_Delete(doc);
+    return raised;
 }
 
 void gb_peaks_kept_forget(const char *path) {

@@ -12,7 +12,9 @@
  * Kept ceilings older than GB_PEAKS_KEEP_S are measured again. A run that
  * uses kept ones records it (peaks.<backend>.kept_from, kept_age_s:
  * docs/results-schema.md), so that compare knows they were not measured in
- * that run; `run --peak fresh` measures them again (and keeps the new ones). */
+ * that run; `run --peak fresh` measures them again (and keeps the new ones).
+ * A result that beats a kept ceiling raises it (gb_peaks_kept_raise): a slow
+ * moment is flagged and corrected, never a reason to measure again. */
 #ifndef GB_PEAKS_KEPT_H
 #define GB_PEAKS_KEPT_H
 #include <cjson/cJSON.h>
@@ -29,6 +31,13 @@ cJSON *gb_peaks_kept_load(const char *path, double now_unix, char *from, size_t 
 /* Keep peaks (a backend's, as measured: no "error") at path, measured at
  * now_unix; a failure to write is no failure of the run. */
 void gb_peaks_kept_save(const char *path, const cJSON *peaks, double now_unix);
-/* Forget them (a result beat a kept ceiling: it came in a slow moment). */
+/* A result of a run reached rate on the ceiling key ("gemm_float64_gflops")
+ * above the kept value: that ceiling came in a slow moment. The kept value is
+ * raised to rate (the file's "raised" object records the key and the value it
+ * had), keeping its date, so that later runs start from the better figure
+ * instead of measuring again. Returns 1 when raised, 0 when nothing was kept
+ * there or the kept value is not below rate. */
+int gb_peaks_kept_raise(const char *path, const char *key, double rate);
+/* Forget them (--peak fresh over a broken file, tests). */
 void gb_peaks_kept_forget(const char *path);
 #endif

@@ -23,6 +23,7 @@
  * (auto: at most GB_EXTEND_CASE_S for the case and GB_EXTEND_RUN_S for the
  * run; on: always); otherwise the result keeps the bound it reached. */
 #include "run_internal.h"
+#include "file_read.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -184,8 +185,9 @@ void gb_run_energy_begin_run(gb_run_config *cfg) {
     double t0 = gb_now();
     extended_s = 0;
     const char *log = getenv("GPUBENCH_ENERGY_LOG");
-    if (log && *log && !(energy_log = fopen(log, "a")))
-        fprintf(stderr, "gpubench: warning: GPUBENCH_ENERGY_LOG=%s cannot be opened; no energy log\n", log);
+    gb_err le = {{0}};
+    if (log && *log && gb_open_append(log, &energy_log, &le) != GB_OK) /* a FIFO here hung the run */
+        fprintf(stderr, "gpubench: warning: GPUBENCH_ENERGY_LOG=%s; no energy log\n", le.msg);
     for (int k = 0; k < cfg->backends->count && k < GB_MAX_BACKENDS; k++) open_meter(cfg, k, &meters[k]);
     if (cfg->breakdown) cfg->breakdown->all[GB_T_ENERGY] += gb_now() - t0;
 }

@@ -47,6 +47,8 @@ typedef struct {
     const char *ceiling;
     double slow;                    /* GPUBENCH_FAULT_SLOW's factor for it (run_fault.c); 0 or 1: none */
     track_energy en;
+    int projected;                  /* skipped by the projection, decided again in a later round */
+    double steal_s[GB_MAX_ROUNDS];  /* the VM's steal time (CPU-seconds, all CPUs) while each round measured */
 } track;
 
 /* The tracks of one case: per backend slot and timing. */
@@ -187,10 +189,14 @@ double gb_run_energy_lanes_spent(gb_run_config *cfg, const gb_case *c, const gb_
 void gb_run_energy_ratios(gb_case_result *c);
 
 /* run_visit.c */
+/* A backend's first visit of a case, in round 0 — or in a later round when
+ * round 0's projection skipped it and the rates known now say it fits (its
+ * skipped results are then measured in place). */
 void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot, int slot_index,
-                          const gb_arrays *in, reference *ref, gb_rate_book *rates, case_tracks *ct, int rounds);
+                          const gb_arrays *in, reference *ref, gb_rate_book *rates, case_tracks *ct, int round,
+                          int rounds);
 void gb_run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot, int slot_index,
-                          const gb_arrays *in, case_tracks *ct, int round, int rounds);
+                          gb_rate_book *rates, const gb_arrays *in, case_tracks *ct, int round, int rounds);
 void gb_run_concurrent_visit(const gb_plan_item *item, size_t ci, gb_run_config *cfg, const gb_arrays *in);
 
 #endif

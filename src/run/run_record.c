@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "op.h"
 #include "stats.h"
 
@@ -133,6 +135,61 @@ void gb_run_account(gb_run_config *cfg, gb_op_id op, gb_time_part part, double s
 }
 
 /* (Re)write a result's samples and everything computed from them. */
+/* A round whose median is GB_STALL_FACTOR times the median of the case's
+ * other rounds' medians or more stalled: the VM took the CPUs, another
+ * process ran, a pool slept. It is named in extra.stalled_rounds ([{round
+ * (1-based), median_s, times_others, steal_cpu_s: the VM's steal time while
+ * it measured, all CPUs}]) so that a reader sees why the spread is wide;
+ * the result's median, over every sample, is barely moved by one round of
+ * several, and the projection of the next size reads the fastest sample
+ * (stopping.h), so a stall decides no skip. */
+#define GB_STALL_FACTOR 3.0
+
+static void note_stalled_rounds(gb_result *r, const track *t) {
+    int n = t->s.rounds;
+    if (n < 2 || n > GB_MAX_ROUNDS) return;
+    double med[GB_MAX_ROUNDS], other[GB_MAX_ROUNDS];
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        size_t k = t->s.round_n[i];
+        if (at + k > t->s.n || k == 0) return;
+        med[i] = gb_median(t->s.v + at, k);
+        at += k;
+    }
+    cJSON *list = NULL;
+    for (int i = 0; i < n; i++) {
+        int m = 0;
+        for (int j = 0; j < n; j++)
+            if (j != i) other[m++] = med[j];
+        double others = gb_median(other, (size_t)m);
+        if (!(others > 0) || med[i] < GB_STALL_FACTOR * others) continue;
+        if (!list && !(list = cJSON_CreateArray())) return;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "round", i + 1);
+        cJSON_AddNumberToObject(o, "median_s", med[i]);
+        cJSON_AddNumberToObject(o, "times_others", med[i] / others);
+        cJSON_AddNumberToObject(o, "steal_cpu_s", t->steal_s[i]);
+        cJSON_AddItemToArray(list, o);
+    }
+    cJSON *extra = gb_kvlist_to_cjson(&r->extra);
+    if (!extra) {
+        cJSON_Delete(list);
+        return;
+    }
+    int had = cJSON_GetObjectItemCaseSensitive(extra, "stalled_rounds") != NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(extra, "stalled_rounds");
+    if (list) cJSON_AddItemToObject(extra, "stalled_rounds", list);
+    gb_err e = {{0}};
+    gb_kvlist copy = {0};
+    if ((list || had) && gb_kvlist_from_cjson(&copy, extra, "extra", &e) == GB_OK) {
+        gb_kvlist_free(&r->extra);
+        r->extra = copy;
+    } else if (list || had) {
+        gb_run_model_oom = 1;
+    }
+    cJSON_Delete(extra);
+}
+
 void gb_run_write_measurement(gb_run_config *cfg, size_t ci, const gb_case *c, const track *t) {
     gb_result *r = &case_at(cfg, ci)->results[t->result];
     r->warmup_reps = t->s.warmup_reps;
@@ -149,6 +206,7 @@ void gb_run_write_measurement(gb_run_config *cfg, size_t ci, const gb_case *c, c
     r->has |= GB_R_HAS_ROUNDS;
     gb_run_set_stats(r, t->s.v, t->s.n, t->s.round_n, t->s.rounds, c);
     set_pct_of_peak(cfg, c, r, t->backend, t->ceiling);
+    note_stalled_rounds(r, t);
 }
 
 /* ---- one case ------------------------------------------------------------- */

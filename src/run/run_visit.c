@@ -12,6 +12,7 @@
 #include "concurrent.h"
 #include "op.h"
 #include "stats.h"
+#include "sysinfo.h"
 
 static double case_work(const gb_case *c) { return c->flops > 0 ? c->flops : c->bytes; }
 
@@ -48,6 +49,8 @@ static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_back
     int status;
     /* energy and clocks sampled around the timed phase, never inside a sample (run_energy.c) */
     double reps0 = (double)(tr->s.n + (size_t)tr->s.warmup_reps);
+    int round = tr->s.rounds; /* the round this visit adds */
+    double steal0 = gb_sysinfo_steal_s();
     OUTSIDE_MODEL({
         gb_span *span = gb_run_span_begin(slot, gb_run_energy_wanted(cfg, slot, timing));
         status = gb_measure_visit(budget, visit, one_rep, &ctx, &gb_host_clock, &gb_interrupted, &tr->s, capped,
@@ -55,6 +58,8 @@ static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_back
         gb_run_span_end(span, &tr->en, status == GB_OK ? (double)(tr->s.n + (size_t)tr->s.warmup_reps) - reps0 : 0);
     });
     if (status == GB_OK) warm_kinds[c->op_id][slot][timing] = 1;
+    double steal = gb_sysinfo_steal_s() - steal0;
+    if (round >= 0 && round < GB_MAX_ROUNDS && steal0 >= 0 && steal > 0) tr->steal_s[round] += steal;
     if (cfg->breakdown) cfg->breakdown->adopted_warmups += tr->s.adopted_warmups - adopted;
     gb_run_account(cfg, c->op_id, GB_T_WARMUP, cost.warmup_s);
     gb_run_account(cfg, c->op_id, GB_T_SAMPLES, cost.samples_s);
@@ -63,9 +68,35 @@ static int measure(gb_run_config *cfg, const gb_case *c, int slot, const gb_back
 }
 /* The first visit of a case by one backend: prepare, measure every timing,
  * fetch and verify the output, record it all. */
+/* The result of slot's timing in case ci, made in an earlier round; -1 when none. */
+static long find_result(gb_run_config *cfg, size_t ci, const gb_backend_slot *slot, const char *timing) {
+    const gb_case_result *c = case_at(cfg, ci);
+    for (size_t i = 0; i < c->nresults; i++) {
+        const gb_result *r = &c->results[i];
+        if (!strcmp(r->backend, slot->name) && !strcmp(r->timing, timing) &&
+            (!slot->has_device || !r->device.present || r->device.index == slot->device.index))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Every timing of slot in case ci gets status and why: new results in round
+ * 0, the ones round 0 made in a later round (a first visit decided again). */
+static void mark_all(gb_run_config *cfg, size_t ci, const gb_case *c, const gb_backend_slot *slot, int round,
+                     gb_result_status status, const char *why) {
+    if (round == 0) {
+        gb_run_add_all_timings(cfg, ci, c, slot, status, why);
+        return;
+    }
+    for (int t = 0; t < slot->b->ntimings; t++) {
+        long ri = find_result(cfg, ci, slot, slot->b->timings[t]);
+        if (ri >= 0) gb_run_set_status(&case_at(cfg, ci)->results[ri], status, why);
+    }
+}
+
 void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
                         int slot_index, const gb_arrays *in, reference *ref, gb_rate_book *rates,
-                        case_tracks *ct, int rounds) {
+                        case_tracks *ct, int round, int rounds) {
     const gb_case *c = &item->c;
     size_t ci = ct->ci;
     track *tracks = ct->t[slot_index];
@@ -75,16 +106,16 @@ void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backe
     if (slot->disabled) {
         char why[GB_MSG_LEN + 32];
         snprintf(why, sizeof why, "backend disabled: %s", slot->reason);
-        gb_run_add_all_timings(cfg, ci, c, slot, GB_RS_SKIPPED, why);
+        mark_all(cfg, ci, c, slot, round, GB_RS_SKIPPED, why);
         return;
     }
     if (gb_interrupted) {
-        gb_run_add_all_timings(cfg, ci, c, slot, GB_RS_SKIPPED, "interrupted");
+        mark_all(cfg, ci, c, slot, round, GB_RS_SKIPPED, "interrupted");
         return;
     }
     int status = gb_run_use_slot(cfg, slot, c, 1, &e);
     if (status != GB_OK) {
-        gb_run_add_all_timings(cfg, ci, c, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
+        mark_all(cfg, ci, c, slot, round, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         return;
     }
@@ -96,26 +127,36 @@ void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backe
                  "projected %.3g s per repetition (from the rate at %s) exceeds max_time_s %g; "
                  "raise max_time_s (or --max-time) to run it",
                  projected, from, item->budget.max_time_s);
-        gb_run_add_all_timings(cfg, ci, c, slot, GB_RS_SKIPPED, why);
+        if (round == 0) gb_run_add_all_timings(cfg, ci, c, slot, GB_RS_SKIPPED, why);
+        /* not final while rounds remain: a later round decides again from
+         * the rates it knows then (a stalled round 0 is not the evidence) */
+        for (int t = 0; t < b->ntimings; t++) {
+            tracks[t].projected = round + 1 < rounds && timing_applies(b, c, t);
+            tracks[t].again = tracks[t].projected;
+        }
         return;
     }
+    for (int t = 0; t < b->ntimings; t++) tracks[t].projected = 0;
 
     void *state = NULL;
     double setup = 0, bytes = 0;
     status = gb_run_prepare_case(cfg, slot, c, in, &state, &setup, &bytes, &e);
     if (status != GB_OK) {
-        gb_run_add_all_timings(cfg, ci, c, slot, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
+        mark_all(cfg, ci, c, slot, round, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
         if (status == GB_FATAL) gb_backends_disable(slot, e.msg);
         return;
     }
 
-    gb_budget budget = gb_round_budget(&item->budget, rounds, 0);
+    gb_budget budget = gb_round_budget(&item->budget, rounds, round);
     long made[GB_MAX_TIMINGS];
     int measured_any = 0, fatal = 0;
     for (int t = 0; t < b->ntimings; t++) {
         made[t] = -1;
         if (!timing_applies(b, c, t)) continue;
-        long ri = made[t] = gb_run_new_result(cfg, ci, slot, b->timings[t], GB_RS_OK, NULL);
+        long ri = round > 0 ? find_result(cfg, ci, slot, b->timings[t]) : -1;
+        if (ri >= 0) gb_run_set_status(&case_at(cfg, ci)->results[ri], GB_RS_OK, NULL);
+        else ri = gb_run_new_result(cfg, ci, slot, b->timings[t], GB_RS_OK, NULL);
+        made[t] = ri;
         if (ri < 0) continue;
         gb_result *r = &case_at(cfg, ci)->results[ri];
         r->setup_s = setup;
@@ -127,7 +168,9 @@ void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backe
         status = measure(cfg, c, slot_index, b, state, t, &budget, GB_VISIT_FIRST, tr, &capped, &e);
         r = &case_at(cfg, ci)->results[ri];
         if (status != GB_OK) {
-            gb_run_set_status(r, GB_RS_ERROR, e.msg);
+            /* GB_SKIP from a repetition: the backend cannot go on with this
+             * case (a peer's worker that died or hung), not a wrong answer */
+            gb_run_set_status(r, status == GB_SKIP ? GB_RS_SKIPPED : GB_RS_ERROR, e.msg);
             if (status == GB_FATAL) {
                 fatal = 1;
                 gb_backends_disable(slot, e.msg);
@@ -139,7 +182,7 @@ void gb_run_backend_first(gb_run_config *cfg, const gb_plan_item *item, gb_backe
             tr->backend = slot->name;
             /* the peaks are measured on the backend's first device only */
             tr->ceiling = b->ceiling && gb_backends_first_of_backend(slot) ? b->ceiling(c, t) : NULL;
-            tr->again = !capped && rounds > 1;
+            tr->again = !capped && round + 1 < rounds;
             if (gb_run_energy_wanted(cfg, slot_index, t))
                 gb_run_energy_phase(cfg, c, slot_index, b, state, tr);
             gb_run_write_measurement(cfg, ci, c, tr);
@@ -243,7 +286,8 @@ static void note_round_plan(gb_run_config *cfg, size_t ci, const gb_backend *b, 
  * (kept_states), measure the timings still taking part, keep or release.
  * The output was verified on the first visit. */
 void gb_run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backend_slot *slot,
-                              int slot_index, const gb_arrays *in, case_tracks *ct, int round, int rounds) {
+                              int slot_index, gb_rate_book *rates, const gb_arrays *in, case_tracks *ct, int round,
+                              int rounds) {
     const gb_backend *b = slot->b;
     size_t ci = ct->ci;
     track *tracks = ct->t[slot_index];
@@ -253,6 +297,14 @@ void gb_run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backe
         for (int t = 0; t < b->ntimings; t++) tracks[t].again = 0;
     if (!wanted || slot->disabled || gb_interrupted) {
         gb_run_release_state(cfg, ct, slot_index, item->c.op_id);
+        return;
+    }
+    /* round 0's projection skipped it: decide again from what is known now */
+    int projected = 0;
+    for (int t = 0; t < b->ntimings; t++) projected |= tracks[t].projected;
+    if (projected) {
+        reference none = {0};
+        gb_run_backend_first(cfg, item, slot, slot_index, in, &none, rates, ct, round, rounds);
         return;
     }
     gb_err e = {{0}};
@@ -290,6 +342,10 @@ void gb_run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backe
         if (measured) {
             gb_run_write_measurement(cfg, ci, &item->c, tr);
             gb_run_energy_record(cfg, ci, &item->c, slot_index, &tr->en, tr->result);
+            /* the rate that projects the next sizes, from every round's best */
+            if (t == 0)
+                gb_rate_revise(rates, item->benchmark, item->c.dtype, slot_index, case_work(&item->c),
+                               gb_fastest(tr->s.v, tr->s.n), item->c.label);
         }
         if (t < 16) got[t] = measured;
         tr->again = measured && !capped && !gb_interrupted && round + 1 < rounds;
@@ -329,6 +385,12 @@ static void record_lane(gb_run_config *cfg, size_t ci, const gb_case *c, const g
     snprintf(v.detail, sizeof v.detail, "verified when the device ran the case alone");
     gb_run_set_verdict(r, &v);
     if (!ok) return;
+    /* where the device's host thread ran (issue #48: near its GPU or not) */
+    cJSON *x = cJSON_CreateObject();
+    gb_err e = {{0}};
+    if (x && l->host_cpu >= 0) cJSON_AddNumberToObject(x, "host_thread_cpu", l->host_cpu);
+    if (x && gb_kvlist_from_cjson(&r->extra, x, "extra", &e) != GB_OK) gb_run_model_oom = 1;
+    cJSON_Delete(x);
     size_t round_n = (size_t)l->n;
     gb_run_set_stats(r, l->samples, (size_t)l->n, &round_n, 1, c);
     r->nrounds = 1;

@@ -111,14 +111,15 @@ static void first_visit(const gb_suite *s, size_t i, gb_run_config *cfg, gb_rate
             continue;
         }
         show_progress(cfg, s, tracks, i, 0, slot->name);
-        gb_run_backend_first(cfg, item, slot, k, in, &ref, rates, ct, s->rounds);
+        gb_run_backend_first(cfg, item, slot, k, in, &ref, rates, ct, 0, s->rounds);
     }
     if (ref.have) gb_arrays_free(&ref.out);
 }
 
 /* Round 1, 2, ... of a case: the same inputs (same seed), kept from round 0
  * or made again. */
-static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cfg, case_tracks *tracks) {
+static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cfg, gb_rate_book *rates,
+                       case_tracks *tracks) {
     case_tracks *ct = &tracks[i];
     const gb_plan_item *item = &s->items[i];
     gb_arrays made_now = {0};
@@ -148,7 +149,7 @@ static void next_visit(const gb_suite *s, size_t i, int round, gb_run_config *cf
         gb_backend_slot *slot = &cfg->backends->slot[k];
         if (!visits_slot(&item->c, slot) || !slot->b) continue;
         show_progress(cfg, s, tracks, i, round, slot->name);
-        gb_run_backend_again(cfg, item, slot, k, in, ct, round, s->rounds);
+        gb_run_backend_again(cfg, item, slot, k, rates, in, ct, round, s->rounds);
     }
     gb_run_refresh_shared(cfg, s, tracks, ct);
     if (!ct->have_inputs) gb_run_release_case_states(cfg, ct, item->c.op_id); /* they read made_now */
@@ -218,7 +219,7 @@ int gb_runner_run(const gb_suite *s, gb_run_config *cfg, gb_err *e) {
                 if (!ct->have_inputs) gb_run_release_case_states(cfg, ct, s->items[i].c.op_id);
             } else {
                 if (!ct->again || gb_interrupted) continue;
-                next_visit(s, i, round, cfg, tracks);
+                next_visit(s, i, round, cfg, rates, tracks);
                 ct->again = !gb_interrupted && case_again(ct);
             }
             gb_visit_times *vt = &visit_times[i];

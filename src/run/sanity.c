@@ -59,15 +59,15 @@ int gb_sanity_check_ceilings(const gb_results *results, cJSON *warnings) {
             if (pct > worst[i].pct) worst[i] = (excess){peak, pct, c};
         }
     }
-    /* such ceilings are not kept for later runs (run_peaks.c) */
+    /* such ceilings are raised where kept (run_peaks.c) */
     int kept = 0;
     const gb_peaks *pk = results->nruns ? &results->runs[0].peaks : NULL;
     for (size_t i = 0; pk && i < pk->n; i++) kept |= gb_kv_find(&pk->set[i].values, "kept_from") != NULL;
     for (int i = 0; i < n; i++)
         warnf(warnings, &count,
               "%s %s %s reached %.0f%% of the ceiling %s %s: that ceiling came in a "
-              "slow moment of this machine, so %% of peak against it is overstated (not kept: the next "
-              "run measures the ceilings again)",
+              "slow moment of this machine, so %% of peak against it is overstated (the kept "
+              "ceiling is raised to this rate for later runs; run --peak fresh measures it again)",
               worst[i].c->op, worst[i].c->label, worst[i].c->dtype, worst[i].pct, worst[i].peak,
               kept ? "kept from an earlier run" : "measured at the start");
     return count;
@@ -157,6 +157,17 @@ typedef struct {
     char comm[32];
 } proc_ticks;
 
+/* utime + stime of this process, all its threads (/proc/self/stat, in the
+ * clock ticks /proc/stat counts in); 0 when unreadable. */
+static unsigned long long own_ticks(void) {
+    char buf[1024];
+    if (!gb_read_line("/proc/self/stat", buf, sizeof buf)) return 0;
+    const char *close = strrchr(buf, ')');
+    unsigned long long ut = 0, st = 0;
+    if (!close || sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return 0;
+    return ut + st;
+}
+
 /* utime + stime of every process (but this one). */
 static size_t snapshot_procs(proc_ticks *out, size_t cap) {
     DIR *d = opendir("/proc");
@@ -197,14 +208,21 @@ static void check_load(cJSON *warnings, int *count) {
     unsigned long long b0, t0, b1, t1;
     proc_ticks *before = malloc(MAXP * sizeof *before), *after = malloc(MAXP * sizeof *after);
     if (!before || !after || !cpu_times(&b0, &t0)) goto done;
+    unsigned long long own0 = own_ticks();
     size_t nb = snapshot_procs(before, MAXP);
     double w0 = gb_now();
     struct timespec ts = {0, 200 * 1000 * 1000};
     while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {}
     size_t na = snapshot_procs(after, MAXP);
     double window = gb_now() - w0;
+    unsigned long long own1 = own_ticks();
     if (!cpu_times(&b1, &t1) || t1 <= t0) goto done;
-    double busy_cpus = (double)(b1 - b0) / (double)(t1 - t0) * (double)ncpu;
+    /* gpubench's own threads are not other work: OpenMP workers that spin
+     * before they sleep (libgomp's default) were counted as "15 of 16 CPUs
+     * used by other work" */
+    unsigned long long own = own1 >= own0 ? own1 - own0 : 0, busy = b1 - b0;
+    busy = busy > own ? busy - own : 0;
+    double busy_cpus = (double)busy / (double)(t1 - t0) * (double)ncpu;
     /* Any busy core hurts: OpenMP and OpenBLAS split work evenly over all
      * threads, so one slowed thread slows the whole kernel. */
     if (busy_cpus < 0.5 || busy_cpus < 0.02 * (double)ncpu) goto done;

@@ -5,6 +5,7 @@
 #include "node_env.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,16 @@
 #include <unistd.h>
 
 
-int gb_node_cpu_set(int *cpus, int max) {
+/* The process's CPU set as it was given (taskset, cgroups, SLURM), read
+ * once: the CPU side later pins its main thread to one CPU of it
+ * (cpu_bind.c), after which sched_getaffinity of the main thread would
+ * answer that one CPU. Every reader, and every child process
+ * (child_env.c), sees the set the process was started with. */
+static cpu_set_t *original_set;
+static size_t original_size, original_ncpu;
+
+static int read_original_set(void) {
+    if (original_set) return 1;
     /* A machine of more CPUs than CPU_SETSIZE needs a bigger set: grow until
      * the kernel takes it (EINVAL means the mask was too small). */
     for (size_t ncpu = CPU_SETSIZE; ncpu <= (1u << 16); ncpu *= 2) {
@@ -25,16 +35,63 @@ int gb_node_cpu_set(int *cpus, int max) {
             if (errno == EINVAL) continue;
             return 0;
         }
-        int n = 0;
-        for (size_t c = 0; c < ncpu; c++)
-            if (CPU_ISSET_S(c, sz, set)) {
-                if (n < max) cpus[n] = (int)c;
-                n++;
-            }
-        CPU_FREE(set);
-        return n;
+        original_set = set, original_size = sz, original_ncpu = ncpu;
+        return 1;
     }
     return 0;
+}
+
+const cpu_set_t *gb_node_original_mask(size_t *size) {
+    if (!read_original_set()) return NULL;
+    *size = original_size;
+    return original_set;
+}
+
+int gb_node_set_original_cpus(const int *cpus, int n) {
+    size_t ncpu = CPU_SETSIZE;
+    for (int i = 0; i < n; i++)
+        while (cpus[i] < 0 || (size_t)cpus[i] >= ncpu) {
+            if (cpus[i] < 0 || ncpu >= (1u << 16)) return 0;
+            ncpu *= 2;
+        }
+    cpu_set_t *set = CPU_ALLOC(ncpu);
+    if (!set) return 0;
+    size_t sz = CPU_ALLOC_SIZE(ncpu);
+    CPU_ZERO_S(sz, set);
+    for (int i = 0; i < n; i++) CPU_SET_S((size_t)cpus[i], sz, set);
+    if (original_set) CPU_FREE(original_set);
+    original_set = set, original_size = sz, original_ncpu = ncpu;
+    return 1;
+}
+
+void gb_node_thread_widen(gb_thread_mask *m) {
+    memset(m, 0, sizeof *m);
+    const cpu_set_t *original = gb_node_original_mask(&m->size);
+    if (!original || !(m->mask = CPU_ALLOC(m->size * 8))) return;
+    m->widened = pthread_getaffinity_np(pthread_self(), m->size, m->mask) == 0 &&
+                 pthread_setaffinity_np(pthread_self(), m->size, original) == 0;
+}
+
+void gb_node_thread_restore(gb_thread_mask *m) {
+    if (m->widened) pthread_setaffinity_np(pthread_self(), m->size, m->mask);
+    if (m->mask) CPU_FREE(m->mask);
+    memset(m, 0, sizeof *m);
+}
+
+const cpu_set_t *gb_node_original_mask_if_read(size_t *size) {
+    *size = original_size;
+    return original_set;
+}
+
+int gb_node_cpu_set(int *cpus, int max) {
+    if (!read_original_set()) return 0;
+    int n = 0;
+    for (size_t c = 0; c < original_ncpu; c++)
+        if (CPU_ISSET_S(c, original_size, original_set)) {
+            if (n < max) cpus[n] = (int)c;
+            n++;
+        }
+    return n;
 }
 
 void gb_node_cpu_list(char *buf, size_t len) {

@@ -80,7 +80,29 @@ static int sbatch_quotable(const char *s) {
     return 1;
 }
 
+/* A control character (a line break ends a comment or a command in the
+ * scripts; an escape sequence rewrites the terminal of whoever reads them). */
+static int has_control(const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
+        if (*p < 0x20 || *p == 0x7f) return 1;
+    return 0;
+}
+
 int gb_slurm_check(const gb_slurm_job *j, gb_err *e) {
+    /* every name that reaches a script, quoted or in a comment: refused here,
+     * the one place they enter, before anything is written */
+    struct { const char *opt, *v; } named[] = {
+        {"--setup", j->setup_path}, {"--container", j->container}, {"--gpubench", j->gpubench},
+        {"the suite's path", j->suite}, {"--dir", j->dir},
+    };
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+        if (has_control(named[i].v))
+            return gb_errf(e, GB_FAIL, "%s: the name holds a control character (a line break, a tab, an escape): "
+                                       "the task scripts cannot hold it", named[i].opt);
+    for (int i = 0; i < j->nrun_args; i++)
+        if (has_control(j->run_args[i]))
+            return gb_errf(e, GB_FAIL, "-- argument %d: holds a control character (a line break, a tab, an escape): "
+                                       "the task scripts cannot hold it", i + 1);
     if (!sbatch_quotable(j->dir))
         return gb_errf(e, GB_FAIL, "--dir: \"%s\": the #SBATCH --output/--error paths cannot hold a double quote, a "
                                    "backslash, %% (SLURM's file name patterns) or a control character", j->dir);
@@ -125,8 +147,6 @@ int gb_slurm_check(const gb_slurm_job *j, gb_err *e) {
         if (!strncmp(a, "-o", 2) || (n >= 4 && !strncmp(a, "--out", n)))
             return gb_errf(e, GB_FAIL, "-- %s: gpubench sets each task's --out itself (the merge reads those files)", a);
     }
-    if (j->container && strpbrk(j->container, "\n\r"))
-        return gb_errf(e, GB_FAIL, "--container: the image's name holds a line break");
     if (!plain(j->suite_name, "._-")) return gb_errf(e, GB_FAIL, "suite name \"%s\": letters, digits, ._- only", j->suite_name);
     return GB_OK;
 }

@@ -1,5 +1,6 @@
 /* sysinfo.c — provenance from /proc, /sys, uname and the build. */
 #include "sysinfo.h"
+#include "child_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,32 @@ static void add_cpu(cJSON *ctx) {
     cJSON_AddNumberToObject(cpu, "memory_bytes", mem);
 }
 
+double gb_sysinfo_steal_s(void) {
+    char line[512];
+    unsigned long long v[8] = {0};
+    if (!gb_read_line("/proc/stat", line, sizeof line) ||
+        sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+               &v[7]) != 8)
+        return -1;
+    long hz = sysconf(_SC_CLK_TCK);
+    return (double)v[7] / (double)(hz > 0 ? hz : 100);
+}
+
+void gb_sysinfo_cpu_model(char *out, unsigned long len) {
+    char line[1024];
+    snprintf(out, len, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || !colon) continue;
+        colon += colon[1] == ' ' ? 2 : 1;
+        colon[strcspn(colon, "\n")] = 0;
+        snprintf(out, len, "%s", colon);
+        break;
+    }
+    if (f) fclose(f);
+}
+
 static void add_os(cJSON *ctx) {
     char pretty[256] = "unknown", line[256];
     FILE *f = fopen("/etc/os-release", "r");
@@ -142,13 +169,14 @@ cJSON *gb_sysinfo_context(int argc, char **argv) {
     cJSON_AddStringToObject(build, "flags", GB_BUILD_FLAGS);
     cJSON *libs = cJSON_AddObjectToObject(ctx, "libraries");
     cJSON_AddStringToObject(libs, "cjson", cJSON_Version());
-    const char *core = getenv("OPENBLAS_CORETYPE");
+    /* the user's values, as the process was started: gpubench's own
+     * OPENBLAS_CORETYPE (cpu_environment.c) is the library's core, recorded
+     * under libraries.openblas, not here (child_env.h keeps the original) */
     cJSON *env = cJSON_AddObjectToObject(ctx, "environment");
-    cJSON_AddStringToObject(env, "OPENBLAS_CORETYPE", core ? core : "");
-    static const char *const vars[] = {"OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS",
-                                       "CUDA_VISIBLE_DEVICES", NULL};
+    static const char *const vars[] = {"OPENBLAS_CORETYPE", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT",
+                                       "OPENBLAS_NUM_THREADS", "CUDA_VISIBLE_DEVICES", NULL};
     for (const char *const *v = vars; *v; v++) {
-        const char *val = getenv(*v);
+        const char *val = gb_child_env_original(*v);
         cJSON_AddStringToObject(env, *v, val ? val : "");
     }
     /* the CPUs the process was given, and the job it ran in (absent outside

@@ -13,6 +13,13 @@ cJSON *gb_sysinfo_context(int argc, char **argv);
 void gb_sysinfo_hostname(char *out, unsigned long len);
 /* First line of a small text file (/proc, /sys), newline stripped; 1 if read. */
 int gb_read_line(const char *path, char *buf, unsigned long len);
+/* The CPU's model name (/proc/cpuinfo's first "model name"), "unknown"
+ * when there is none. */
+void gb_sysinfo_cpu_model(char *out, unsigned long len);
+/* The steal time /proc/stat counts so far, all CPUs together, in
+ * CPU-seconds (time the hypervisor gave this VM's CPUs to another guest);
+ * -1 when unreadable. */
+double gb_sysinfo_steal_s(void);
 /* Logical CPUs online. */
 int gb_sysinfo_logical_cpus(void);
 #endif

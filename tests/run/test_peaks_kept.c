@@ -9,7 +9,7 @@
 #include "testlib.h"
 
 /* Saved at t, usable until t + GB_PEAKS_KEEP_S, not before t (a clock set
- * back) nor after; forgotten when asked; another context or salt is another
+ * back) nor after; raised by a result that beat them; another context or salt is another
  * file. Times are given, not read from a clock. */
 TEST(peaks_kept_hold_for_their_context_and_age) {
     char old[2048] = "";
@@ -64,7 +64,7 @@ static cJSON *cpu_peaks(const char *path) {
     return p;
 }
 
-/* A one-off run measures the ceilings once; the next on the same machine
+/* A one-off run measures the ceilings once, quickly; the next on the same machine
  * and build uses them and marks them kept in the results (same values,
  * kept_from, kept_age_s); --peak fresh measures. A memory-bound op: its
  * results are never held against a compute ceiling, whose being beaten on
@@ -90,6 +90,9 @@ TEST(cli_second_run_uses_kept_ceilings_and_peak_fresh_measures) {
         CHECK(cJSON_IsString(cJSON_GetObjectItem(b, "kept_from")));
         CHECK(cJSON_IsNumber(cJSON_GetObjectItem(b, "kept_age_s")) &&
               cJSON_GetObjectItem(b, "kept_age_s")->valuedouble >= 0);
+        /* a run's first ceilings are the quick ones; --peak fresh measures in full */
+        const cJSON *qa = cJSON_GetObjectItem(a, "gemm_target_s"), *qc = cJSON_GetObjectItem(c, "gemm_target_s");
+        CHECK(cJSON_IsNumber(qa) && qa->valuedouble < 0.1 && cJSON_IsNumber(qc) && qc->valuedouble >= 0.3);
         const cJSON *x = cJSON_GetObjectItem(a, "triad_gbs"), *y = cJSON_GetObjectItem(b, "triad_gbs");
         CHECK(x && y && x->valuedouble == y->valuedouble);
     }
@@ -100,20 +103,49 @@ TEST(cli_second_run_uses_kept_ceilings_and_peak_fresh_measures) {
 
 #include "run_peaks.h"
 
-/* Ceilings that a result of the run went past (a warning from
- * gb_sanity_check_ceilings) are forgotten, kept or just measured; with no
- * such warning they stay. */
-TEST(peaks_kept_beaten_ceilings_are_forgotten) {
+#include "results_model.h"
+
+/* A result that went past a kept compute ceiling raises the kept value to
+ * its rate (the file still there), the other keys and the date untouched;
+ * a bandwidth ceiling beaten from cache, or a result within the slack,
+ * changes nothing. */
+TEST(peaks_kept_beaten_ceiling_is_raised_not_forgotten) {
+    const char *path = gb_test_tmp("beaten_peaks.json");
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddNumberToObject(p, "gemm_float32_gflops", 100);
+    cJSON_AddNumberToObject(p, "triad_gbs", 10);
+    gb_peaks_kept_save(path, p, 1000);
+    cJSON_Delete(p);
     gb_run_peaks rp;
     memset(&rp, 0, sizeof rp);
-    const char *path = gb_test_tmp("beaten_peaks.json");
     snprintf(rp.kept[0], sizeof rp.kept[0], "%s", path);
-    FILE *f = fopen(path, "w");
-    if (f) fputs("{}", f), fclose(f);
-    gb_run_peaks_after(&rp, 0);
-    f = fopen(path, "r");
-    CHECK(f != NULL);
-    if (f) fclose(f);
-    gb_run_peaks_after(&rp, 1);
-    CHECK(fopen(path, "r") == NULL);
+    snprintf(rp.name[0], sizeof rp.name[0], "cpu");
+    gb_result r[3];
+    memset(r, 0, sizeof r);
+    r[0].backend = r[1].backend = r[2].backend = "cpu";
+    r[0].peak = r[2].peak = "cpu.gemm_float32_gflops";
+    r[1].peak = "cpu.triad_gbs";
+    r[0].gflops = 180, r[0].pct_of_peak = 180;
+    r[1].gflops = 1, r[1].gbs = 30, r[1].pct_of_peak = 300;
+    r[2].gflops = 104, r[2].pct_of_peak = 104;
+    gb_case_result c;
+    memset(&c, 0, sizeof c);
+    c.results = r;
+    c.nresults = 3;
+    gb_results res;
+    memset(&res, 0, sizeof res);
+    res.cases = &c;
+    res.ncases = 1;
+    CHECK(gb_run_peaks_after(&rp, &res) == 1);
+    char from[64];
+    double age = 0;
+    cJSON *k = gb_peaks_kept_load(path, 1010, from, sizeof from, &age);
+    CHECK(k != NULL);
+    if (k) {
+        CHECK(cJSON_GetObjectItem(k, "gemm_float32_gflops")->valuedouble == 180);
+        CHECK(cJSON_GetObjectItem(k, "triad_gbs")->valuedouble == 10);
+        CHECK(age == 10);
+    }
+    cJSON_Delete(k);
+    CHECK(gb_run_peaks_after(&rp, &res) == 0); /* already at 180 */
 }

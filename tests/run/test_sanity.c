@@ -234,7 +234,8 @@ TEST(openblas_core_is_the_best_by_default_and_explicit_choices_win) {
     const cJSON *ob = info_openblas("", "", out, sizeof out, &doc);
     CHECK(ob != NULL);
     CHECK(strcasecmp(str_of(ob, "core"), best) == 0);
-    const char *detected = str_of(ob, "core_detected");
+    char detected[64];
+    snprintf(detected, sizeof detected, "%s", str_of(ob, "core_detected"));
     CHECK(*detected);
     CHECK(strcmp(str_of(ob, "core_chosen_by"), strcasecmp(detected, best) ? "gpubench" : "openblas") == 0);
     CHECK(!has_warning(doc, "kernels on a CPU with"));
@@ -262,10 +263,12 @@ TEST(openblas_core_is_the_best_by_default_and_explicit_choices_win) {
     CHECK(has_warning(doc, "--openblas-core Prescott asked for it"));
     cJSON_Delete(doc);
 
-    /* detected: what OpenBLAS picks itself, even when the environment names another. */
-    ob = info_openblas("OPENBLAS_CORETYPE=Prescott", "--openblas-core detected", out, sizeof out, &doc);
+    /* detected: what OpenBLAS picks itself, even when the environment names
+     * another — the core it detected without the variable (on a VM whose
+     * OpenBLAS detects Prescott by itself, that is Prescott too). */
+    ob = info_openblas("OPENBLAS_CORETYPE=Sandybridge", "--openblas-core detected", out, sizeof out, &doc);
     CHECK(strcmp(str_of(ob, "core_chosen_by"), "openblas") == 0);
-    CHECK(strcmp(str_of(ob, "core"), "Prescott") != 0);
+    CHECK(strcasecmp(str_of(ob, "core"), detected) == 0);
     cJSON_Delete(doc);
 }
 

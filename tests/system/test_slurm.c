@@ -153,6 +153,29 @@ TEST(slurm_bad_options_exit_2_naming_the_option) {
     sh(cmd);
 }
 
+/* A name with a line break in it ended task.sh's --setup comment and ran
+ * what followed as a command (issue #41): any name that reaches the scripts
+ * holding a control character is refused before anything is written. */
+TEST(slurm_refuses_control_characters_in_names_that_reach_the_scripts) {
+    char cmd[2048];
+    const char *d = gb_test_tmp("slurm-ctl");
+    static const char *const opts[] = {"--setup \"$f\"", "--container \"$f\"", "--gpubench \"$f\"",
+                                       "--dir \"$f.d\"", "-- --note \"$f\""};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "b=$(realpath %s) && w=$(pwd) && rm -rf %s && mkdir -p %s && cd %s && f=\"$(printf 'setup\\ntouch X\\n.sh')\" && : >\"$f\" && chmod +x \"$f\" && "
+                 "\"$b\" slurm \"$w/suites/quick.json\" --dir j %s 2>&1; rc=$?; ls -R . | grep -c '^X$'; "
+                 "grep -rl 'touch X' j 2>/dev/null; echo rc=$rc",
+                 gb_test_binary(), d, d, d, opts[i]);
+        int rc = sh(cmd);
+        if (!CHECK(rc == 0 && strstr(out, "control character") && strstr(out, "rc=2") && strstr(out, "\n0\n") &&
+                   !strstr(out, "task.sh")))
+            fprintf(stderr, "    %s -> %d: %s\n", opts[i], rc, out);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    sh(cmd);
+}
+
 TEST(slurm_real_cluster_arrays_gpus_retries_site_options_and_failed_submissions) {
     char cmd[512];
     snprintf(cmd, sizeof cmd, "tests/slurm/run-slurm-test.sh %s", gb_test_binary());

@@ -1,0 +1,41 @@
+/* test_hostile.c — the fourth hardening pass (issue #41): special files
+ * named where a library, a log or a kept file is expected. Each test fails
+ * on the code before the pass; none depends on timing (a hang is caught by
+ * a generous timeout and reported as exit 124). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static char out[1 << 16];
+
+/* A FIFO named by --cpu-blas (run, info), GPUBENCH_BLIS or
+ * GPUBENCH_ENERGY_LOG hung until killed: dlopen and fopen wait for a writer
+ * or a reader. Now each is checked without blocking and refused or left out,
+ * naming the FIFO. */
+TEST(hostile_fifos_named_as_libraries_or_logs_never_block) {
+    const char *fifo = gb_test_tmp("hostile.fifo");
+    unlink(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    const char *quick = "--op matmul --sizes 32 --dtype float32 --backend cpu --quiet --min-time 1ms --max-time 5ms";
+    char cmd[2048];
+    struct { const char *env, *args, *want; int rc; } cases[] = {
+        {"", "run %s --cpu-blas %s -o /dev/null", "--cpu-blas %s: not a regular file: a FIFO", 2},
+        {"", "info --cpu-blas %2$s", "--cpu-blas %s: not a regular file: a FIFO", 2},
+        {"GPUBENCH_BLIS=%s", "info", "GPUBENCH_BLIS=%s: not a regular file: a FIFO", 0},
+        {"GPUBENCH_ENERGY_LOG=%s", "run %s --energy on -o /dev/null", "GPUBENCH_ENERGY_LOG=%s: not a regular file: a FIFO", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char env[600], args[1200], want[600];
+        snprintf(env, sizeof env, cases[i].env, fifo);
+        snprintf(args, sizeof args, cases[i].args, quick, fifo);
+        snprintf(want, sizeof want, cases[i].want, fifo);
+        snprintf(cmd, sizeof cmd, "env %s timeout 120 %s %s", env, gb_test_binary(), args);
+        int rc = gb_test_sh(cmd, out, sizeof out);
+        if (!CHECK(rc == cases[i].rc && strstr(out, want))) fprintf(stderr, "    %s -> %d: %.600s\n", cmd, rc, out);
+    }
+    unlink(fifo);
+}
