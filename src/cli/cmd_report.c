@@ -21,7 +21,8 @@ static void usage(FILE *out) {
             "                       [--wide] [-o FILE] [--plot DIR [--plot-format png|svg]]\n"
             "       gpubench report CPU_RESULTS.json GPU_RESULTS.json --pair [options]\n"
             "       gpubench report --fleet RESULTS.json... [--format table|md|csv|html|json] [--op LIST]\n"
-            "                       [--timing NAME] [--threshold PCT] [--plot DIR [--plot-format png|svg]]\n\n"
+            "                       [-o FILE] [--timing NAME] [--threshold PCT]\n"
+            "                       [--plot DIR [--plot-format png|svg]]\n\n"
             "Re-render a saved run (the results JSON written by `gpubench run`); several files one\n"
             "after another, their plots overlaid.\n\n"
             "  -f, --format FMT    table (terminal, default), md (GitHub Markdown), csv (one row per\n"
@@ -93,8 +94,8 @@ static int check_files(char **paths, int n, const char *output, const char *plot
 
 /* `report --fleet FILE...`: every file loaded, the fleet document built,
  * rendered, and with --plot written next to the heatmap it feeds. */
-static int fleet_report(char **paths, int n, const char *format, const gb_fleet_options *fo, const char *plot_dir,
-                        const char *plot_format) {
+static int fleet_report(char **paths, int n, const char *format, const gb_fleet_options *fo, const char *output,
+                        const char *plot_dir, const char *plot_format) {
     /* a writer (table, md, csv, html), or NULL: the JSON document */
     const gb_writer *w = gb_writer_find(format ? format : "table");
     if (!w && strcmp(format, "json") != 0) {
@@ -105,7 +106,7 @@ static int fleet_report(char **paths, int n, const char *format, const gb_fleet_
     char fleet_json[4096];
     snprintf(fleet_json, sizeof fleet_json, "%s/fleet.json", plot_dir ? plot_dir : ".");
     gb_err e = {{0}};
-    if (check_files(paths, n, NULL, plot_dir, plot_dir ? fleet_json : NULL, &e) != GB_OK) {
+    if (check_files(paths, n, output, plot_dir, plot_dir ? fleet_json : NULL, &e) != GB_OK) {
         fprintf(stderr, "gpubench report: %s\n", e.msg);
         return GB_EXIT_USAGE;
     }
@@ -128,9 +129,25 @@ static int fleet_report(char **paths, int n, const char *format, const gb_fleet_
         fprintf(stderr, "gpubench report: --fleet: %s\n", e.msg);
         goto out;
     }
-    if (w) gb_fleet_render_result(fleet, w, stdout);
-    else gb_fleet_print_json(fleet, stdout);
-    fflush(stdout);
+    /* -o FILE: rendered in memory and written by the one writer, as below */
+    char *report = NULL;
+    size_t report_len = 0;
+    FILE *to = output ? open_memstream(&report, &report_len) : stdout;
+    if (!to) {
+        fprintf(stderr, "gpubench report: out of memory\n");
+        goto out;
+    }
+    if (w) gb_fleet_render_result(fleet, w, to);
+    else gb_fleet_print_json(fleet, to);
+    int failed = fflush(to) != 0 || (output && fclose(to) != 0);
+    if (!failed && output && gb_file_write(output, report, report_len, &e) != GB_OK) {
+        fprintf(stderr, "gpubench report: %s\n", e.msg);
+        failed = 1;
+    } else if (failed) {
+        fprintf(stderr, "gpubench report: writing the report to %s failed\n", output ? output : "standard output");
+    }
+    free(report);
+    if (failed) goto out;
     rc = GB_EXIT_OK;
     if (plot_dir) {
         /* plot.py draws the heatmap from the fleet document itself, so the
@@ -213,7 +230,7 @@ int gb_cmd_report(int argc, char **argv) {
             fprintf(stderr, "gpubench report: --fleet: expected one or more results files\n");
             return GB_EXIT_USAGE;
         }
-        return fleet_report(argv + optind, argc - optind, format, &fo, plot_dir, plot_format);
+        return fleet_report(argv + optind, argc - optind, format, &fo, output, plot_dir, plot_format);
     }
     if (format) {
         int f = gb_format_parse(format);

@@ -265,26 +265,27 @@ static int write_final(gb_results *results, cJSON *doc, const char *path, int st
     return written;
 }
 
-/* Step 4: the final table (and, with several devices, the table per
- * device) on standard output; where the results went, on stderr. */
+/* Step 4: the final table (and the table per device) on standard output,
+ * on stderr when -o - put the JSON there; where the results went, on stderr. */
 static void show_results(const gb_results *results, const gb_backend_set *set, int format, int wide,
                          const char *path, int written, int bad, int accel_note) {
+    FILE *out = strcmp(path, "-") ? stdout : stderr;
     gb_report_options ro = {.format = (gb_format)format, .ops = NULL, .wide = wide,
-                            .color = format == GB_FMT_TABLE && gb_report_want_color(stdout),
+                            .color = format == GB_FMT_TABLE && gb_report_want_color(out),
                             .accel_reason_above = accel_note && gb_run_lines_one_stream()};
-    if (format == GB_FMT_TABLE) printf("\n");
-    gb_report_render(results, &ro, stdout);
+    if (format == GB_FMT_TABLE) fprintf(out, "\n");
+    gb_report_render(results, &ro, out);
     /* With several devices, each case's median on each device against the
      * host's median device, slow devices flagged on compare's evidence: the
      * fleet report's table over this run's (device) columns. */
     if (gb_backends_device_count(set) > 1 && (format == GB_FMT_TABLE || format == GB_FMT_MD)) {
         gb_err fe = {{0}};
-        if (format == GB_FMT_TABLE) printf("\nPer device (gpubench report --fleet on this run):\n\n");
-        else printf("\n## Per device (`gpubench report --fleet`)\n\n");
-        if (gb_fleet_render(results, stdout, gb_writer_at(format), &fe) != GB_OK)
+        if (format == GB_FMT_TABLE) fprintf(out, "\nPer device (gpubench report --fleet on this run):\n\n");
+        else fprintf(out, "\n## Per device (`gpubench report --fleet`)\n\n");
+        if (gb_fleet_render(results, out, gb_writer_at(format), &fe) != GB_OK)
             fprintf(stderr, "gpubench run: per-device table: %s\n", fe.msg);
     }
-    fflush(stdout);
+    fflush(out);
     if (!written)
         fprintf(stderr, "results: NOT written to %s (see above)\n", path);
     else if (gb_interrupted)
@@ -632,7 +633,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
         return GB_EXIT_USAGE;
     }
 
-    FILE *lines = format == GB_FMT_TABLE ? stdout : stderr; /* keep md/csv stdout clean */
+    FILE *lines = format == GB_FMT_TABLE && strcmp(path, "-") ? stdout : stderr; /* -o -: JSON alone */
     /* Checkpoints replace a file; a stream (standard output, a device, a
      * FIFO) gets the one final document, not one per checkpoint. */
     gb_out_target target;

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "testlib.h"
 
 static char out[1 << 16];
@@ -38,4 +40,37 @@ TEST(hostile_fifos_named_as_libraries_or_logs_never_block) {
         if (!CHECK(rc == cases[i].rc && strstr(out, want))) fprintf(stderr, "    %s -> %d: %.600s\n", cmd, rc, out);
     }
     unlink(fifo);
+}
+
+/* Flags that did nothing: `report --fleet X -o F` printed the report and
+ * wrote no F; `run -o -` put the results JSON between the per-case lines
+ * and the table, so a JSON reader of standard output failed. Now F holds the
+ * report and standard output nothing; `-o -` gives the JSON alone there. */
+TEST(hostile_flags_do_what_they_say_or_are_refused) {
+    const char *results = gb_test_tmp("hostile_flags.json"), *report = gb_test_tmp("hostile_flags.md");
+    const char *quick = "--op matmul --sizes 32 --dtype float32 --backend cpu --min-time 1ms --max-time 5ms";
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "timeout 120 %s run %s -o - 2>/dev/null", gb_test_binary(), quick);
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    cJSON *doc = cJSON_Parse(out);
+    if (!CHECK(rc == 0 && doc && cJSON_GetObjectItem(doc, "cases"))) fprintf(stderr, "    %s -> %d: %.300s\n", cmd, rc, out);
+    cJSON_Delete(doc);
+
+    snprintf(cmd, sizeof cmd, "timeout 120 %s run %s --quiet -o %s", gb_test_binary(), quick, results);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 0);
+    unlink(report);
+    snprintf(cmd, sizeof cmd, "timeout 120 %s report --fleet %s --format md -o %s 2>/dev/null", gb_test_binary(), results,
+             report);
+    rc = gb_test_sh(cmd, out, sizeof out);
+    struct stat st;
+    if (!CHECK(rc == 0 && out[0] == '\0' && stat(report, &st) == 0 && st.st_size > 0))
+        fprintf(stderr, "    %s -> %d: %.300s\n", cmd, rc, out);
+    /* and never over its own input */
+    snprintf(cmd, sizeof cmd, "timeout 120 %s report --fleet %s -o %s", gb_test_binary(), results, results);
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 2 && strstr(out, "never writes over one of its own inputs"));
+    /* an empty backend list is refused by --list as by a run */
+    snprintf(cmd, sizeof cmd, "%s run --backend '' --list", gb_test_binary());
+    CHECK(gb_test_sh(cmd, out, sizeof out) == 2);
+    unlink(results);
+    unlink(report);
 }
