@@ -210,6 +210,22 @@ static int switch_to_wal(gb_history *h, gb_err *e) {
     return rc == SQLITE_OK ? GB_OK : gb_hist_sqlerr(h, e, "switching to the WAL journal");
 }
 
+/* "file:PATH?immutable=1", with the characters a URI gives a meaning to
+ * (%, ?, #) and any byte outside printable ASCII percent-encoded; 0 when it
+ * does not fit. */
+static int immutable_uri(const char *path, char *uri, size_t size) {
+    static const char suffix[] = "?immutable=1";
+    size_t n = (size_t)snprintf(uri, size, "file:");
+    const unsigned char *p = (const unsigned char *)path;
+    for (; *p && n + 4 < size; p++) {
+        if (*p == '%' || *p == '?' || *p == '#' || *p <= ' ' || *p >= 0x7f) n += (size_t)snprintf(uri + n, size - n, "%%%02X", *p);
+        else uri[n++] = (char)*p;
+    }
+    if (*p || n + sizeof suffix > size) return 0;
+    memcpy(uri + n, suffix, sizeof suffix);
+    return 1;
+}
+
 gb_history *gb_history_open(const char *path, int create, gb_err *e) {
     if (name_fits_journal(path, e) != GB_OK) return NULL;
     struct stat sb;
@@ -228,8 +244,24 @@ gb_history *gb_history_open(const char *path, int create, gb_err *e) {
         gb_errf(e, GB_FAIL, "%s: out of memory", path);
         return NULL;
     }
+    char uri[PATH_MAX * 3 + 32];
+    const char *name = path;
     int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-    if (sqlite3_open_v2(path, &h->db, flags, NULL) != SQLITE_OK) {
+    if (!create && access(path, W_OK) != 0) {
+        /* A file this user may not write (a read-only checkout, another
+         * user's history in a shared directory): opened read-only, and with
+         * no -wal beside it (no writer between checkpoints) as immutable, so
+         * the reader creates no -wal/-shm of its own there, which would lock
+         * the owner out of the next add. */
+        flags = SQLITE_OPEN_READONLY;
+        char wal[PATH_MAX + 8];
+        snprintf(wal, sizeof wal, "%s-wal", path);
+        if (access(wal, F_OK) != 0 && immutable_uri(path, uri, sizeof uri)) {
+            name = uri;
+            flags |= SQLITE_OPEN_URI;
+        }
+    }
+    if (sqlite3_open_v2(name, &h->db, flags, NULL) != SQLITE_OK) {
         gb_errf(e, GB_FAIL, "%s: cannot open: %s", path, h->db ? sqlite3_errmsg(h->db) : "out of memory");
         gb_history_close(h);
         return NULL;

@@ -2,6 +2,7 @@
  * named where a library, a log or a kept file is expected. Each test fails
  * on the code before the pass; none depends on timing (a hang is caught by
  * a generous timeout and reported as exit 124). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,4 +74,50 @@ TEST(hostile_flags_do_what_they_say_or_are_refused) {
     CHECK(gb_test_sh(cmd, out, sizeof out) == 2);
     unlink(results);
     unlink(report);
+}
+
+/* A history one user locked for another: another user's reader in a shared
+ * sticky directory left -wal/-shm files the owner could neither write nor
+ * remove; a reader of a 444 database in a 755 directory failed "attempt to
+ * write a readonly database". Now a reader of a file it may not write opens
+ * it read-only (immutable while no -wal is beside it): it reads, and leaves
+ * nothing. Needs root (to be another user: setpriv as nobody). */
+TEST(hostile_a_reader_who_may_not_write_reads_and_leaves_nothing) {
+    char cmd[4096], bin[PATH_MAX];
+    if (!CHECK(realpath(gb_test_binary(), bin) != NULL)) return; /* the commands below run in another directory */
+    snprintf(cmd, sizeof cmd, "[ \"$(id -u)\" = 0 ] && command -v setpriv >/dev/null && "
+                              "setpriv --reuid=65534 --regid=65534 --clear-groups %s --help >/dev/null 2>&1",
+             bin);
+    if (gb_test_sh(cmd, out, sizeof out) != 0) {
+        SKIP("needs root, setpriv and a binary user nobody may run");
+        return;
+    }
+    char dir[] = "/tmp/gb-hostile-history-XXXXXX";
+    if (!CHECK(mkdtemp(dir) != NULL)) return;
+    const char *as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+    snprintf(cmd, sizeof cmd,
+             "cd %1$s && mkdir ro shared && chmod 755 . ro && chmod 1777 shared && "
+             "timeout 120 %2$s run --op matmul --sizes 32 --dtype float32 --backend cpu --min-time 1ms --max-time 5ms "
+             "--quiet -o r.json && chmod 644 r.json && %2$s history add --db ro/h.db r.json && chmod 444 ro/h.db && "
+             "%2$s history add --db shared/h.db r.json",
+             dir, bin);
+    if (!CHECK(gb_test_sh(cmd, out, sizeof out) == 0)) fprintf(stderr, "    %.600s\n", out);
+    /* the read-only database is read by another user */
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s history list --db ro/h.db", dir, as_nobody, bin);
+    int rc = gb_test_sh(cmd, out, sizeof out);
+    if (!CHECK(rc == 0 && strstr(out, "1 run"))) fprintf(stderr, "    %s -> %d: %.600s\n", cmd, rc, out);
+    /* another user's reader in the shared directory leaves no file there,
+     * and the owner's next add works */
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s history list --db shared/h.db", dir, as_nobody, bin);
+    rc = gb_test_sh(cmd, out, sizeof out);
+    CHECK(rc == 0 && strstr(out, "1 run"));
+    snprintf(cmd, sizeof cmd, "cd %s && ls shared", dir);
+    gb_test_sh(cmd, out, sizeof out);
+    if (!CHECK(!strstr(out, "h.db-wal") && !strstr(out, "h.db-shm"))) fprintf(stderr, "    left: %s\n", out);
+    snprintf(cmd, sizeof cmd, "cd %1$s && cp r.json r2.json && sed -i 's/\"seed\"/\"seed\" /' r2.json && "
+                              "%2$s history add --db shared/h.db r2.json", dir, bin);
+    rc = gb_test_sh(cmd, out, sizeof out);
+    if (!CHECK(rc == 0 && strstr(out, "added as run 2"))) fprintf(stderr, "    %s -> %d: %.600s\n", cmd, rc, out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    gb_test_sh(cmd, out, sizeof out);
 }
