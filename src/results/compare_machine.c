@@ -79,7 +79,7 @@ static size_t reference_of(const fact_row *row, size_t nb) {
 static void check_fact(const char *what, const gb_context *const *ctx, const char *const *names, size_t nb, size_t nc,
                        const char *label, gb_cmp_strs *warnings) {
     size_t n = nb + nc;
-    fact_row row;
+    fact_row row = {{0}};
     for (size_t i = 0; i < n; i++) row.text[i] = fact_of(ctx[i], what);
     size_t ref = reference_of(&row, nb);
     int build = !strncmp(what, "build.", 6);
@@ -127,7 +127,7 @@ static void check_contexts(const gb_context *const *ctx, const char *const *name
 
 /* Does a current file's `what` differ from the baseline's most common one? */
 static int fact_differs(const char *what, const gb_context *const *ctx, size_t nb, size_t nc) {
-    fact_row row;
+    fact_row row = {{0}};
     for (size_t i = 0; i < nb + nc; i++) row.text[i] = fact_of(ctx[i], what);
     size_t ref = reference_of(&row, nb);
     int d = 0;
