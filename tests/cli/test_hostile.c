@@ -83,7 +83,7 @@ TEST(hostile_flags_do_what_they_say_or_are_refused) {
  * it read-only (immutable while no -wal is beside it): it reads, and leaves
  * nothing. Needs root (to be another user: setpriv as nobody). */
 TEST(hostile_a_reader_who_may_not_write_reads_and_leaves_nothing) {
-    char cmd[4096], bin[PATH_MAX];
+    char cmd[4 * PATH_MAX + 2048], bin[PATH_MAX];
     if (!CHECK(realpath(gb_test_binary(), bin) != NULL)) return; /* the commands below run in another directory */
     snprintf(cmd, sizeof cmd, "[ \"$(id -u)\" = 0 ] && command -v setpriv >/dev/null && "
                               "setpriv --reuid=65534 --regid=65534 --clear-groups %s --help >/dev/null 2>&1",
