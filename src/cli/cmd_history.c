@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "compare_confirm.h"
 #include "history.h"
+#include "results_io.h"
 #include "runner.h"
 #include "writer.h"
 
@@ -100,6 +101,23 @@ static int calibrate(gb_history *h, const char *path, long nbase, gb_rule rule, 
 
 /* A date option strictly ISO 8601 (gb_parse_iso_time): "yesterday" matched
  * no run and exited 0; 1 when it is one, 0 after saying why. */
+/* Does any of the files load as results? When none does, each is named
+ * with its reason (when one does, the add names the others). */
+static int any_loads(char **paths, int n) {
+    gb_err *why = calloc((size_t)n, sizeof *why);
+    int loads = 0;
+    for (int i = 0; i < n && !loads; i++) {
+        gb_results r;
+        if (gb_results_load(paths[i], &r, why ? &why[i] : &(gb_err){{0}}) == GB_OK) {
+            gb_results_free(&r);
+            loads = 1;
+        }
+    }
+    for (int i = 0; i < n && !loads && why; i++) fprintf(stderr, "gpubench history add: %s\n", why[i].msg);
+    free(why);
+    return loads;
+}
+
 static int iso_time(const char *opt, const char *v) {
     if (gb_parse_iso_time(v) == 0) return 1;
     fprintf(stderr, "gpubench history: %s: expected an ISO 8601 date or time (2026-11-30, 2026-11-30T14:05:00Z, "
@@ -242,7 +260,11 @@ int gb_cmd_history(int argc, char **argv) {
         return GB_EXIT_USAGE;
     }
     gb_err e = {{0}};
-    /* only add creates a history; the readers refuse a missing one */
+    /* only add creates a history; the readers refuse a missing one. A new
+     * history is made only for a file that loads: an add that can add nothing
+     * leaves no empty history behind (checked before, not removed after: a
+     * second add may have made the same file meanwhile). */
+    if (is_add && access(path, F_OK) != 0 && !any_loads(pos, npos)) return GB_EXIT_USAGE;
     gb_history *h = gb_history_open(path, is_add, &e);
     if (!h) {
         fprintf(stderr, "gpubench history %s: %s\n", sub, e.msg);

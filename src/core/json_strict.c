@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- positions in the text ------------------------------------------------ */
 
@@ -344,10 +345,35 @@ int gb_json_parse_strict(const char *text, size_t len, const char *name, cJSON *
     return GB_OK;
 }
 
+/* A file whose first byte past blanks cannot begin a JSON value is refused
+ * from its first bytes, with the message the whole parse would give: a 2 GiB
+ * sparse file of NUL bytes (within the results limit) was read whole, 12-16 s
+ * and 2 GiB of memory, before "a NUL byte at line 1, column 1". */
+static int refuse_plainly_not_json(const char *path, const char *what, size_t limit, gb_err *e) {
+    int fd;
+    size_t size;
+    if (gb_open_bounded(path, what, limit, &fd, &size, e) != GB_OK) return GB_FAIL;
+    char head[4096];
+    ssize_t n = read(fd, head, sizeof head);
+    close(fd);
+    if (n <= 0) return GB_OK; /* empty or unreadable: the whole read says which */
+    ssize_t i = n >= 3 && !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0; /* a UTF-8 byte order mark, as the parse takes */
+    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) i++;
+    /* (strchr finds the terminator too: a NUL byte is tested apart) */
+    if (i == n || (head[i] != '\0' && strchr("{[\"-0123456789tfn", head[i]))) return GB_OK;
+    cJSON *doc = NULL;
+    if (gb_json_parse_strict(head, (size_t)n, path, &doc, e) == GB_OK) { /* cannot be: the byte begins no value */
+        cJSON_Delete(doc);
+        return gb_errf(e, GB_FAIL, "%s: not JSON", path);
+    }
+    return GB_FAIL;
+}
+
 int gb_json_read_limited(const char *path, const char *what, size_t limit, cJSON **out, gb_err *e) {
     *out = NULL;
     char *buf;
     size_t len;
+    if (strcmp(path, "-") && refuse_plainly_not_json(path, what, limit, e) != GB_OK) return GB_FAIL;
     if (gb_read_bounded(path, what, limit, &buf, &len, e) != GB_OK) return GB_FAIL;
     int rc = gb_json_parse_strict(buf, len, strcmp(path, "-") ? path : "<stdin>", out, e);
     free(buf);

@@ -298,9 +298,12 @@ static long long stored_as(gb_history *h, const char *sha) {
 int gb_history_add(gb_history *h, const char *path, const gb_history_source *src, gb_history_progress cb, void *ud,
                    gb_history_added *out, gb_err *e) {
     memset(out, 0, sizeof *out);
-    if (gb_sha256_file(path, out->sha256, e) != GB_OK) return GB_FAIL;
-    gb_results r;
+    gb_results r; /* loaded before hashed: a file that is plainly not JSON is refused from its first bytes */
     if (gb_results_load(path, &r, e) != GB_OK) return GB_FAIL;
+    if (gb_sha256_file(path, out->sha256, e) != GB_OK) {
+        gb_results_free(&r);
+        return GB_FAIL;
+    }
     for (size_t run = 0; run < r.nruns; run++) { /* GPUBENCH_FAULT_SLOW: not the machine's times */
         cJSON *ctx = r.runs[run].context.json ? cJSON_Parse(r.runs[run].context.json) : NULL;
         const cJSON *f = cJSON_GetObjectItemCaseSensitive(ctx, "fault_slow");

@@ -2,6 +2,7 @@
  * named where a library, a log or a kept file is expected. Each test fails
  * on the code before the pass; none depends on timing (a hang is caught by
  * a generous timeout and reported as exit 124). */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,4 +121,40 @@ TEST(hostile_a_reader_who_may_not_write_reads_and_leaves_nothing) {
     if (!CHECK(rc == 0 && strstr(out, "added as run 2"))) fprintf(stderr, "    %s -> %d: %.600s\n", cmd, rc, out);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     gb_test_sh(cmd, out, sizeof out);
+}
+
+/* Work before refusing: a 2 GiB sparse file of NUL bytes (within the
+ * results limit) was read whole, 2 GiB of memory, before "a NUL byte at line
+ * 1, column 1"; `history add` of it with a new --db refused but left an
+ * empty history behind. Now what is plainly not JSON is refused from its
+ * first bytes, and no history is made for it. The memory limit is what one
+ * OpenBLAS thread's buffers and the libraries need (about 300 MB seen on 2
+ * and 16 CPUs), with the threads held to one so it does not grow with nproc,
+ * and well under the file's size: reading it whole cannot fit. */
+TEST(hostile_plainly_not_json_is_refused_from_its_first_bytes) {
+    char probe[1024];
+    snprintf(probe, sizeof probe, "grep -qa __asan_init %s", gb_test_binary());
+    if (gb_test_sh(probe, out, sizeof out) == 0) {
+        SKIP("this build cannot start under ulimit -v (a sanitizer build reserves terabytes of address space)");
+        return;
+    }
+    const char *big = gb_test_tmp("hostile_nul.json"), *db = gb_test_tmp("hostile_nul.sqlite");
+    unlink(db);
+    if (!CHECK(truncate(big, 0) == 0 || errno == ENOENT)) return;
+    FILE *f = fopen(big, "w");
+    if (!CHECK(f != NULL)) return;
+    fclose(f);
+    if (!CHECK(truncate(big, (off_t)2047 << 20) == 0)) return; /* sparse: nothing written */
+    const char *cmds[] = {"report %s", "history add --db %2$s %1$s", "compare %1$s %1$s"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char args[1024], cmd[2048];
+        snprintf(args, sizeof args, cmds[i], big, db);
+        snprintf(cmd, sizeof cmd, "ulimit -v 1200000; OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 timeout 120 %s %s",
+                 gb_test_binary(), args);
+        int rc = gb_test_sh(cmd, out, sizeof out);
+        if (!CHECK(rc == 2 && strstr(out, "a NUL byte at line 1, column 1")))
+            fprintf(stderr, "    %s -> %d: %.600s\n", cmd, rc, out);
+    }
+    CHECK(access(db, F_OK) != 0); /* no empty history left behind */
+    unlink(big);
 }
