@@ -31,7 +31,10 @@ void gb_run_peaks_measure(gb_backend_set *set, cJSON *doc, const gb_backend_opti
         snprintf(salt, sizeof salt, "device=%d dtypes=%u", bopt->device, bopt->peak_dtypes);
         const char *at = gb_peaks_kept_path(s->name, context, salt, path, sizeof path);
         double now = (double)time(NULL), age = 0;
-        cJSON *p = rp->fresh ? NULL : gb_peaks_kept_load(at, now, from, sizeof from, &age);
+        char garbage[256] = "";
+        cJSON *p = rp->fresh ? NULL : gb_peaks_kept_load(at, now, from, sizeof from, &age, garbage, sizeof garbage);
+        if (garbage[0]) /* named, and measured again below (which replaces the file) */
+            fprintf(stderr, "warning: kept %s ceilings %s not used: %s; measuring them again\n", s->name, at, garbage);
         if (p) {
             char ago[32];
             say_age(ago, sizeof ago, age);

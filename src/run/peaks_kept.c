@@ -2,6 +2,7 @@
 #include "peaks_kept.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +38,32 @@ const char *gb_peaks_kept_path(const char *backend, const cJSON *context, const 
     return buf;
 }
 
-cJSON *gb_peaks_kept_load(const char *path, double now_unix, char *from, size_t fromlen, double *age_s) {
+/* Is a kept value what a measurement gives? A key named for a quantity (a
+ * rate, a time, a size, a count: its suffix says which) holds a finite
+ * number above 0 and below 1e15; any other key a string (a library's name,
+ * how an ISA peak was computed) or such a number. Anything else — "fast",
+ * -1e308, an object — is garbage that would have been copied into a run's
+ * peaks as truth: the key is named in why and nothing of the file is used. */
+static int kept_value_is_sane(const cJSON *v, char *why, size_t len) {
+    static const char *const quantity[] = {"_gbs", "_gflops", "_gops", "_s", "_n", "_bytes", "threads"};
+    const char *k = v->string ? v->string : "";
+    size_t kl = strlen(k);
+    int numeric = 0;
+    for (size_t i = 0; i < sizeof quantity / sizeof *quantity; i++) {
+        size_t sl = strlen(quantity[i]);
+        numeric |= kl >= sl && !strcmp(k + kl - sl, quantity[i]);
+    }
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble > 0 && v->valuedouble < 1e15) return 1;
+    if (cJSON_IsString(v) && !numeric) return 1;
+    snprintf(why, len, "peaks.%.80s is not %s", k, numeric ? "a finite number above 0" : "a string or a number above 0");
+    return 0;
+}
+
+cJSON *gb_peaks_kept_load(const char *path, double now_unix, char *from, size_t fromlen, double *age_s, char *why,
+                          size_t whylen) {
     cJSON *doc = NULL;
     gb_err e = {{0}};
+    if (why && whylen) why[0] = '\0';
     if (!path || gb_json_read_limited(path, "kept ceilings", 1 << 20, &doc, &e) != GB_OK) return NULL;
     const cJSON *at = cJSON_GetObjectItemCaseSensitive(doc, "measured_unix");
     const cJSON *when = cJSON_GetObjectItemCaseSensitive(doc, "measured_at");
@@ -49,6 +73,14 @@ cJSON *gb_peaks_kept_load(const char *path, double now_unix, char *from, size_t 
     /* a file from the future (a clock set back) is not trusted either */
     if (age >= 0 && age <= GB_PEAKS_KEEP_S && cJSON_IsString(when) && cJSON_IsObject(peaks) &&
         !cJSON_GetObjectItemCaseSensitive(peaks, "error")) {
+        char bad[160] = "";
+        const cJSON *v;
+        cJSON_ArrayForEach(v, peaks) if (!kept_value_is_sane(v, bad, sizeof bad)) break;
+        if (bad[0]) {
+            if (why && whylen) snprintf(why, whylen, "%s", bad);
+            cJSON_Delete(doc);
+            return NULL;
+        }
         out = cJSON_Duplicate(peaks, 1);
         snprintf(from, fromlen, "%s", when->valuestring);
         *age_s = age;

@@ -26,8 +26,11 @@
 const char *gb_peaks_kept_path(const char *backend, const cJSON *context, const char *salt, char *buf, size_t len);
 /* The kept ceilings at path, no older than GB_PEAKS_KEEP_S at now_unix (a
  * copy: cJSON_Delete it), with when they were measured ("2026-11-26T06:47:08Z")
- * into from and their age; NULL when there are none usable. */
-cJSON *gb_peaks_kept_load(const char *path, double now_unix, char *from, size_t fromlen, double *age_s);
+ * into from and their age; NULL when there are none usable. A value that is
+ * not what a measurement gives makes the file unused, the key named in why
+ * ("peaks.copy_gbs is not a finite number above 0"; "" otherwise). */
+cJSON *gb_peaks_kept_load(const char *path, double now_unix, char *from, size_t fromlen, double *age_s, char *why,
+                          size_t whylen);
 /* Keep peaks (a backend's, as measured: no "error") at path, measured at
  * now_unix; a failure to write is no failure of the run. */
 void gb_peaks_kept_save(const char *path, const cJSON *peaks, double now_unix);

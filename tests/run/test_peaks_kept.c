@@ -11,7 +11,7 @@
 /* Saved at t, usable until t + GB_PEAKS_KEEP_S, not before t (a clock set
  * back) nor after; raised by a result that beat them; another context or salt is another
  * file. Times are given, not read from a clock. */
-TEST(peaks_kept_hold_for_their_context_and_age) {
+TEST(peaks_kept_hold_for_their_context_and_age_and_only_values_a_measurement_gives) {
     char old[2048] = "";
     const char *had = getenv("XDG_CACHE_HOME");
     if (had) snprintf(old, sizeof old, "%s", had);
@@ -36,18 +36,40 @@ TEST(peaks_kept_hold_for_their_context_and_age) {
     const double t = 1.8e9;
     gb_peaks_kept_save(p1, peaks, t);
     double age = -1;
-    cJSON *got = gb_peaks_kept_load(p1, t + 60, from, sizeof from, &age);
+    cJSON *got = gb_peaks_kept_load(p1, t + 60, from, sizeof from, &age, NULL, 0);
     CHECK(got && cJSON_Compare(got, peaks, 1));
     CHECK(age == 60 && strcmp(from, "2027-01-15T08:00:00Z") == 0);
     cJSON_Delete(got);
-    CHECK((got = gb_peaks_kept_load(p1, t + GB_PEAKS_KEEP_S + 1, from, sizeof from, &age)) == NULL);
-    CHECK((got = gb_peaks_kept_load(p1, t - 1, from, sizeof from, &age)) == NULL);
+    CHECK((got = gb_peaks_kept_load(p1, t + GB_PEAKS_KEEP_S + 1, from, sizeof from, &age, NULL, 0)) == NULL);
+    CHECK((got = gb_peaks_kept_load(p1, t - 1, from, sizeof from, &age, NULL, 0)) == NULL);
     /* ceilings that failed are never kept */
     cJSON *failed = cJSON_Parse("{\"error\": \"no memory\"}");
     gb_peaks_kept_save(p3, failed, t);
-    CHECK(gb_peaks_kept_load(p3, t, from, sizeof from, &age) == NULL);
+    CHECK(gb_peaks_kept_load(p3, t, from, sizeof from, &age, NULL, 0) == NULL);
+    /* garbage kept as truth (#41): a rate that is a word, a huge negative,
+     * an object, a NaN written as null: the file is not used, the key named */
+    const char *garbage[][2] = {{"{\"copy_gbs\": \"fast\", \"triad_gbs\": 20}", "peaks.copy_gbs"},
+                                {"{\"triad_gbs\": -1e308}", "peaks.triad_gbs"},
+                                {"{\"gemm_float32_library\": {\"x\": 1}}", "peaks.gemm_float32_library"},
+                                {"{\"gemm_float64_gflops\": null}", "peaks.gemm_float64_gflops"},
+                                {"{\"threads\": 0}", "peaks.threads"}};
+    for (size_t i = 0; i < sizeof garbage / sizeof *garbage; i++) {
+        cJSON *bad = cJSON_Parse(garbage[i][0]);
+        gb_peaks_kept_save(p4, bad, t);
+        char why[256] = "x";
+        cJSON *k = gb_peaks_kept_load(p4, t + 60, from, sizeof from, &age, why, sizeof why);
+        if (!CHECK(k == NULL && strstr(why, garbage[i][1]))) fprintf(stderr, "    %s -> \"%s\"\n", garbage[i][0], why);
+        cJSON_Delete(k);
+        cJSON_Delete(bad);
+    }
+    /* and a sane file says nothing */
+    char why[256] = "x";
+    cJSON *k = gb_peaks_kept_load(p1, t + 60, from, sizeof from, &age, why, sizeof why);
+    CHECK(k && why[0] == '\0');
+    cJSON_Delete(k);
+    gb_peaks_kept_forget(p4);
     gb_peaks_kept_forget(p1);
-    CHECK(gb_peaks_kept_load(p1, t + 60, from, sizeof from, &age) == NULL);
+    CHECK(gb_peaks_kept_load(p1, t + 60, from, sizeof from, &age, NULL, 0) == NULL);
     cJSON_Delete(failed);
     cJSON_Delete(peaks);
     cJSON_Delete(ctx);
@@ -139,7 +161,7 @@ TEST(peaks_kept_beaten_ceiling_is_raised_not_forgotten) {
     CHECK(gb_run_peaks_after(&rp, &res) == 1);
     char from[64];
     double age = 0;
-    cJSON *k = gb_peaks_kept_load(path, 1010, from, sizeof from, &age);
+    cJSON *k = gb_peaks_kept_load(path, 1010, from, sizeof from, &age, NULL, 0);
     CHECK(k != NULL);
     if (k) {
         CHECK(cJSON_GetObjectItem(k, "gemm_float32_gflops")->valuedouble == 180);
