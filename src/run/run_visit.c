@@ -303,8 +303,9 @@ void gb_run_backend_again(gb_run_config *cfg, const gb_plan_item *item, gb_backe
     int projected = 0;
     for (int t = 0; t < b->ntimings; t++) projected |= tracks[t].projected;
     if (projected) {
-        reference none = {0};
+        reference none = {0}; /* an output that passed becomes its reference: it is ours to free */
         gb_run_backend_first(cfg, item, slot, slot_index, in, &none, rates, ct, round, rounds);
+        if (none.have) gb_arrays_free(&none.out);
         return;
     }
     gb_err e = {{0}};
