@@ -437,14 +437,17 @@ TEST(precision_cpu_gemm_choice_bad_lines_and_other_key_measured_again) {
     fclose(f);
     gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
     gb_case small = make_case(&gb_op_matmul, "[64,128,64]", GB_FLOAT64, 1);
-    CHECK(gb_cpu_gemm_library_for(&small) != GB_CPU_GEMM_ONEDNN);
+    CHECK(gb_cpu_gemm_library_for(&small) != GB_CPU_GEMM_ONEDNN); /* it has no float64 GEMM */
     CHECK(strstr(gb_cpu_gemm_choice_reason_for(&small), "measured:") != NULL);
     CHECK(strstr(gb_cpu_gemm_choice_reason_for(&small), "interleaved rounds") != NULL);
     small.dtype = GB_FLOAT32;
     CHECK(strstr(gb_cpu_gemm_choice_reason_for(&small), "measured:") != NULL);
     char *text = gb_test_slurp(path, NULL);
     CHECK(text && !strncmp(text, gb_cpu_gemm_choice_key(), strlen(gb_cpu_gemm_choice_key())));
-    CHECK(text && !strstr(text, "rounds=x") && !strstr(text, "small onednn"));
+    /* the bad lines are gone (matched whole: float32 small, measured again,
+     * may well be "float32 small onednn ..." now — oneDNN can win it, and
+     * under load a match on "small onednn" failed this test) */
+    CHECK(text && !strstr(text, "rounds=x") && !strstr(text, "float64 small onednn"));
     CHECK(text && strstr(text, "float64 small ") && strstr(text, "float32 small "));
     free(text);
     /* another machine's key: its good line is not used */
