@@ -154,6 +154,10 @@ TEST(strict_a_suite_that_makes_one_case_twice_is_refused_naming_both) {
                            "\"sizes\":[8,8]}]}", &f, "benchmarks[0].sizes[1]", "matmul/float32/8x8x8"));
     /* --sizes that repeat themselves, likewise */
     CHECK(gb("run --op matmul --sizes 8,8 --list") == 2 && strstr(out, "sizes[1]") && strstr(out, "sizes[0]"));
+    /* but sizes that --sizes gave two entries of an op not chosen are not
+     * this run's cases (#47: default.json's two svd entries, --op matmul) */
+    CHECK(gb("run suites/default.json --op matmul --sizes 256 --list") == 0 && strstr(out, "matmul/float64/256x256x256"));
+    CHECK(gb("run suites/default.json --op svd --sizes 256 --list") == 2 && strstr(out, "already made by"));
     /* different params are different cases */
     gb_suite s;
     gb_err e = {{0}};
