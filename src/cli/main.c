@@ -15,6 +15,7 @@
 #include "output_lock.h"
 #include "run_signals.h"
 #include "results_io.h"
+#include "sysinfo.h"
 
 static const struct {
     const char *name;
@@ -127,7 +128,8 @@ static int dispatch(int argc, char **argv) {
         return finish_stdout("--help", GB_EXIT_OK);
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-        printf("gpubench %s\n", GB_VERSION);
+        /* the commit and the compiler: which build a bug report is about */
+        printf("gpubench %s (commit %s, %s)\n", GB_VERSION, gb_sysinfo_build_commit(), gb_sysinfo_build_compiler());
         return finish_stdout("--version", GB_EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

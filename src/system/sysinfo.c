@@ -22,6 +22,9 @@
 #define GB_BUILD_FLAGS "unknown"
 #endif
 
+const char *gb_sysinfo_build_commit(void) { return GB_GIT_COMMIT; }
+const char *gb_sysinfo_build_compiler(void) { return GB_COMPILER; }
+
 int gb_read_line(const char *path, char *buf, unsigned long len) {
     FILE *f = fopen(path, "r");
     if (!f) return 0;
@@ -164,8 +167,8 @@ cJSON *gb_sysinfo_context(int argc, char **argv) {
     add_cpu(ctx);
     cJSON *build = cJSON_AddObjectToObject(ctx, "build");
     cJSON_AddStringToObject(build, "version", GB_VERSION);
-    cJSON_AddStringToObject(build, "git_commit", GB_GIT_COMMIT);
-    cJSON_AddStringToObject(build, "compiler", GB_COMPILER);
+    cJSON_AddStringToObject(build, "git_commit", gb_sysinfo_build_commit());
+    cJSON_AddStringToObject(build, "compiler", gb_sysinfo_build_compiler());
     cJSON_AddStringToObject(build, "flags", GB_BUILD_FLAGS);
     cJSON *libs = cJSON_AddObjectToObject(ctx, "libraries");
     cJSON_AddStringToObject(libs, "cjson", cJSON_Version());

@@ -11,6 +11,10 @@
 cJSON *gb_sysinfo_context(int argc, char **argv);
 /* Hostname with characters unsafe in file names replaced. */
 void gb_sysinfo_hostname(char *out, unsigned long len);
+/* The build, as context.build records it: the commit ("unknown" outside a
+ * git checkout or a `make dist` archive) and the compiler. */
+const char *gb_sysinfo_build_commit(void);
+const char *gb_sysinfo_build_compiler(void);
 /* First line of a small text file (/proc, /sys), newline stripped; 1 if read. */
 int gb_read_line(const char *path, char *buf, unsigned long len);
 /* The CPU's model name (/proc/cpuinfo's first "model name"), "unknown"

@@ -43,6 +43,17 @@ static void write_file(const char *path, const char *text) {
 TEST(cli_version_help_and_unknown_command) {
     CHECK(sh("%s --version", "") == 0);
     CHECK(strstr(out, "gpubench 0.") != NULL);
+    /* with the build's commit and compiler, as context.build records them (#47) */
+    char commit[64] = "";
+    const char *at = strstr(out, "(commit ");
+    if (CHECK(at && sscanf(at, "(commit %63[^,]", commit) == 1 && strstr(out, ", "))) {
+        CHECK(sh("%s info --format json", "") == 0);
+        char want[96];
+        snprintf(want, sizeof want, "\"git_commit\": \"%s\"", commit);
+        char want_tab[96];
+        snprintf(want_tab, sizeof want_tab, "\"git_commit\":\t\"%s\"", commit);
+        CHECK(strstr(out, want) || strstr(out, want_tab));
+    }
     CHECK(sh("%s --help", "") == 0);
     CHECK(strstr(out, "run") && strstr(out, "compare"));
     CHECK(sh("%s frobnicate", "") == 2);
