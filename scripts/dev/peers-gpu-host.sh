@@ -21,7 +21,7 @@ echo "python: $($PY -c 'import sys; print(sys.executable, sys.version.split()[0]
 nproc >> "$OUT/env.txt"; nvidia-smi -L >> "$OUT/env.txt" 2>&1
 timeout "${PLAIN_S:-45}" "$PY" "$here/peers-plain.py" "$OUT/plain-1.json" --budget 1 > "$OUT/plain-1.log" 2>&1
 timeout "${PEERS_S:-100}" "$B/bin/gpubench" run "$B/suites/frameworks.json" --peers auto --python "$(command -v "$PY")" \
-    --rounds 1 --max-time 1 --no-peak --peer-timeout 60 --out "$OUT/peers.json" > "$OUT/peers.log" 2>&1
+    --rounds 1 --max-time 1s --no-peak --peer-timeout 60 --out "$OUT/peers.json" > "$OUT/peers.log" 2>&1
 echo "gpubench exit $?" >> "$OUT/peers.log"
 timeout "${PLAIN_S:-45}" "$PY" "$here/peers-plain.py" "$OUT/plain-2.json" --budget 1 > "$OUT/plain-2.log" 2>&1
 "$PY" - "$OUT" > "$OUT/compare.txt" 2>&1 <<'PYEOF'
