@@ -283,6 +283,8 @@ def make_csr(n, p, seed, s_struct, s_val, dt):
 
 
 def make_spgemm(case, seed, dt):
+    if scipy is None:  # a GPU framework's worker imported numpy alone: the inputs are made as SciPy CSR
+        import_numpy(True)
     n = case["shape"][0]
     p = float((case.get("params") or {}).get("density") or 0.01)
     a = make_csr(n, p, seed, *SPG_STREAMS["A"], dt)

@@ -81,6 +81,25 @@ TEST(peers_numpy_and_scipy_results_verified_against_the_libraries) {
     cJSON_Delete(doc);
 }
 
+/* A GPU framework's worker imports numpy alone; spgemm's inputs are SciPy
+ * CSR matrices, so its spgemm errored "'NoneType' object has no attribute
+ * 'sparse'" for CuPy and PyTorch on the GPU host. PyTorch on the CPU holds
+ * it here: its spgemm verifies, or is refused by PyTorch itself (Debian's
+ * build has no MKL sparse), never by the worker's own missing import. */
+TEST(peers_gpu_framework_worker_makes_spgemm_inputs) {
+    if (!have_python() || gb_test_sh("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1", NULL, 0) != 0) {
+        SKIP("no /usr/bin/python3 with numpy, scipy and torch (apt-get install python3-torch)");
+        return;
+    }
+    int rc;
+    cJSON *doc = run_peers(NULL, "--peers torch --op spgemm", &rc);
+    const cJSON *r = result_of(doc, "spgemm", "torch");
+    if (!CHECK(r && !strstr(str_of(r, "reason"), "NoneType") &&
+               (verified(r) || strstr(str_of(r, "reason"), "torch: RuntimeError"))))
+        fprintf(stderr, "    %s: %s\n", r ? str_of(r, "status") : "no torch result", r ? str_of(r, "reason") : out);
+    cJSON_Delete(doc);
+}
+
 TEST(peers_noop_protocol_adds_under_a_microsecond_to_a_timed_call) {
     if (!have_python()) { SKIP("no /usr/bin/python3 with numpy and scipy"); return; }
     int rc;
