@@ -5,6 +5,7 @@
 #include "suite.h"
 
 #include "json_strict.h"
+#include "suite_args.h"
 
 #include <errno.h>
 #include <math.h>
@@ -399,116 +400,6 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
     return GB_OK;
 }
 
-/* "1024,4096,10000x1000" as suite sizes: [1024, 4096, [10000, 1000]]; an
- * entry that is not digits and x ("1MiB") goes in as the string a suite
- * would hold, so that the op's own parse_size (the one size parser for
- * suites and the command line) accepts or refuses it. Every entry and every
- * dimension must be there: "1x", "1,,2", ",1" and "" are refused (strtok
- * skipped the empty ones). NULL with the reason in e. */
-static cJSON *sizes_json(const char *list, gb_err *e) {
-    cJSON *arr = cJSON_CreateArray();
-    if (!arr) {
-        gb_errf(e, GB_FAIL, "--sizes: out of memory");
-        return NULL;
-    }
-    const char *why = NULL;
-    size_t bad_at = 0, bad_len = 0;
-    for (const char *p = list;; p++) {
-        size_t len = strcspn(p, ",");
-        bad_at = (size_t)(p - list), bad_len = len;
-        if (len == 0) {
-            why = "an empty entry";
-            break;
-        }
-        cJSON *item = NULL;
-        if (strspn(p, "0123456789x") < len) {
-            char *text = strndup(p, len); /* the op's parser judges it (a byte count such as 1MiB) */
-            item = text ? cJSON_CreateString(text) : NULL;
-            free(text);
-        } else {
-            cJSON *shape = cJSON_CreateArray();
-            for (const char *d = p; shape && d <= p + len; d++) {
-                size_t dl = strcspn(d, "x,");
-                long long v;
-                char num[24];
-                if (dl == 0 || dl >= sizeof num) {
-                    why = dl == 0 ? "an empty dimension (write n or a shape such as 10000x1000)" : "a number too large";
-                    break;
-                }
-                memcpy(num, d, dl);
-                num[dl] = '\0';
-                if (gb_parse_count(num, 1, (long long)1 << 53, &v) != 0) {
-                    why = "not a positive whole size";
-                    break;
-                }
-                cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)v));
-                d += dl;
-            }
-            if (why || !shape) {
-                cJSON_Delete(shape);
-                if (!why) why = "out of memory";
-                break;
-            }
-            item = cJSON_GetArraySize(shape) == 1 ? cJSON_DetachItemFromArray(shape, 0) : shape;
-            if (item != shape) cJSON_Delete(shape);
-        }
-        if (!item) {
-            why = "out of memory";
-            break;
-        }
-        cJSON_AddItemToArray(arr, item);
-        p += len;
-        if (!*p) break;
-    }
-    if (why) {
-        cJSON_Delete(arr);
-        gb_errf(e, GB_FAIL, "--sizes \"%s\": %s at entry \"%.*s\" (expected sizes separated by commas, each n, a "
-                            "shape such as 10000x1000, or what the op's sizes take, such as a transfer's 64MiB)",
-                list, why, (int)bad_len, list + bad_at);
-        return NULL;
-    }
-    return arr;
-}
-
-static void set_number(cJSON *obj, const char *key, double v) {
-    cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
-    cJSON_AddNumberToObject(obj, key, v);
-}
-
-/* The command line's overrides, written into the suite document: into
- * "defaults", and out of every benchmark that set its own (the command line
- * wins over the file). Malformed documents are left to the validation. */
-static int apply_overrides(cJSON *doc, const gb_suite_filter *f, gb_err *e) {
-    if (!f || !cJSON_IsObject(doc)) return GB_OK;
-    cJSON *sizes = NULL;
-    if (f->sizes && !(sizes = sizes_json(f->sizes, e))) return GB_FAIL;
-    int any_budget = f->max_time_s > 0 || f->min_time_s > 0 || f->has_warmup;
-    if (any_budget) {
-        cJSON *defs = cJSON_GetObjectItemCaseSensitive(doc, "defaults");
-        if (!defs) defs = cJSON_AddObjectToObject(doc, "defaults");
-        if (cJSON_IsObject(defs)) {
-            if (f->max_time_s > 0) set_number(defs, "max_time_s", f->max_time_s);
-            if (f->min_time_s > 0) set_number(defs, "min_time_s", f->min_time_s);
-            if (f->has_warmup) set_number(defs, "warmup", f->warmup);
-        }
-    }
-    cJSON *benches = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
-    cJSON *b;
-    if (cJSON_IsArray(benches))
-        cJSON_ArrayForEach(b, benches) {
-            if (!cJSON_IsObject(b)) continue;
-            if (f->max_time_s > 0) cJSON_DeleteItemFromObjectCaseSensitive(b, "max_time_s");
-            if (f->min_time_s > 0) cJSON_DeleteItemFromObjectCaseSensitive(b, "min_time_s");
-            if (f->has_warmup) cJSON_DeleteItemFromObjectCaseSensitive(b, "warmup");
-            if (sizes) {
-                cJSON_DeleteItemFromObjectCaseSensitive(b, "sizes");
-                cJSON_AddItemToObject(b, "sizes", cJSON_Duplicate(sizes, 1));
-            }
-        }
-    cJSON_Delete(sizes);
-    return GB_OK;
-}
-
 int gb_suite_from_args(const gb_suite_filter *f, gb_suite *s, gb_err *e) {
     memset(s, 0, sizeof *s);
     if (!f || !f->ops || !*f->ops || !f->sizes)
@@ -564,7 +455,7 @@ static int suite_from_doc(cJSON *doc, const char *path, const gb_suite_filter *f
         }
         have_re = 1;
     }
-    if (apply_overrides(doc, f, e) != GB_OK) goto out;
+    if (gb_suite_apply_overrides(doc, f, e) != GB_OK) goto out;
     static const char *const top_keys[] = {"name", "description", "defaults", "benchmarks", NULL};
     static const char *const default_keys[] = {"dtypes", "warmup", "min_reps", "min_time_s",
                                                "max_time_s", "max_reps", "min_warmup_s", "seed", "rounds",

@@ -104,6 +104,21 @@ TEST(strict_sizes_flag_is_the_suites_size_parser) {
     }
     CHECK(gb("run --op matmul --sizes 1x --list") == 2 && strstr(out, "an empty dimension"));
     CHECK(gb("run --op matmul --sizes 1,,2 --list") == 2 && strstr(out, "an empty entry"));
+    /* the numbers a person writes, as a suite's 1e3 is 1000 (#47): 1e3, 1k,
+     * 2.5e2; a sign or a fraction is refused naming --sizes and the entry */
+    CHECK(gb("run --op matmul --sizes 1e3,1k,2.5e2,4M --dtype float32 --list") == 2); /* 1e3 and 1k: one case twice */
+    CHECK(gb("run --op matmul --sizes 1e3,2k,2.5e2 --dtype float32 --list") == 0 &&
+          strstr(out, "matmul/float32/1000x1000x1000/") && strstr(out, "matmul/float32/2000x2000x2000/") &&
+          strstr(out, "matmul/float32/250x250x250/"));
+    static const char *const unwritten[] = {"-5", "1.5", "0.5", "+3", "1.2345k"};
+    for (size_t i = 0; i < sizeof unwritten / sizeof *unwritten; i++) {
+        char args[256], want[64];
+        snprintf(args, sizeof args, "run --op matmul --sizes %s --list", unwritten[i]);
+        snprintf(want, sizeof want, "at entry \"%s\"", unwritten[i]);
+        int rc = gb(args);
+        if (!CHECK(rc == 2 && strstr(out, "not a positive whole size (write 1000, 1e3 or 1k)") && strstr(out, want)))
+            fprintf(stderr, "    %s -> %d: %s\n", args, rc, out);
+    }
     /* what a suite takes for the op, the command line takes: a transfer's byte count */
     CHECK(gb("run --op transfer --sizes 1MiB,64KiB --list") == 0);
     CHECK(strstr(out, "transfer/float32/1MiB/") && strstr(out, "transfer/float32/64KiB/"));
