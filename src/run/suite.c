@@ -360,6 +360,13 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
         c.seed = s->seed;
         gb_err why;
         if (op->parse_size(sz, &c, &why) != GB_OK) {
+            if (f && f->sizes) { /* the user's --sizes, not the suite's: named as given */
+                char *given = cJSON_IsString(sz) ? NULL : cJSON_PrintUnformatted(sz);
+                gb_errf(e, GB_FAIL, "--sizes: \"%s\" is not a size of op %s: %s",
+                        given ? given : cJSON_IsString(sz) ? sz->valuestring : "?", op->name, why.msg);
+                free(given);
+                return GB_FAIL;
+            }
             char ws[160];
             snprintf(ws, sizeof ws, "%s[%d]", w, k);
             /* op messages may start with "[i]: " for a shape element */
