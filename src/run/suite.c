@@ -360,12 +360,15 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
         c.seed = s->seed;
         gb_err why;
         if (op->parse_size(sz, &c, &why) != GB_OK) {
-            if (f && f->sizes) { /* the user's --sizes, not the suite's: named as given */
-                char *given = cJSON_IsString(sz) ? NULL : cJSON_PrintUnformatted(sz);
-                gb_errf(e, GB_FAIL, "--sizes: \"%s\" is not a size of op %s: %s",
-                        given ? given : cJSON_IsString(sz) ? sz->valuestring : "?", op->name, why.msg);
-                free(given);
-                return GB_FAIL;
+            if (f && f->sizes) { /* the user's --sizes, not the suite's: named as given (10x20) */
+                char given[128] = "";
+                if (cJSON_IsString(sz)) snprintf(given, sizeof given, "%s", sz->valuestring);
+                for (const cJSON *d = cJSON_IsArray(sz) ? sz->child : sz; d && cJSON_IsNumber(d); d = d->next) {
+                    size_t l = strlen(given);
+                    snprintf(given + l, sizeof given - l, "%s%.0f", l ? "x" : "", d->valuedouble);
+                    if (!cJSON_IsArray(sz)) break;
+                }
+                return gb_errf(e, GB_FAIL, "--sizes: \"%s\" is not a size of op %s: %s", given, op->name, why.msg);
             }
             char ws[160];
             snprintf(ws, sizeof ws, "%s[%d]", w, k);
