@@ -231,9 +231,12 @@ FUZZ_TIME  ?= 180
 FUZZ_BUILD := build-fuzz
 REPLAYS    := $(FUZZERS:%=$(BUILD)/fuzz/replay_%)
 # What the harnesses reach: the suite parser and ops, the results model and
-# its readers, merge; not the runner or the backends.
-FUZZ_SRC   := $(filter-out src/core/stopping.c,$(wildcard src/core/*.c)) src/run/suite.c $(wildcard src/ops/*.c) \
-              $(wildcard src/results/*.c)
+# its readers, merge; not the runner or the backends. The results room finds
+# and runs plot.py through system/python.c (with child_env.c and the CPU
+# set of node_env.c that a child is given back), so those come along.
+FUZZ_SRC   := $(filter-out src/core/stopping.c,$(wildcard src/core/*.c)) src/run/suite.c src/run/suite_args.c \
+              $(wildcard src/ops/*.c) $(wildcard src/results/*.c) src/system/python.c src/system/child_env.c \
+              src/system/node_env.c
 FUZZ_OBJ   := $(FUZZ_SRC:%.c=$(BUILD)/%.o)
 
 $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(OBJ_CORE)

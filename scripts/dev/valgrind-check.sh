@@ -17,6 +17,10 @@ trap 'rm -rf "$tmp"' EXIT
 # (some machine images preset it: "detected" would unset it and re-execute),
 # else OpenBLAS's own.
 core=${OPENBLAS_CORETYPE:-detected}
+# Likewise the binding of the one OpenMP pool (OMP_PLACES set by gpubench
+# needs a re-execution before libgomp starts): a binding of the user's own,
+# here none, is respected and keeps the process as it started.
+export OMP_PROC_BIND=false
 # OpenMP and OpenBLAS keep thread pools and per-thread buffers until exit:
 # "still reachable", not leaks. Definite leaks and every error count.
 # scripts/dev/valgrind.supp: the dynamic loader's own false positives (opening
