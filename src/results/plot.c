@@ -70,14 +70,7 @@ int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *
 
 int gb_plot_run_many(const char *const *jsons, size_t n, const char *out_dir, const char *format, const char *ops,
                      gb_err *e) {
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return gb_errf(e, GB_FAIL, "cannot find the gpubench executable (/proc/self/exe: %s)", strerror(errno));
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) *slash = '\0';
-    return run_script(exe, jsons, n, out_dir, format, ops, e);
+    return run_script(NULL, jsons, n, out_dir, format, ops, e); /* NULL: beside this executable (gb_script_find) */
 }
 
 int gb_plot_run(const char *results_json, const char *out_dir, const char *format, const char *ops, gb_err *e) {
