@@ -17,7 +17,11 @@ static int written_number(const char *p, size_t len, long long *v, const char **
     text[len] = '\0';
     double scale = 1;
     size_t n = len;
-    if (strchr("kMG", text[n - 1])) scale = text[n - 1] == 'k' ? 1e3 : text[n - 1] == 'M' ? 1e6 : 1e9, text[--n] = '\0';
+    switch (text[n - 1]) { /* a suffix: taken off, its power of 1000 kept */
+    case 'k': scale = 1e3, text[--n] = '\0'; break;
+    case 'M': scale = 1e6, text[--n] = '\0'; break;
+    case 'G': scale = 1e9, text[--n] = '\0'; break;
+    }
     int sign = text[0] == '-' || text[0] == '+';
     const char *q = text + sign;
     size_t digits = strspn(q, "0123456789");
