@@ -119,6 +119,22 @@ int gb_test_sh(const char *cmd, char *out, unsigned long cap) {
     return (rc >> 8) & 0xff;
 }
 
+long gb_test_vm_peak_kib(const char *cmd) {
+    char script[8192], said[4096];
+    if ((size_t)snprintf(script, sizeof script,
+                         "%s > /dev/null 2>&1 & p=$!; peak=0; "
+                         "while kill -0 $p 2>/dev/null; do "
+                         "v=$(awk '/^VmPeak:/ {print $2}' /proc/$p/status 2>/dev/null); "
+                         "[ -n \"$v\" ] && [ \"$v\" -gt \"$peak\" ] && peak=$v; sleep 0.01; done; "
+                         "wait $p && echo \"peak=$peak\"",
+                         cmd) >= sizeof script)
+        return 0;
+    if (gb_test_sh(script, said, sizeof said) != 0) return 0;
+    const char *at = strstr(said, "peak=");
+    long peak = at ? atol(at + 5) : 0;
+    return peak > 0 ? peak : 0;
+}
+
 char *gb_test_read_file(const char *path, unsigned long *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;

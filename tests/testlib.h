@@ -27,6 +27,14 @@ char *gb_test_slurp(const char *path, size_t *len);
 /* Run a shell command, capture up to cap-1 bytes of its stdout+stderr into
  * out (may be NULL); returns its exit status (or -1). */
 int gb_test_sh(const char *cmd, char *out, unsigned long cap);
+/* The peak virtual size (KiB) of one process: cmd, a simple shell command
+ * (assignments, then a program and its arguments; no pipe, no subshell, so
+ * that $! is the process itself), started in the background with its output
+ * discarded, its VmPeak read every 10 ms until it exits. 0 when it exits
+ * non-zero or no sample was read. What `ulimit -v` tests compute their limit
+ * from: the runtime's needs grow with the CPU count and the libraries, so no
+ * fixed figure holds on every machine. */
+long gb_test_vm_peak_kib(const char *cmd);
 /* Path of the gpubench binary ($GPUBENCH, default ./gpubench). */
 const char *gb_test_binary(void);
 /* "/tmp/gb_tests_XXXXXX/<name>": a scratch path of this test run alone

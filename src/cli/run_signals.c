@@ -183,9 +183,9 @@ static volatile int leaving; /* main has the command's exit code */
 /* exit() before main has the command's code: not gpubench's own leaving (a
  * finished command ends through _exit in main, a sanitized build's return
  * after gb_run_signals_leaving), so a library ended the process: libgomp
- * does when it cannot start its threads (16 threads' stacks do not fit
- * `ulimit -v 300000` on a 16-core host; there it happened while the CPU
- * backend pinned its threads, before the run's first case). The
+ * does when it cannot start its threads (their stacks do not fit under
+ * `ulimit -v`; it happens while the CPU backend starts and pins its pool,
+ * before the results exist, or in a later parallel region). The
  * libraries' exit handlers would come next, and OpenBLAS's joins worker
  * threads stuck retrying mmap: the process never ended, and its lock
  * stayed. So: the results so far (when there are any), the lock and
@@ -198,6 +198,8 @@ static void on_exit_during_run(void) {
     if (watched && watched_path && !final_written && gb_model_timedlock(1.0) == 0) {
         if (!final_written) write_partial("library-exit", "the run could not go on");
         gb_model_unlock();
+    } else if (!watched && !final_written) {
+        fprintf(stderr, "gpubench run: it ended before the run's first case: no results written\n");
     }
     fflush(NULL);
     gb_output_remove_temp();

@@ -127,10 +127,11 @@ TEST(hostile_a_reader_who_may_not_write_reads_and_leaves_nothing) {
  * results limit) was read whole, 2 GiB of memory, before "a NUL byte at line
  * 1, column 1"; `history add` of it with a new --db refused but left an
  * empty history behind. Now what is plainly not JSON is refused from its
- * first bytes, and no history is made for it. The memory limit is what one
- * OpenBLAS thread's buffers and the libraries need (about 300 MB seen on 2
- * and 16 CPUs), with the threads held to one so it does not grow with nproc,
- * and well under the file's size: reading it whole cannot fit. */
+ * first bytes, and no history is made for it. The memory limit is computed:
+ * the most address space each command needs on a small valid results file
+ * here, with OpenBLAS and OpenMP held to one thread (so it does not grow
+ * with nproc), plus 256 MiB -- well under the file's 2047 MiB, so reading it
+ * whole cannot fit. */
 TEST(hostile_plainly_not_json_is_refused_from_its_first_bytes) {
     char probe[1024];
     snprintf(probe, sizeof probe, "grep -qa __asan_init %s", gb_test_binary());
@@ -139,18 +140,32 @@ TEST(hostile_plainly_not_json_is_refused_from_its_first_bytes) {
         return;
     }
     const char *big = gb_test_tmp("hostile_nul.json"), *db = gb_test_tmp("hostile_nul.sqlite");
+    const char *small = "tests/data/results_small.json", *small_db = gb_test_tmp("hostile_small.sqlite");
+    static const char env[] = "OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1";
+    const char *cmds[] = {"report %s", "history add --db %2$s %1$s", "compare %1$s %1$s"};
+    long need = 0;
+    unlink(small_db);
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char args[1024], cmd[2048];
+        snprintf(args, sizeof args, cmds[i], small, small_db);
+        snprintf(cmd, sizeof cmd, "%s %s %s", env, gb_test_binary(), args);
+        long peak = gb_test_vm_peak_kib(cmd);
+        if (!CHECK(peak > 0)) fprintf(stderr, "    the address space of %s could not be measured\n", cmd);
+        if (peak > need) need = peak;
+    }
+    unlink(small_db);
+    long limit = need + 256L * 1024;
+    if (!CHECK(need > 0 && limit < 2047L * 1024)) return;
     unlink(db);
     if (!CHECK(truncate(big, 0) == 0 || errno == ENOENT)) return;
     FILE *f = fopen(big, "w");
     if (!CHECK(f != NULL)) return;
     fclose(f);
     if (!CHECK(truncate(big, (off_t)2047 << 20) == 0)) return; /* sparse: nothing written */
-    const char *cmds[] = {"report %s", "history add --db %2$s %1$s", "compare %1$s %1$s"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         char args[1024], cmd[2048];
         snprintf(args, sizeof args, cmds[i], big, db);
-        snprintf(cmd, sizeof cmd, "ulimit -v 1200000; OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 timeout 120 %s %s",
-                 gb_test_binary(), args);
+        snprintf(cmd, sizeof cmd, "ulimit -v %ld; %s timeout 120 %s %s", limit, env, gb_test_binary(), args);
         int rc = gb_test_sh(cmd, out, sizeof out);
         if (!CHECK(rc == 2 && strstr(out, "a NUL byte at line 1, column 1")))
             fprintf(stderr, "    %s -> %d: %.600s\n", cmd, rc, out);

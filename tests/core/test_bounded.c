@@ -181,17 +181,11 @@ TEST(files_kept_gemm_choice_that_is_not_a_regular_file_is_skipped_with_a_warning
  * runtime starts and a small case runs, and a case that needs gigabytes
  * (16384² float64: 6 GiB of operands) cannot be allocated. 0 when it cannot
  * be measured or leaves no room under those gigabytes. */
-static long runtime_vm_limit_kib(char *dir, size_t len) {
-    if (in_scratch(dir, len,
-                   "$B run --op matmul --sizes 64 --backend cpu --no-peak --rounds 1 --quiet --out vm.json "
-                   ">/dev/null 2>&1 & p=$!; peak=0; "
-                   "while kill -0 $p 2>/dev/null; do "
-                   "v=$(awk '/^VmPeak:/ {print $2}' /proc/$p/status 2>/dev/null); "
-                   "[ -n \"$v\" ] && [ \"$v\" -gt \"$peak\" ] && peak=$v; sleep 0.01; done; "
-                   "wait $p && echo \"peak=$peak\"") != 0)
-        return 0;
-    const char *at = strstr(said, "peak=");
-    long peak = at ? atol(at + 5) : 0;
+static long runtime_vm_limit_kib(const char *dir) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s run --op matmul --sizes 64 --backend cpu --no-peak --rounds 1 --quiet --out %s/vm.json",
+             gb_test_binary(), dir);
+    long peak = gb_test_vm_peak_kib(cmd);
     if (peak <= 0) return 0;
     long limit = peak + peak / 2 + 256L * 1024;
     return limit < 4L * 1024 * 1024 ? limit : 0;
@@ -207,12 +201,9 @@ static int ready_for_ulimit_v(char *dir, size_t len, long *limit) {
         cleanup(dir);
         return 0;
     }
-    *limit = runtime_vm_limit_kib(dir, len);
+    *limit = runtime_vm_limit_kib(dir);
     if (*limit > 0) return 1;
-    static char why[512];
-    snprintf(why, sizeof why, "the runtime's address space could not be measured, or leaves no room under 4 GiB: %.400s",
-             said);
-    SKIP(why);
+    SKIP("the runtime's address space could not be measured, or leaves no room under 4 GiB");
     cleanup(dir);
     return 0;
 }
