@@ -49,11 +49,16 @@ static void run_usage(FILE *out) {
         "  --case NAME         only the case named exactly NAME (as --list prints it); repeatable;\n"
         "                      a name no case has is an error\n"
         "  --list              print the names of the cases that would run, in order, and exit\n"
+        "  --param KEY=VALUE   set an op param in every benchmark whose op takes it, e.g.\n"
+        "                      batch=64, density=0.001, math=tf32; OP.KEY=VALUE for one op\n"
+        "                      (fft.kind=c2c); repeatable (`gpubench list` shows the params)\n"
         "How long (these replace the suite's defaults and every benchmark's own):\n"
         "  --max-time T        stop a result after T (with a unit: 2s, 500ms, 1min); a size projected\n"
         "                      past it is skipped\n"
         "  --min-time T        measure a result for at least T (with a unit)\n"
         "  --warmup N          untimed repetitions before timing\n"
+        "  --reps N            exactly N timed repetitions a result, shared by the rounds (at\n"
+        "                      least one a round; --max-time still ends a slow one sooner)\n"
         "  --rounds N          passes over the whole suite, each with its share of the\n"
         "                      repetitions (default: the suite's, else 3)\n"
         "Where and how:\n"
@@ -338,6 +343,7 @@ typedef struct {
     const char *backends, *out_path, *plot_dir, *gbench;
     const char *history; /* --history: the database ("" for the default) */
     gb_suite_filter filter;
+    const char *params[32]; /* --param's KEY=VALUE, pointers into argv */
     gb_backend_options bopt;
     int format, quiet, peaks, concurrent, wide, list_only, force, require_gpu, energy, fresh_peaks;
 } run_opts;
@@ -362,6 +368,7 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
         {"min-time", required_argument, 0, 'm'}, {"warmup", required_argument, 0, 'W'},
         {"filter", required_argument, 0, 'F'}, {"list", no_argument, 0, 'L'},
         {"case", required_argument, 0, 'N'},
+        {"param", required_argument, 0, 'A'},  {"reps", required_argument, 0, 'n'},
         {"force", no_argument, 0, 'Y'}, {"require-gpu", no_argument, 0, 'r'},
         {"history", optional_argument, 0, 'H'},
         {"help", no_argument, 0, 'h'}};
@@ -479,6 +486,25 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
             o->filter.case_names = case_names;
             break;
         }
+        case 'A':
+            if (!strchr(optarg, '=') || optarg[0] == '=') {
+                fprintf(stderr, "gpubench run: --param: expected KEY=VALUE (e.g. kind=c2c), got \"%s\"\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            if (o->filter.nparams == sizeof o->params / sizeof *o->params) {
+                fprintf(stderr, "gpubench run: --param: at most %zu of them\n", sizeof o->params / sizeof *o->params);
+                return GB_EXIT_USAGE;
+            }
+            o->params[o->filter.nparams++] = optarg;
+            o->filter.params = o->params;
+            break;
+        case 'n':
+            if (gb_cli_parse_int(optarg, 1, 1000000, &v)) {
+                fprintf(stderr, "gpubench run: --reps: expected an integer from 1 to 1000000, got \"%s\"\n", optarg);
+                return GB_EXIT_USAGE;
+            }
+            o->filter.reps = (int)v;
+            break;
         case 'L': o->list_only = 1; break;
         case 'P': o->peaks = 0; break;
         case 'k':
@@ -497,6 +523,10 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
         case 'h': run_usage(stdout); return GB_EXIT_OK;
         default: return gb_cli_bad_option("run", argc, argv, "ho:");
         }
+    }
+    if (o->filter.reps > 0 && o->filter.min_time_s > 0) {
+        fprintf(stderr, "gpubench run: --reps and --min-time both set how long a result is measured: give one\n");
+        return GB_EXIT_USAGE;
     }
     return -1;
 }

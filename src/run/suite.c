@@ -128,8 +128,58 @@ static int read_budget_keys(const gb_suite *s, const cJSON *obj, const char *whe
     return GB_OK;
 }
 
+/* One param's value into p, as its spec reads it; GB_FAIL with "path:
+ * where: reason" in e. */
+static int read_param(const gb_suite *s, const gb_param_spec *spec, const cJSON *it, const char *w, gb_params *p,
+                      gb_err *e) {
+    char *field = (char *)p + spec->offset;
+    double d;
+    switch (spec->type) {
+    case GB_PARAM_INT:
+        if (read_number(s, it, w, spec->min, spec->max, 1, &d, e)) return GB_FAIL;
+        *(int *)field = (int)d;
+        break;
+    case GB_PARAM_DOUBLE:
+        if (read_number(s, it, w, spec->min, spec->max, 0, &d, e)) return GB_FAIL;
+        *(double *)field = d;
+        break;
+    case GB_PARAM_BOOL:
+        if (!cJSON_IsBool(it)) FAIL_AT(e, s, w, "expected true or false, got %s", json_type_name(it));
+        *(int *)field = cJSON_IsTrue(it);
+        break;
+    case GB_PARAM_ENUM: {
+        int found = -1;
+        char list[256] = "";
+        size_t len = 0;
+        for (int k = 0; spec->values[k]; k++) {
+            if (cJSON_IsString(it) && strcmp(spec->values[k], it->valuestring) == 0) found = k;
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", spec->values[k]);
+        }
+        if (found < 0) {
+            if (cJSON_IsString(it)) FAIL_AT(e, s, w, "unknown value \"%s\" (allowed: %s)", it->valuestring, list);
+            FAIL_AT(e, s, w, "expected one of %s, got %s", list, json_type_name(it));
+        }
+        *(int *)field = found;
+        break;
+    }
+    }
+    return GB_OK;
+}
+
+/* The --param that set op's key ("KEY=VALUE" or "OP.KEY=VALUE"), or NULL:
+ * the file's own. */
+static const char *param_from_command_line(const gb_suite_filter *f, const gb_op *op, const char *key) {
+    size_t n = strlen(key), on = strlen(op->name);
+    for (size_t i = 0; f && i < f->nparams; i++) {
+        const char *kv = f->params[i];
+        if (!strncmp(kv, op->name, on) && kv[on] == '.') kv += on + 1;
+        if (!strncmp(kv, key, n) && kv[n] == '=') return f->params[i];
+    }
+    return NULL;
+}
+
 static int read_params(const gb_suite *s, const gb_op *op, const cJSON *obj, const char *where,
-                       gb_params *p, gb_err *e) {
+                       const gb_suite_filter *f, gb_params *p, gb_err *e) {
     if (!cJSON_IsObject(obj)) FAIL_AT(e, s, where, "expected an object, got %s", json_type_name(obj));
     for (const cJSON *it = obj->child; it; it = it->next) {
         const gb_param_spec *spec = NULL;
@@ -144,38 +194,19 @@ static int read_params(const gb_suite *s, const gb_op *op, const cJSON *obj, con
                 len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", ps->key);
             FAIL_AT(e, s, w, "unknown param for op %s (allowed: %s)", op->name, len ? list : "none");
         }
-        char *field = (char *)p + spec->offset;
-        double d;
-        switch (spec->type) {
-        case GB_PARAM_INT:
-            if (read_number(s, it, w, spec->min, spec->max, 1, &d, e)) return GB_FAIL;
-            *(int *)field = (int)d;
-            break;
-        case GB_PARAM_DOUBLE:
-            if (read_number(s, it, w, spec->min, spec->max, 0, &d, e)) return GB_FAIL;
-            *(double *)field = d;
-            break;
-        case GB_PARAM_BOOL:
-            if (!cJSON_IsBool(it)) FAIL_AT(e, s, w, "expected true or false, got %s", json_type_name(it));
-            *(int *)field = cJSON_IsTrue(it);
-            break;
-        case GB_PARAM_ENUM: {
-            int found = -1;
-            char list[256] = "";
-            size_t len = 0;
-            for (int k = 0; spec->values[k]; k++) {
-                if (cJSON_IsString(it) && strcmp(spec->values[k], it->valuestring) == 0) found = k;
-                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", spec->values[k]);
-            }
-            if (found < 0) {
-                if (cJSON_IsString(it))
-                    FAIL_AT(e, s, w, "unknown value \"%s\" (allowed: %s)", it->valuestring, list);
-                FAIL_AT(e, s, w, "expected one of %s, got %s", list, json_type_name(it));
-            }
-            *(int *)field = found;
-            break;
+        if (read_param(s, spec, it, w, p, e) == GB_OK) continue;
+        const char *given = param_from_command_line(f, op, it->string);
+        if (given && (!f->ops || gb_list_contains(f->ops, op->name))) { /* the user's --param, not the file's: named as given, the reason kept */
+            char prefix[GB_MSG_LEN], reason[GB_MSG_LEN];
+            size_t pl = (size_t)snprintf(prefix, sizeof prefix, "%s: %s: ", s->path, w);
+            snprintf(reason, sizeof reason, "%s", strncmp(e->msg, prefix, pl) ? e->msg : e->msg + pl);
+            const char *eq = strchr(given, '=');
+            if (memchr(given, '.', (size_t)(eq - given)))
+                return gb_errf(e, GB_FAIL, "--param %s: %s (op %s)", given, reason, op->name);
+            return gb_errf(e, GB_FAIL, "--param %s: %s (op %s; --param OP.%s sets it for one op)", given, reason,
+                           op->name, given);
         }
-        }
+        return GB_FAIL;
     }
     return GB_OK;
 }
@@ -339,7 +370,7 @@ static int parse_benchmark(gb_suite *s, const cJSON *b, int index, const gb_suit
     const cJSON *pv = cJSON_GetObjectItemCaseSensitive(b, "params");
     if (pv) {
         snprintf(w, sizeof w, "%s.params", where);
-        if (read_params(s, op, pv, w, &params, e)) return GB_FAIL;
+        if (read_params(s, op, pv, w, f, &params, e)) return GB_FAIL;
     }
 
     const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(b, "sizes");

@@ -57,6 +57,12 @@ typedef struct {
      * its suspects this way: a regex would need escaping and could match more. */
     const char *const *case_names;
     size_t ncase_names;
+    /* --param KEY=VALUE (repeatable): the op param KEY set to VALUE in every
+     * benchmark whose op (among those --op selects) takes it; a KEY no such
+     * op takes is an error. A value an op refuses is named as --param. */
+    const char *const *params;
+    size_t nparams;
+    int reps; /* --reps N (> 0): exactly N timed repetitions a result (min_reps = max_reps = N) */
 } gb_suite_filter;
 
 /* Load and validate path; on failure returns GB_FAIL with

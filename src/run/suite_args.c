@@ -1,10 +1,12 @@
 /* suite_args.c — see suite_args.h. */
 #include "suite_args.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gb.h"
+#include "op.h"
 
 /* A size written as a number the way a person writes one: 1e3, 2.5e4, 1k,
  * 4M, 1G (k, M, G: powers of 1000, as a suite's 1e3 is 1000). 1 when the
@@ -119,6 +121,85 @@ static cJSON *sizes_json(const char *list, gb_err *e) {
     return arr;
 }
 
+/* --param's VALUE as the JSON a suite's params hold for spec: a number for
+ * an int or a double param (written in decimal: no 0x10, inf or blanks), true
+ * or false for a bool, the text for an enum. A value of another form goes in
+ * as its text, so that the suite's reader refuses it with its own reason. */
+static cJSON *param_json(const gb_param_spec *spec, const char *value) {
+    if (spec->type == GB_PARAM_INT || spec->type == GB_PARAM_DOUBLE) {
+        char *end;
+        double d = strtod(value, &end);
+        if (*value && end != value && !*end && strspn(value, "0123456789.eE+-") == strlen(value))
+            return cJSON_CreateNumber(d);
+    } else if (spec->type == GB_PARAM_BOOL) {
+        if (!strcmp(value, "true")) return cJSON_CreateTrue();
+        if (!strcmp(value, "false")) return cJSON_CreateFalse();
+    }
+    return cJSON_CreateString(value);
+}
+
+static const gb_param_spec *op_param(const gb_op *op, const char *key, size_t key_len) {
+    for (const gb_param_spec *ps = op ? op->params : NULL; ps && ps->key; ps++)
+        if (strlen(ps->key) == key_len && !strncmp(ps->key, key, key_len)) return ps;
+    return NULL;
+}
+
+/* The op of benchmark b when --op selects it, else NULL. */
+static const gb_op *selected_op(const cJSON *b, const gb_suite_filter *f) {
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "op"));
+    const gb_op *op = name ? gb_op_find(name) : NULL;
+    return op && (!f->ops || gb_list_contains(f->ops, op->name)) ? op : NULL;
+}
+
+/* One --param [OP.]KEY=VALUE into every selected benchmark (of op OP, when
+ * named) whose op takes KEY. GB_FAIL naming the ops and their params when
+ * none does. */
+static int apply_param(cJSON *benches, const gb_suite_filter *f, const char *given, gb_err *e) {
+    const char *eq = strchr(given, '=');
+    if (!eq || eq == given) return gb_errf(e, GB_FAIL, "--param \"%s\": expected KEY=VALUE, e.g. kind=c2c", given);
+    const char *dot = memchr(given, '.', (size_t)(eq - given)), *kv = dot ? dot + 1 : given;
+    const gb_op *only = NULL;
+    if (dot) {
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(dot - given), given);
+        if (!(only = gb_op_find(name)))
+            return gb_errf(e, GB_FAIL, "--param %s: \"%s\" is not an op (`gpubench list` names them)", given, name);
+    }
+    size_t key_len = (size_t)(eq - kv);
+    int takers = 0;
+    char ops[512] = "";
+    size_t len = 0;
+    cJSON *b;
+    cJSON_ArrayForEach(b, benches) {
+        const gb_op *op = cJSON_IsObject(b) ? selected_op(b, f) : NULL;
+        if (!op || (only && op != only)) continue;
+        const gb_param_spec *spec = op_param(op, kv, key_len);
+        if (!spec) {
+            char mine[160] = "";
+            size_t ml = 0;
+            for (const gb_param_spec *ps = op->params; ps && ps->key; ps++)
+                ml += (size_t)snprintf(mine + ml, sizeof mine - ml, "%s%s", ml ? ", " : "", ps->key);
+            char entry[200];
+            snprintf(entry, sizeof entry, "%s: %s", op->name, ml ? mine : "none");
+            if (!strstr(ops, entry) && len < sizeof ops)
+                len += (size_t)snprintf(ops + len, sizeof ops - len, "%s%s", len ? "; " : "", entry);
+            continue;
+        }
+        cJSON *params = cJSON_GetObjectItemCaseSensitive(b, "params");
+        if (!params) params = cJSON_AddObjectToObject(b, "params");
+        if (!cJSON_IsObject(params)) continue; /* the validation names it */
+        cJSON_DeleteItemFromObjectCaseSensitive(params, spec->key);
+        cJSON *v = param_json(spec, eq + 1);
+        if (!v) return gb_errf(e, GB_FAIL, "--param: out of memory");
+        cJSON_AddItemToObject(params, spec->key, v);
+        takers++;
+    }
+    if (!takers)
+        return gb_errf(e, GB_FAIL, "--param %s: no op of this run takes a param \"%.*s\" (%s)", given, (int)key_len,
+                       kv, len ? ops : only ? "no benchmark of that op selected" : "no op selected");
+    return GB_OK;
+}
+
 static void set_number(cJSON *obj, const char *key, double v) {
     cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
     cJSON_AddNumberToObject(obj, key, v);
@@ -131,7 +212,7 @@ int gb_suite_apply_overrides(cJSON *doc, const gb_suite_filter *f, gb_err *e) {
     if (!f || !cJSON_IsObject(doc)) return GB_OK;
     cJSON *sizes = NULL;
     if (f->sizes && !(sizes = sizes_json(f->sizes, e))) return GB_FAIL;
-    int any_budget = f->max_time_s > 0 || f->min_time_s > 0 || f->has_warmup;
+    int any_budget = f->max_time_s > 0 || f->min_time_s > 0 || f->has_warmup || f->reps > 0;
     if (any_budget) {
         cJSON *defs = cJSON_GetObjectItemCaseSensitive(doc, "defaults");
         if (!defs) defs = cJSON_AddObjectToObject(doc, "defaults");
@@ -139,6 +220,11 @@ int gb_suite_apply_overrides(cJSON *doc, const gb_suite_filter *f, gb_err *e) {
             if (f->max_time_s > 0) set_number(defs, "max_time_s", f->max_time_s);
             if (f->min_time_s > 0) set_number(defs, "min_time_s", f->min_time_s);
             if (f->has_warmup) set_number(defs, "warmup", f->warmup);
+            if (f->reps > 0) { /* the count alone decides: no time floor to reach */
+                set_number(defs, "min_reps", f->reps);
+                set_number(defs, "max_reps", f->reps);
+                set_number(defs, "min_time_s", 0);
+            }
         }
     }
     cJSON *benches = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
@@ -149,12 +235,17 @@ int gb_suite_apply_overrides(cJSON *doc, const gb_suite_filter *f, gb_err *e) {
             if (f->max_time_s > 0) cJSON_DeleteItemFromObjectCaseSensitive(b, "max_time_s");
             if (f->min_time_s > 0) cJSON_DeleteItemFromObjectCaseSensitive(b, "min_time_s");
             if (f->has_warmup) cJSON_DeleteItemFromObjectCaseSensitive(b, "warmup");
+            if (f->reps > 0)
+                for (const char *const *k = (const char *const[]){"min_reps", "max_reps", "min_time_s", NULL}; *k; k++)
+                    cJSON_DeleteItemFromObjectCaseSensitive(b, *k);
             if (sizes) {
                 cJSON_DeleteItemFromObjectCaseSensitive(b, "sizes");
                 cJSON_AddItemToObject(b, "sizes", cJSON_Duplicate(sizes, 1));
             }
         }
     cJSON_Delete(sizes);
+    for (size_t i = 0; i < f->nparams; i++)
+        if (cJSON_IsArray(benches) && apply_param(benches, f, f->params[i], e) != GB_OK) return GB_FAIL;
     return GB_OK;
 }
 

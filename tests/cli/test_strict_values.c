@@ -214,3 +214,64 @@ TEST(strict_an_openblas_core_name_openblas_ignores_is_named_not_recorded) {
     CHECK(strstr(out, "is not a core this OpenBLAS runs") == NULL);
     cJSON_Delete(doc);
 }
+
+/* --param sets an op's param from the command line (#47), as a suite's
+ * "params" would: every selected benchmark whose op takes it, OP.KEY for
+ * one op; a key no selected op takes, a value the op refuses, a value not
+ * written in decimal and an unknown op are refused naming --param as given
+ * (never a suite path), and what ran is recorded in the results' suite. */
+TEST(strict_param_sets_an_op_param_or_is_refused_naming_it) {
+    CHECK(gb("run suites/quick.json --param batch=64 --op batched_matmul --list") == 0 &&
+          strstr(out, "batched_matmul/float32/32x32x32/batch=64") && !strstr(out, "batch=1000"));
+    CHECK(gb("run suites/quick.json --param fft.kind=c2c --list") == 0 && strstr(out, "fft/float32/") &&
+          strstr(out, "kind=c2c") && !strstr(out, "kind=r2c") && strstr(out, "kind=transpose"));
+    static const struct { const char *args, *want; } refused[] = {
+        {"suites/quick.json --param kind=c2c", "--param kind=c2c: unknown value \"c2c\" (allowed: stride2, transpose) (op slicing; --param OP.kind=c2c sets it for one op)"},
+        {"suites/quick.json --op matmul --param kind=c2c", "--param kind=c2c: no op of this run takes a param \"kind\" (matmul: math)"},
+        {"suites/quick.json --param spgemm.density=2", "--param spgemm.density=2: expected a value in [1e-09, 1], got 2 (op spgemm)"},
+        {"suites/quick.json --param spgemm.density=0x1", "--param spgemm.density=0x1: expected a number, got a string (op spgemm)"},
+        {"suites/quick.json --param fft.fast=1", "no op of this run takes a param \"fast\" (fft: kind, planner)"},
+        {"suites/quick.json --param nosuch.kind=1", "--param nosuch.kind=1: \"nosuch\" is not an op"},
+        {"--op fft --sizes 8 --param kind", "--param: expected KEY=VALUE (e.g. kind=c2c), got \"kind\""},
+        {"--op fft --sizes 8 --param =c2c", "--param: expected KEY=VALUE (e.g. kind=c2c), got \"=c2c\""},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        char args[512];
+        snprintf(args, sizeof args, "run %s --list", refused[i].args);
+        int rc = gb(args);
+        if (!CHECK(rc == 2 && strstr(out, refused[i].want) && !strstr(out, "benchmarks[")))
+            fprintf(stderr, "    %s -> %d: %s\n", args, rc, out);
+    }
+    const char *path = gb_test_tmp("strict_param.json");
+    char args[512];
+    snprintf(args, sizeof args, "run --op fft --sizes 16 --dtype float64 --param kind=c2c --backend cpu --no-peak --quiet -o %s",
+             path);
+    CHECK(gb(args) == 0);
+    cJSON *doc = gb_test_load_json(path);
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "cases"), 0);
+    const cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "suite"), "benchmarks"), 0);
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "params"), "kind")) ?: "", "c2c"));
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "params"), "kind")) ?: "", "c2c"));
+    cJSON_Delete(doc);
+}
+
+/* --reps N measures exactly N timed repetitions a result (#47), shared by
+ * the rounds, whatever the suite's own counts and time floors; it and
+ * --min-time together are refused. */
+TEST(strict_reps_measures_exactly_that_many_repetitions) {
+    const char *path = gb_test_tmp("strict_reps.json");
+    char args[512];
+    snprintf(args, sizeof args, "run --op elementwise --sizes 64 --dtype float32 --reps 7 --rounds 3 --backend cpu "
+                                "--no-peak --quiet -o %s", path);
+    CHECK(gb(args) == 0);
+    cJSON *doc = gb_test_load_json(path);
+    const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "cases"), 0), "results"), 0);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "samples_s")) == 7);
+    const cJSON *rounds = cJSON_GetObjectItemCaseSensitive(r, "round_sizes");
+    CHECK(cJSON_GetArraySize(rounds) == 3 && cJSON_GetArrayItem(rounds, 0)->valueint == 3 &&
+          cJSON_GetArrayItem(rounds, 1)->valueint == 2 && cJSON_GetArrayItem(rounds, 2)->valueint == 2);
+    cJSON_Delete(doc);
+    CHECK(gb("run --op matmul --sizes 8 --reps 3 --min-time 1s --list") == 2 && strstr(out, "--reps and --min-time"));
+    CHECK(gb("run --op matmul --sizes 8 --reps 0 --list") == 2 && strstr(out, "--reps: expected an integer from 1"));
+    CHECK(gb("run --op matmul --sizes 8 --reps 1e3 --list") == 2 && strstr(out, "--reps"));
+}
