@@ -163,7 +163,7 @@ ifneq ($(strip $(NVCC)),)
   ALL_PLUGIN := $(PLUGIN)
 endif
 
-.PHONY: all run test test-gpu check-gpu bundle dist print-git-commit install clean deps tools fuzz valgrind FORCE
+.PHONY: all run test test-gpu check-gpu bundle dist print-git-commit man install clean deps tools fuzz valgrind FORCE
 
 all: $(GB_BIN) $(ALL_PLUGIN)
 
@@ -235,7 +235,7 @@ REPLAYS    := $(FUZZERS:%=$(BUILD)/fuzz/replay_%)
 # and runs plot.py through system/python.c (with child_env.c and the CPU
 # set of node_env.c that a child is given back), so those come along.
 FUZZ_SRC   := $(filter-out src/core/stopping.c,$(wildcard src/core/*.c)) src/run/suite.c src/run/suite_args.c \
-              $(wildcard src/ops/*.c) $(wildcard src/results/*.c) src/system/python.c src/system/child_env.c \
+              $(wildcard src/ops/*.c) $(wildcard src/results/*.c) src/system/python.c src/system/data_files.c src/system/child_env.c \
               src/system/node_env.c
 FUZZ_OBJ   := $(FUZZ_SRC:%.c=$(BUILD)/%.o)
 
@@ -295,12 +295,27 @@ print-git-commit:
 # The scripts a user runs (scripts/README.md), with the modules plot.py imports
 # from beside it (plot_*.py); scripts/dev/ is not installed.
 USER_SCRIPTS := $(wildcard scripts/*.py)
-install: all
+# The man page and the bash, zsh and fish completions, generated from the
+# binary's own option tables and help texts (scripts/dev/gen-man.sh);
+# INSTALL_BIN: the binary installed and described (the tests give theirs).
+INSTALL_BIN ?= gpubench
+MAN_DIR := $(BUILD)/man
+man: all
+	scripts/dev/gen-man.sh ./$(INSTALL_BIN) $(MAN_DIR)
+# Suites are found by name from $(PREFIX)/share/gpubench/suites
+# (`gpubench run quick` from any directory).
+install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpubench $(DESTDIR)$(PREFIX)/share/gpubench/suites $(DESTDIR)$(PREFIX)/share/gpubench/scripts
-	install -m 755 gpubench $(DESTDIR)$(PREFIX)/bin/gpubench
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/gpubench
 	$(if $(ALL_PLUGIN),install -m 755 $(PLUGIN) $(DESTDIR)$(PREFIX)/lib/gpubench/$(PLUGIN))
 	install -m 644 suites/*.json $(DESTDIR)$(PREFIX)/share/gpubench/suites/
 	install -m 755 $(USER_SCRIPTS) $(DESTDIR)$(PREFIX)/share/gpubench/scripts/
+	install -m 644 $(MAN_DIR)/gpubench.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpubench.1
+	install -m 644 $(MAN_DIR)/gpubench.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpubench
+	install -m 644 $(MAN_DIR)/_gpubench $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_gpubench
+	install -m 644 $(MAN_DIR)/gpubench.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/gpubench.fish
 
 # The compiler's header lists (see DEPFLAGS); absent before the first build.
 -include $(wildcard $(patsubst %.o,%.d,$(OBJ_MAIN) $(OBJ_CORE) $(OBJ_TEST) $(GPU_OBJ)))

@@ -12,6 +12,7 @@
 #include "dtype.h"
 #include "op.h"
 #include "peer_worker.h"
+#include "data_files.h"
 #include "python.h"
 
 static const char *const known[] = {"numpy", "scipy", "cupy", "torch", "jax", "noop", NULL};
@@ -127,7 +128,7 @@ static int init(peer *p, gb_backend *b, gb_err *e) {
     } else if (gb_python_find("numpy", install, p->python, sizeof p->python, e) != GB_OK) {
         return GB_SKIP;
     }
-    if (gb_script_find(NULL, "cpu-peer-check.py", p->script, sizeof p->script, e) != GB_OK) return GB_SKIP;
+    if (gb_data_file_find(NULL, "scripts", "cpu-peer-check.py", p->script, sizeof p->script, e) != GB_OK) return GB_SKIP;
     if (start(p, e) != GB_OK) return GB_SKIP;
     const cJSON *dev = cJSON_GetObjectItemCaseSensitive(p->hello, "device");
     b->role = cJSON_IsString(dev) && strcmp(dev->valuestring, "cpu") ? GB_ROLE_ACCELERATOR : GB_ROLE_HOST;

@@ -23,7 +23,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"run", gb_cmd_run, "run a suite (or --op OP --sizes N,... without one) on the CPU and GPU, write results JSON"},
-    {"list", gb_cmd_list, "list the ops and the backends of this build (available or why not)"},
+    {"list", gb_cmd_list, "list the ops, the suites found by name and the backends of this build"},
     {"info", gb_cmd_info, "describe this system: CPU, ISA, memory, GPU, library versions, build"},
     {"validate", gb_cmd_validate, "check a suite file without running it"},
     {"peak", gb_cmd_peak, "measure this machine's ceilings (memory bandwidth, GEMM, transfers)"},

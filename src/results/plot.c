@@ -13,11 +13,12 @@
 #include <unistd.h>
 
 #include "gb.h"
+#include "data_files.h"
 #include "python.h"
 
 
 int gb_plot_find_script(const char *exe_dir, char *path, size_t len, gb_err *e) {
-    return gb_script_find(exe_dir, "plot.py", path, len, e);
+    return gb_data_file_find(exe_dir, "scripts", "plot.py", path, len, e);
 }
 
 int gb_plot_find_python(char *path, size_t len, gb_err *e) {
@@ -70,7 +71,7 @@ int gb_plot_run_from(const char *exe_dir, const char *results_json, const char *
 
 int gb_plot_run_many(const char *const *jsons, size_t n, const char *out_dir, const char *format, const char *ops,
                      gb_err *e) {
-    return run_script(NULL, jsons, n, out_dir, format, ops, e); /* NULL: beside this executable (gb_script_find) */
+    return run_script(NULL, jsons, n, out_dir, format, ops, e); /* NULL: beside this executable (gb_data_file_find) */
 }
 
 int gb_plot_run(const char *results_json, const char *out_dir, const char *format, const char *ops, gb_err *e) {

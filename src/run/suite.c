@@ -4,6 +4,7 @@
  * defaults. Every error names the file, the JSON path and the reason. */
 #include "suite.h"
 
+#include "data_files.h"
 #include "json_strict.h"
 #include "suite_args.h"
 
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Error with "file: path: reason". */
 #define FAIL_AT(e, s, where, ...)                                                   \
@@ -603,9 +605,30 @@ int gb_suite_parse(const char *text, const char *path, const gb_suite_filter *f,
     return gb_suite_parse_bytes(text, strlen(text), path, f, s, e);
 }
 
+/* A suite named as gpubench's own (quick, quick.json: a name, no folder)
+ * where no such file is here: its path among the installed suites
+ * (data_files.h) into found. 1 when it was looked for, with GB_FAIL in e
+ * when none is there; 0 when path is taken as given. */
+static int suite_by_name(const char *path, char *found, size_t len, gb_err *e) {
+    if (strchr(path, '/') || !strcmp(path, "-") || access(path, F_OK) == 0 || errno != ENOENT) return 0;
+    size_t n = strlen(path);
+    char name[256];
+    snprintf(name, sizeof name, "%s%s", path, n > 5 && !strcmp(path + n - 5, ".json") ? "" : ".json");
+    gb_err why = {{0}};
+    if (gb_data_file_find(NULL, "suites", name, found, len, &why) == GB_OK) return 1;
+    gb_errf(e, GB_FAIL, "%s: no such file, nor one of gpubench's suites (%s; `gpubench list` names them)", path,
+            why.msg);
+    return 1;
+}
+
 int gb_suite_load(const char *path, const gb_suite_filter *f, gb_suite *s, gb_err *e) {
     cJSON *doc;
     memset(s, 0, sizeof *s);
+    char found[4096] = "";
+    if (suite_by_name(path, found, sizeof found, e)) {
+        if (!found[0]) return GB_FAIL;
+        path = found;
+    }
     if (gb_json_read_limited(path, "a suite file", GB_LIMIT_SUITE, &doc, e) != GB_OK) return GB_FAIL;
     return suite_from_doc(doc, path, f, s, e);
 }

@@ -19,29 +19,6 @@ static int is_file(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int gb_script_find(const char *exe_dir, const char *name, char *path, size_t len, gb_err *e) {
-    char exe[PATH_MAX];
-    if (!exe_dir) {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n <= 0)
-            return gb_errf(e, GB_SKIP, "cannot find the gpubench executable (/proc/self/exe: %s)", strerror(errno));
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-        exe_dir = exe;
-    }
-    static const char *const rel[] = {"scripts", "../scripts", "../share/gpubench/scripts"};
-    char looked[GB_MSG_LEN] = "";
-    size_t off = 0;
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(path, len, "%s/%s/%s", exe_dir, rel[i], name);
-        if (is_file(path)) return GB_OK;
-        if (off < sizeof looked) off += (size_t)snprintf(looked + off, sizeof looked - off, "%s %s", i ? "," : "", path);
-    }
-    path[0] = '\0';
-    return gb_errf(e, GB_SKIP, "scripts/%s not found; looked in%s", name, looked);
-}
-
 int gb_spawn_wait(char *const argv[], int out_fd, int quiet, int *err) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);

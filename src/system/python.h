@@ -1,6 +1,6 @@
-/* python.h — the one way gpubench finds a Python interpreter and its own
- * scripts, for every child it runs them in: the plot script (results/plot.c)
- * and the framework peers' worker (peer_backends/). */
+/* python.h — the one way gpubench finds a Python interpreter and runs its
+ * own scripts (found by data_files.h) in a child: the plot script
+ * (results/plot.c) and the framework peers' worker (peer_backends/). */
 #ifndef GB_PYTHON_H
 #define GB_PYTHON_H
 #include <stddef.h>
@@ -14,14 +14,6 @@
 int gb_python_find(const char *module, const char *install, char *path, size_t len, gb_err *e);
 /* Does python run and import module? 0 yes; 1 runs without it; -1 does not run. */
 int gb_python_probe(const char *python, const char *module);
-
-/* scripts/NAME relative to the executable's directory, first that exists:
- *   <exe_dir>/scripts/NAME                  (build tree)
- *   <exe_dir>/../scripts/NAME               (bundle)
- *   <exe_dir>/../share/gpubench/scripts/NAME (make install)
- * exe_dir NULL: this executable's. GB_OK and the path, or GB_SKIP with the
- * places looked at in e. */
-int gb_script_find(const char *exe_dir, const char *name, char *path, size_t len, gb_err *e);
 
 /* Run argv (argv[0] a path) through gb_child_spawn with stdout going to
  * out_fd (or /dev/null when -1) and stderr to /dev/null when quiet; returns
