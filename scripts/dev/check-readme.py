@@ -28,6 +28,8 @@ RULES = [
     (r"^make && \./gpubench run suites/quick\.json$", "list",
      "the build is the test's own; the quick suite takes ~11 s to measure, so it is validated (--list)"),
     (r"^make$", "skip", "the test runs on the build it tests"),
+    (r"^make install PREFIX=", "skip", "installs into a prefix: tests/cli/test_install.c installs one and checks it"),
+    (r"^gpubench run quick$", "list", "a suite found by name (the installed gpubench): validated with --list"),
     (r"--plot\b", "run" if HAVE_MPL else "skip", "needs matplotlib, not installed here"),
     (r"^\./gpubench run suites/(quick|default)\.json", "list",
      "measuring a suite takes from seconds to minutes: validated with --list"),
@@ -92,7 +94,7 @@ def run_in(d, gpubench, text):
             continue
         run = cmd.split("&&")[-1].strip()
         argv = shlex.split(run)
-        if argv[0] == "./gpubench":
+        if argv[0] in ("./gpubench", "gpubench"):
             argv[0] = gpubench
         if action == "list":
             argv.append("--list")

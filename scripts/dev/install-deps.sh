@@ -9,7 +9,10 @@
 #                                        the test that checks results/ against docs/results.schema.json,
 #                                        slurm-wlm and munge
 #                                        for the test that starts a one-node SLURM
-#                                        (tests/slurm/run-slurm-test.sh)
+#                                        (tests/slurm/run-slurm-test.sh), zsh, fish and groff-base
+#                                        to check the generated completions and man page,
+#                                        libbenchmark-tools (Google Benchmark's compare.py) to
+#                                        read the Google Benchmark export
 #   scripts/dev/install-deps.sh [--all]  that and what CI and packaging add (make deps, .ci/run):
 #                                        clang and libclang-rt-14-dev (libFuzzer) for make fuzz,
 #                                        valgrind for make valgrind, xz-utils and patchelf for
@@ -23,7 +26,8 @@ set -eu
 
 RUN_PACKAGES="build-essential pkg-config libopenblas-openmp-dev liblapacke-dev libfftw3-dev \
 libsuitesparse-dev libgraphblas-dev libdnnl-dev libblis4-openmp libcjson-dev libsqlite3-dev python3 python3-matplotlib"
-TEST_PACKAGES="python3-numpy python3-scipy python3-torch python3-jsonschema slurm-wlm munge"
+TEST_PACKAGES="python3-numpy python3-scipy python3-torch python3-jsonschema slurm-wlm munge zsh fish groff-base \
+libbenchmark-tools"
 DEV_PACKAGES="clang libclang-rt-14-dev valgrind xz-utils patchelf"
 
 set_name=all quiet=0 list=0

@@ -21,6 +21,21 @@ int gb_cli_parse_int(const char *s, long lo, long hi, long *out) {
     return 0;
 }
 
+int gb_cli_getopt(int argc, char *const argv[], const char *shorts, const struct option *opts) {
+    if (optind <= 1) /* the first call (0: glibc's full re-initialisation) */
+        for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], "--gpubench-options") != 0) continue;
+            static const char *const kinds[] = {"none", "required", "optional"};
+            for (const struct option *o = opts; o && o->name; o++)
+                printf("--%s\t%s\n", o->name, kinds[o->has_arg >= 0 && o->has_arg <= 2 ? o->has_arg : 0]);
+            for (const char *c = shorts; *c; c++)
+                if (*c != ':') printf("-%c\t%s\n", *c, c[1] != ':' ? "none" : c[2] == ':' ? "optional" : "required");
+            fflush(stdout);
+            _exit(ferror(stdout) ? GB_EXIT_USAGE : GB_EXIT_OK); /* no command ran: none of its exit handlers */
+        }
+    return getopt_long(argc, argv, shorts, opts, NULL);
+}
+
 int gb_cli_bad_option(const char *command, int argc, char *const *argv, const char *optstring) {
     int at = optind - 1 < argc ? optind - 1 : argc - 1;
     const char *arg = at > 0 ? argv[at] : "";

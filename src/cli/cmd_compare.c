@@ -143,7 +143,7 @@ int gb_cmd_compare(int argc, char **argv) {
     optind = 1;
     int c;
     char why[200];
-    while ((c = getopt_long(dd, argv, "t:a:m:r:p:f:o:c:n:qUb:vh", opts, NULL)) != -1) {
+    while ((c = gb_cli_getopt(dd, argv, "t:a:m:r:p:f:o:c:n:qUb:vh", opts)) != -1) {
         switch (c) {
         case 't':
             if (gb_parse_percent(optarg, &o.rule.threshold, why, sizeof why) != 0) {

@@ -27,7 +27,7 @@ int gb_cmd_export(int argc, char **argv) {
     const char *format = NULL, *output = "-";
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+    while ((c = gb_cli_getopt(argc, argv, "f:o:h", opts)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
         case 'o': output = optarg; break;

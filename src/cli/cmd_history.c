@@ -44,6 +44,7 @@ static void usage(FILE *f) {
             "                         with the default 8 runs, what docs/ci.md recommends for CI\n"
             "      --confirm-runs N   check: how many fresh processes (default %d)\n"
             "      --confirm-unsure   check: re-measure every unsure case too, so that it can come out same\n"
+            "  -q, --quiet            check --confirm: the re-measuring runs' output to a log, not stderr\n"
             "      --inject X         calibrate: also make each long case of each run X times slower (1.2)\n"
             "      --min-time T       calibrate: a long case takes T or more (default 100us)\n"
             "  -h, --help\n"
@@ -159,7 +160,7 @@ int gb_cmd_history(int argc, char **argv) {
     char why[160];
     optind = 1;
     int c;
-    while ((c = getopt_long(argc - 1, argv + 1, "d:t:a:p:n:f:Uvqh", opts, NULL)) != -1) {
+    while ((c = gb_cli_getopt(argc - 1, argv + 1, "d:t:a:p:n:f:Uvqh", opts)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case O_COMMIT: src.commit = optarg; break;

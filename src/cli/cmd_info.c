@@ -44,7 +44,7 @@ int gb_cmd_info(int argc, char **argv) {
     int ch, json = 0;
     gb_backend_options opt = {0};
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = gb_cli_getopt(argc, argv, "h", opts)) != -1) {
         int bo = gb_cli_backend_option("info", ch, optarg); /* a backend's own option */
         if (bo > 0) return bo;
         if (bo == 0) continue;

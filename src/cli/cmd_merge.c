@@ -54,7 +54,7 @@ int gb_cmd_merge(int argc, char **argv) {
     int nnames = 0, nnotes = 0, allow_missing = 0, verbose = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "o:n:vh", opts, NULL)) != -1) {
+    while ((c = gb_cli_getopt(argc, argv, "o:n:vh", opts)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 'n':

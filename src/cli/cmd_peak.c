@@ -116,7 +116,7 @@ int gb_cmd_peak(int argc, char **argv) {
     int json = 0, ch;
     long v;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = gb_cli_getopt(argc, argv, "h", opts)) != -1) {
         int bo = gb_cli_backend_option("peak", ch, optarg); /* a backend's own option */
         if (bo > 0) return bo;
         if (bo == 0) continue;

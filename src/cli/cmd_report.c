@@ -195,7 +195,7 @@ int gb_cmd_report(int argc, char **argv) {
     int pair = 0;
     optind = 0; /* glibc: full re-initialisation, so the command can run twice in one process */
     int ch;
-    while ((ch = getopt_long(argc, argv, "f:o:p:wh", longopts, NULL)) != -1) {
+    while ((ch = gb_cli_getopt(argc, argv, "f:o:p:wh", longopts)) != -1) {
         switch (ch) {
         case 'F': fleet = 1; break;
         case 'T': fo.timing = optarg; break;

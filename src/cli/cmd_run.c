@@ -381,7 +381,7 @@ static int parse_options(int argc, char **argv, run_opts *o, const char ***case_
     long v;
     gb_err e = {{0}};
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((ch = gb_cli_getopt(argc, argv, "ho:", opts)) != -1) {
         int bo = gb_cli_backend_option("run", ch, optarg); /* a backend's own option */
         if (bo > 0) return bo;
         if (bo == 0) continue;

@@ -281,7 +281,7 @@ int gb_cmd_slurm(int argc, char **argv) {
     long v;
     optind = 0;
     int c;
-    while ((c = getopt_long(end, argv, "h", opts, NULL)) != -1) {
+    while ((c = gb_cli_getopt(end, argv, "h", opts)) != -1) {
         switch (c) {
         case 'N':
         case 'G':

@@ -9,7 +9,7 @@ int gb_cmd_validate(int argc, char **argv) {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((ch = gb_cli_getopt(argc, argv, "h", opts)) != -1) {
         if (ch == 'h') {
             printf("usage: gpubench validate SUITE.json [SUITE.json ...]\n\n"
                    "Check suite files without running them: JSON syntax, every key, op, size,\n"

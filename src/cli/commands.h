@@ -21,6 +21,14 @@ int gb_cli_parse_int(const char *s, long lo, long hi, long *out);
  *   gpubench run: unrecognized option '--bogus' (see gpubench run --help)
  * argc/argv and optstring as given to getopt_long; returns GB_EXIT_USAGE. */
 int gb_cli_bad_option(const char *command, int argc, char *const *argv, const char *optstring);
+/* getopt_long for every command, with one addition: a command line
+ * holding --gpubench-options prints the command's option table, a line an
+ * option ("--name<TAB>none|required|optional", then "-x<TAB>..." for each
+ * short option of shorts) and ends the process with 0. What the man page and
+ * the shell completions are generated from (scripts/dev/gen-man.sh), so they
+ * list the options the command takes, not a copy of them. */
+struct option;
+int gb_cli_getopt(int argc, char *const argv[], const char *shorts, const struct option *opts);
 /* A positive duration with its unit (a flag's value): "1s", "500ms",
  * "250us", "2min"; 0 with *seconds set, or -1 (no unit, unknown unit, not a
  * positive number). A bare number is refused: "--max-time 5" could mean
