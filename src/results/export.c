@@ -83,6 +83,87 @@ static int same_family(const void *ctx, size_t f) {
     return strcmp(q->names[f], q->probe) == 0;
 }
 
+/* The threads a result ran on, as Google Benchmark's "threads" says: what
+ * the backend recorded (extra.threads: the CPU side's pool), else the run's
+ * CPU threads for the host backend, else 1 (a GPU result: one host thread
+ * drives the device). */
+static double threads_of(const gb_results *doc, const gb_case_result *c, const gb_result *r) {
+    const gb_value *t = gb_kv_find(&r->extra, "threads");
+    if (t && t->kind == GB_VAL_NUMBER && t->num >= 1) return t->num;
+    const gb_run *run = c->run >= 0 && (size_t)c->run < doc->nruns ? &doc->runs[c->run] : NULL;
+    if (run && !strcmp(r->backend, "cpu") && run->context.cpu_threads_used >= 1) return run->context.cpu_threads_used;
+    return 1;
+}
+
+/* One result in Google Benchmark's shape: a row per repetition and the
+ * mean, median, stddev and cv aggregates over them, as
+ * --benchmark_repetitions=N writes them. A repetition is one of gpubench's
+ * rounds (a separate pass over the suite: what Google Benchmark's
+ * repetitions are for); its "iterations" are the round's timed
+ * repetitions and its time their median (gpubench's per-round value; Google
+ * Benchmark's is their mean, which one stalled repetition can move).
+ * A result without its rounds recorded is one repetition of all samples. */
+static int gbench_result(cJSON *benches, const gb_results *doc, const gb_case_result *c, const gb_result *r,
+                         const char *name, int fam, int inst) {
+    size_t reps = 1;
+    size_t total = 0;
+    for (size_t k = 0; k < r->nrounds; k++) total += r->round_sizes[k];
+    if (r->nrounds > 1 && total == r->nsamples) reps = r->nrounds;
+    double *value = malloc(reps * sizeof *value);
+    if (!value) return GB_FAIL;
+    double threads = threads_of(doc, c, r);
+    /* the result's unit, as Google Benchmark's --benchmark_time_unit: the
+     * one its median reads between 1 and 1000 in (compare.py prints whole
+     * units: 3 us in ms reads 0) */
+    double scale = 1e9;
+    const char *unit = "ns";
+    gb_stats all;
+    gb_stats_compute(r->samples, r->nsamples, &all);
+    const double whole = all.median;
+    if (whole >= 1.0) scale = 1, unit = "s";
+    else if (whole >= 1e-3) scale = 1e3, unit = "ms";
+    else if (whole >= 1e-6) scale = 1e6, unit = "us";
+    for (size_t k = 0, at = 0; k < reps; k++) {
+        size_t n = reps == 1 ? r->nsamples : r->round_sizes[k];
+        gb_stats st;
+        gb_stats_compute(r->samples + at, n, &st);
+        at += n;
+        value[k] = st.median;
+        cJSON *b = gbench_entry(name, name, fam, inst, "iteration", reps);
+        cJSON_AddNumberToObject(b, "repetition_index", (double)k);
+        cJSON_AddNumberToObject(b, "threads", threads);
+        cJSON_AddNumberToObject(b, "iterations", (double)n);
+        /* gpubench measures wall (or device) time only: cpu_time repeats it */
+        cJSON_AddNumberToObject(b, "real_time", st.median * scale);
+        cJSON_AddNumberToObject(b, "cpu_time", st.median * scale);
+        cJSON_AddStringToObject(b, "time_unit", unit);
+        energy_counters(b, r);
+        cJSON_AddItemToArray(benches, b);
+    }
+    gb_stats over;
+    gb_stats_compute(value, reps, &over);
+    free(value);
+    static const char *const agg[] = {"mean", "median", "stddev", "cv"};
+    double stddev = reps > 1 ? over.stddev : 0;
+    double val[] = {over.mean, over.median, stddev, over.mean > 0 ? stddev / over.mean : 0};
+    for (int a = 0; a < 4; a++) {
+        char an[420];
+        snprintf(an, sizeof an, "%s_%s", name, agg[a]);
+        cJSON *b = gbench_entry(an, name, fam, inst, "aggregate", reps);
+        cJSON_AddNumberToObject(b, "threads", threads);
+        cJSON_AddStringToObject(b, "aggregate_name", agg[a]);
+        cJSON_AddStringToObject(b, "aggregate_unit", a == 3 ? "percentage" : "time");
+        cJSON_AddNumberToObject(b, "iterations", (double)reps); /* as Google Benchmark: the repetitions aggregated */
+        double x = a == 3 ? val[a] : val[a] * scale;
+        cJSON_AddNumberToObject(b, "real_time", x);
+        cJSON_AddNumberToObject(b, "cpu_time", x);
+        cJSON_AddStringToObject(b, "time_unit", unit);
+        if (a < 2) energy_counters(b, r); /* mean and median: not on stddev and cv */
+        cJSON_AddItemToArray(benches, b);
+    }
+    return GB_OK;
+}
+
 cJSON *gb_export_gbench_doc(const gb_results *results) {
     cJSON *doc = cJSON_CreateObject();
     const gb_context *ctx = &results->runs[0].context;
@@ -142,36 +223,7 @@ cJSON *gb_export_gbench_doc(const gb_results *results) {
                 instances[nfam++] = 0;
             }
             int inst = instances[f]++;
-            for (size_t i = 0; i < s.n; i++) {
-                cJSON *b = gbench_entry(name, name, f, inst, "iteration", s.n);
-                cJSON_AddNumberToObject(b, "repetition_index", (double)i);
-                cJSON_AddNumberToObject(b, "threads", 1);
-                cJSON_AddNumberToObject(b, "iterations", 1);
-                /* one sample = one iteration; gpubench measures wall (or
-                 * device) time only, so cpu_time repeats it */
-                cJSON_AddNumberToObject(b, "real_time", r->samples[i] * 1e3);
-                cJSON_AddNumberToObject(b, "cpu_time", r->samples[i] * 1e3);
-                cJSON_AddStringToObject(b, "time_unit", "ms");
-                energy_counters(b, r);
-                cJSON_AddItemToArray(benches, b);
-            }
-            static const char *const agg[] = {"mean", "median", "stddev", "cv"};
-            double val[] = {s.mean, s.median, s.stddev, s.mean > 0 ? s.stddev / s.mean : 0};
-            for (int a = 0; a < 4; a++) {
-                char an[420];
-                snprintf(an, sizeof an, "%s_%s", name, agg[a]);
-                cJSON *b = gbench_entry(an, name, f, inst, "aggregate", s.n);
-                cJSON_AddNumberToObject(b, "threads", 1);
-                cJSON_AddStringToObject(b, "aggregate_name", agg[a]);
-                cJSON_AddStringToObject(b, "aggregate_unit", a == 3 ? "percentage" : "time");
-                cJSON_AddNumberToObject(b, "iterations", (double)s.n);
-                double x = a == 3 ? val[a] : val[a] * 1e3;
-                cJSON_AddNumberToObject(b, "real_time", x);
-                cJSON_AddNumberToObject(b, "cpu_time", x);
-                cJSON_AddStringToObject(b, "time_unit", "ms");
-                if (a < 2) energy_counters(b, r); /* mean and median: not on stddev and cv */
-                cJSON_AddItemToArray(benches, b);
-            }
+            if (gbench_result(benches, results, c, r, name, f, inst) != GB_OK) goto oom;
         }
     }
     free(families);
