@@ -303,14 +303,13 @@ static int setup_process(const char *core_flag, char **argv, gb_err *e) {
     int bind = libgomp_places(places, sizeof places);
     if (!want && !bind) return GB_OK;
 
-    if (want && *want && !strcmp(by, "gpubench")) {
-        if (env_core)
-            fprintf(stderr, "gpubench: --openblas-core auto: using the %s kernels instead of OPENBLAS_CORETYPE=%s "
-                            "from the environment\n", want, env_core);
-        else
-            fprintf(stderr, "gpubench: OpenBLAS detected its %s kernels on this CPU; using %s, the best this CPU "
-                            "supports (--openblas-core detected keeps %s)\n", running, want, running);
-    }
+    /* Overriding the user's OPENBLAS_CORETYPE is said; choosing the best
+     * core where nobody chose one is the default, said in the results
+     * (libraries.openblas.core_chosen_by, core_detected) and by `info`, not
+     * before every command (#47). */
+    if (want && *want && !strcmp(by, "gpubench") && env_core)
+        fprintf(stderr, "gpubench: --openblas-core auto: using the %s kernels instead of OPENBLAS_CORETYPE=%s "
+                        "from the environment\n", want, env_core);
     if (want) {
         gb_child_env_note_original("OPENBLAS_CORETYPE", getenv("OPENBLAS_CORETYPE"));
         if (*want) setenv("OPENBLAS_CORETYPE", want, 1);

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "report.h"
+#include "report_table.h"
 #include "backend.h"
 #include "sanity.h"
 
@@ -19,6 +21,16 @@ int gb_cli_parse_int(const char *s, long lo, long hi, long *out) {
     if (gb_parse_count(s, lo, hi, &v) != 0) return -1; /* digits only: "+5", " 5", "0x5", "5k" refused */
     *out = (long)v;
     return 0;
+}
+
+void gb_cli_warning(FILE *out, const char *text) {
+    if (!isatty(fileno(out))) {
+        fprintf(out, "WARNING: %s\n", text);
+        return;
+    }
+    fputs("WARNING: ", out);
+    gb_wrap_text(out, text, GB_REPORT_COLUMNS, 9, 4);
+    fputc('\n', out);
 }
 
 int gb_cli_getopt(int argc, char *const argv[], const char *shorts, const struct option *opts) {

@@ -3,35 +3,77 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends.h"
 #include "commands.h"
+#include "report.h"
+#include "report_table.h"
 #include "sanity.h"
 #include "sysinfo.h"
 
-/* Print an object as indented "key: value" lines. */
+/* A plain value as text (an object or array as "{...}"/"[...]"). */
+static void print_scalar(const cJSON *x) {
+    if (cJSON_IsString(x)) printf("%s", x->valuestring);
+    else if (cJSON_IsNumber(x)) printf("%.15g", x->valuedouble);
+    else if (cJSON_IsBool(x)) printf("%s", cJSON_IsTrue(x) ? "true" : "false");
+    else if (cJSON_IsNull(x)) printf("null");
+    else printf(cJSON_IsArray(x) ? "[...]" : "{...}");
+}
+
+/* Print an object as indented "key: value" lines, within 100 columns: an
+ * empty object or array says "none"; a long text is wrapped on a terminal
+ * (one line when piped); an array of plain values goes on its
+ * key's line when it fits, else a "- item" line each; an array of objects
+ * is a "- key: value, key: value" line each (a backend's timings). */
 static void print_tree(const cJSON *o, int depth) {
     const cJSON *it;
     cJSON_ArrayForEach(it, o) {
         printf("%*s%s:", 2 * depth, "", it->string ? it->string : "-");
-        if (cJSON_IsObject(it)) {
+        if ((cJSON_IsObject(it) || cJSON_IsArray(it)) && !it->child) {
+            printf(" none\n");
+        } else if (cJSON_IsObject(it)) {
             printf("\n");
             print_tree(it, depth + 1);
         } else if (cJSON_IsArray(it)) {
             const cJSON *x;
+            size_t width = 2 * (size_t)depth + strlen(it->string ? it->string : "-") + 1;
+            int objects = 0;
             cJSON_ArrayForEach(x, it) {
-                if (cJSON_IsString(x)) printf(" %s", x->valuestring);
-                else if (cJSON_IsNumber(x)) printf(" %g", x->valuedouble);
+                objects |= cJSON_IsObject(x);
+                width += 1 + (cJSON_IsString(x) ? strlen(x->valuestring) : 16);
+            }
+            if (!objects && width <= 100) {
+                cJSON_ArrayForEach(x, it) {
+                    printf(" ");
+                    print_scalar(x);
+                }
+                printf("\n");
+                continue;
             }
             printf("\n");
-        } else if (cJSON_IsString(it)) {
-            printf(" %s\n", it->valuestring);
-        } else if (cJSON_IsNumber(it)) {
-            printf(" %.15g\n", it->valuedouble);
-        } else if (cJSON_IsBool(it)) {
-            printf(" %s\n", cJSON_IsTrue(it) ? "true" : "false");
+            cJSON_ArrayForEach(x, it) {
+                printf("%*s- ", 2 * depth + 2, "");
+                if (!cJSON_IsObject(x)) {
+                    print_scalar(x);
+                } else {
+                    const cJSON *kv;
+                    cJSON_ArrayForEach(kv, x) {
+                        printf("%s%s: ", kv == x->child ? "" : ", ", kv->string);
+                        print_scalar(kv);
+                    }
+                }
+                printf("\n");
+            }
+        } else if (cJSON_IsString(it) && isatty(STDOUT_FILENO)) { /* piped: one line a value, for grep */
+            size_t col = 2 * (size_t)depth + strlen(it->string ? it->string : "-") + 2;
+            printf(" ");
+            gb_wrap_text(stdout, it->valuestring, GB_REPORT_COLUMNS, col, 2 * (size_t)depth + 4);
+            printf("\n");
         } else {
-            printf(" null\n");
+            printf(" ");
+            print_scalar(it);
+            printf("\n");
         }
     }
 }
@@ -103,7 +145,7 @@ int gb_cmd_info(int argc, char **argv) {
         printf("gpubench %s\n", GB_VERSION);
         print_tree(ctx, 0);
         const cJSON *w;
-        cJSON_ArrayForEach(w, warnings) printf("WARNING: %s\n", w->valuestring);
+        cJSON_ArrayForEach(w, warnings) gb_cli_warning(stdout, w->valuestring);
         cJSON_Delete(warnings);
     }
     cJSON_Delete(ctx);

@@ -169,7 +169,7 @@ int gb_cmd_peak(int argc, char **argv) {
     cJSON *warnings = cJSON_CreateArray();
     gb_cli_checks(&set, ctx, warnings);
     const cJSON *w;
-    cJSON_ArrayForEach(w, warnings) fprintf(stderr, "WARNING: %s\n", w->valuestring);
+    cJSON_ArrayForEach(w, warnings) gb_cli_warning(stderr, w->valuestring);
     cJSON_Delete(ctx);
 
     cJSON *doc = cJSON_CreateObject();

@@ -628,7 +628,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     cJSON *warnings = cJSON_GetObjectItemCaseSensitive(doc, "warnings");
     gb_cli_checks(&set, context, warnings);
     const cJSON *w;
-    cJSON_ArrayForEach(w, warnings) fprintf(stderr, "WARNING: %s\n", w->valuestring);
+    cJSON_ArrayForEach(w, warnings) gb_cli_warning(stderr, w->valuestring);
 
     /* The model exists before the first stop signal can come, so that the
      * watchdog (run_signals.h) always has results to write, from the
@@ -681,14 +681,14 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
     gb_run_energy_warnings(&results, warnings);
     gb_run_fault_warnings(&results, warnings);
     for (int i = before; i < cJSON_GetArraySize(warnings); i++)
-        fprintf(stderr, "WARNING: %s\n", cJSON_GetArrayItem(warnings, i)->valuestring);
+        gb_cli_warning(stderr, cJSON_GetArrayItem(warnings, i)->valuestring);
     for (int i = 0; i < set.count; i++)
         if (set.slot[i].disabled) {
             char msg[GB_MSG_LEN + 64];
             snprintf(msg, sizeof msg, "backend %s was disabled during the run: %s", set.slot[i].name,
                      set.slot[i].reason);
             cJSON_AddItemToArray(warnings, cJSON_CreateString(msg));
-            fprintf(stderr, "WARNING: %s\n", msg);
+            gb_cli_warning(stderr, msg);
         }
 
     char gpu_why[1024] = "";

@@ -4,6 +4,7 @@
  * 2 usage or input error. */
 #ifndef GB_COMMANDS_H
 #define GB_COMMANDS_H
+#include <stdio.h>
 #include <cjson/cJSON.h>
 #include "backends.h"
 enum { GB_EXIT_OK = 0, GB_EXIT_CHECK = 1, GB_EXIT_USAGE = 2,
@@ -21,6 +22,10 @@ int gb_cli_parse_int(const char *s, long lo, long hi, long *out);
  *   gpubench run: unrecognized option '--bogus' (see gpubench run --help)
  * argc/argv and optstring as given to getopt_long; returns GB_EXIT_USAGE. */
 int gb_cli_bad_option(const char *command, int argc, char *const *argv, const char *optstring);
+/* A warning, "WARNING: text", as every command prints one: wrapped to 100
+ * columns (continuations indented) when out is a terminal, one line when it
+ * is piped (a log, grep). */
+void gb_cli_warning(FILE *out, const char *text);
 /* getopt_long for every command, with one addition: a command line
  * holding --gpubench-options prints the command's option table, a line an
  * option ("--name<TAB>none|required|optional", then "-x<TAB>..." for each

@@ -210,11 +210,19 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
     gb_report_energy_columns(t, d, a, b, &L.e); /* the energy ratio beside the speedups */
     snprintf(h, sizeof h, "CPU %s", unit);
     L.rate[0] = gb_table_col(t, h, GB_ALIGN_RIGHT);
-    L.pct[0] = gb_table_col(t, "CPU %peak", GB_ALIGN_RIGHT);
+    /* a %peak column of "–" alone (--no-peak, or no ceiling for the op)
+     * says nothing: made only where a row of the op has a % of peak */
+    int has_pct[2] = {0, 0};
+    for (int j = 0; j < 2; j++)
+        for (size_t i = a; i < b && !has_pct[j]; i++) {
+            const side *s = &d->rows[i].s[j == 0 ? SIDE_CPU : SIDE_DEV];
+            has_pct[j] = s->r && !strcmp(s->status, "ok") && isfinite(s->pct);
+        }
+    if (has_pct[0]) L.pct[0] = gb_table_col(t, "CPU %peak", GB_ALIGN_RIGHT);
     if (d->gpu_cols) {
         snprintf(h, sizeof h, "GPU %s", unit);
         L.rate[1] = gb_table_col(t, h, GB_ALIGN_RIGHT);
-        L.pct[1] = gb_table_col(t, "GPU %peak", GB_ALIGN_RIGHT);
+        if (has_pct[1]) L.pct[1] = gb_table_col(t, "GPU %peak", GB_ALIGN_RIGHT);
     }
     L.check = gb_table_col(t, "check", GB_ALIGN_LEFT);
 
@@ -267,7 +275,7 @@ static void build_table(const rdoc *d, size_t a, size_t b, gb_table *t, notes *n
                                                   "the results file"));
                 snprintf(buf, sizeof buf, ">100%%%s", mark);
             }
-            gb_table_set(t, r, L.pct[j], GB_CELL_PLAIN, "%s", buf);
+            if (L.pct[j] >= 0) gb_table_set(t, r, L.pct[j], GB_CELL_PLAIN, "%s", buf);
         }
         check_cell(t, r, L.check, w);
     }
@@ -344,17 +352,23 @@ static void header(const gb_writer *wr, FILE *out, const gb_results *r, const rd
                 const side *x = &d->rows[i].s[k];
                 collapsed = x->r && gb_fmt_interval_collapsed(x->median, x->lo, x->hi, x->n);
             }
+        /* the ceilings are named only where a row has a % of peak (not under --no-peak) */
+        int any_pct = 0;
+        for (size_t i = 0; i < d->n && !any_pct; i++)
+            for (int k = 0; k < NSIDES && !any_pct; k++) any_pct = d->rows[i].s[k].r && isfinite(d->rows[i].s[k].pct);
+        char peak_words[256] = "";
+        if (any_pct)
+            snprintf(peak_words, sizeof peak_words, "; %% peak is against this machine's measured ceilings%s%s",
+                     d->gpu_cols ? " (the GPU's from the device time)" : "", kept);
         snprintf(how, sizeof how,
                  "How to read: times are medians over the timed repetitions in ms; %s is the 95%% confidence "
                  "interval of the median, which covers every round's median%s (\"1 rep\": a single repetition, no "
-                 "interval%s).%s Rates (GFLOP/s or GB/s) come from the median time; %% peak is against this "
-                 "machine's measured ceilings%s%s.",
+                 "interval%s).%s Rates (GFLOP/s or GB/s) come from the median time%s.",
                  d->narrow ? "+a%/−b%" : "[low, high]", d->narrow ? ", relative to the median" : "",
                  collapsed ? "; \"clock step\": the samples about the median were equal, their spread below the "
                              "clock's step"
                            : "",
-                 gpu_words,
-                 d->gpu_cols ? " (the GPU's from the device time)" : "", kept);
+                 gpu_words, peak_words);
         wr->para(out, how, 0);
     }
     gb_report_energy_note(wr, out, r);
@@ -497,7 +511,9 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             a = b;
         }
         if (d.n == 0) wr->para(out, "No cases.", 0);
-        gb_report_crossover_section(wr, out, results, xs, nx, ops, color, d.narrow);
+        /* a run with no GPU time has no crossover to look for ("No GPU
+         * results" above says why): no section that says only that */
+        if (d.gpu_cols) gb_report_crossover_section(wr, out, results, xs, nx, ops, color, d.narrow);
         failed_section = gb_report_scaling_section(wr, out, results, ops, color) != 0;
         gb_report_concurrent_section(wr, out, results, ops, color);
         gb_report_precision_section(wr, out, results, ops);

@@ -172,7 +172,10 @@ void gb_report_energy_note(const gb_writer *wr, FILE *out, const gb_results *r) 
              "\"power-capped\" or \"thermal\" when the device held its clocks back. The JSON also has the "
              "above-idle figures (docs/energy.md).",
              0);
-    /* why each backend's energy was not measured, once per distinct reason */
+    /* why each backend's energy was not measured, once per distinct reason:
+     * only beside energy that was measured (a CPU-only run in a VM said "cpu
+     * energy not measured" under every table; the JSON keeps why) */
+    if (!doc_measured_any(r)) return;
     char seen[3][GB_MSG_LEN + 96];
     int n = 0;
     for (size_t i = 0; i < r->ncases; i++)
