@@ -668,7 +668,7 @@ static int run_command(int argc, char **argv, const char ***case_names_out) {
      * FIFO) gets the one final document, not one per checkpoint. */
     gb_out_target target;
     int replaceable = gb_output_resolve(path, &target, &e) == GB_OK && target.kind == GB_OUT_FILE;
-    gb_run_lines shown = {.progress = !quiet && isatty(2), .quiet = quiet, .lines = lines};
+    gb_run_lines shown = {.progress = !quiet && isatty(2), .quiet = quiet, .lines = lines, .rounds = suite.rounds};
     gb_run_config cfg = {.backends = &set, .report = gb_run_lines_callbacks(&shown),
                          .cache_cold = bopt.cache_cold, .results = &results,
                          .out_path = replaceable ? path : NULL,

@@ -26,13 +26,16 @@ static void show_progress(void *ctx, const gb_run_progress *p) {
     fflush(stderr);
 }
 
-/* Round 0 prints the case's line as soon as it is measured; later rounds
- * refine it in the final table. */
+/* Round 0 prints the case's line as soon as it is measured, saying it is
+ * round 1's (a 512³ matmul read 5.36 ms there and 2.15 in the table, with
+ * nothing to say why); later rounds refine it in the final table. */
 static void case_done(void *ctx, const gb_results *r, const gb_case_result *c, int round) {
     const gb_run_lines *l = ctx;
     if (l->progress) fprintf(stderr, "\r\033[K");
     if (round == 0 && !l->quiet && l->lines) {
-        gb_report_case(r, c, l->lines);
+        char note[64] = "";
+        if (l->rounds > 1) snprintf(note, sizeof note, "round 1 of %d; the table has all", l->rounds);
+        gb_report_case(r, c, note, l->lines);
         fflush(l->lines);
     }
 }

@@ -10,6 +10,7 @@ typedef struct {
     int progress; /* "[round r/R] [i/N] ..." on stderr (when it is a terminal) */
     int quiet;    /* no per-case lines */
     FILE *lines;  /* where the per-case lines go */
+    int rounds;   /* the run's rounds: a line after the first of several says "round 1 of R" */
 } gb_run_lines;
 
 /* The callbacks that show a run as `lines` says (lines outlives the run). */

@@ -43,8 +43,10 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
 int gb_report_pair(const gb_results *cpu_doc, const char *cpu_path, const gb_results *gpu_doc,
                    const char *gpu_path, const gb_report_options *o, FILE *out);
 /* One line for a finished case (printed as it finishes). results may be NULL
- * (the built-in table then describes the backends). */
-void gb_report_case(const gb_results *results, const gb_case_result *c, FILE *out);
+ * (the built-in table then describes the backends). note (may be NULL): what
+ * the times on the line are, when not the whole result ("round 1 of 3"),
+ * said on it in parentheses. */
+void gb_report_case(const gb_results *results, const gb_case_result *c, const char *note, FILE *out);
 
 /* gb_report_params_text, params as words: format.h. */
 

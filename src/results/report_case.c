@@ -10,7 +10,7 @@
 #include "writer.h"
 
 /* One line of a case as it finishes: a line per device when it ran on several. */
-static void case_row(const gb_results *r, const gb_case_result *c, long device, FILE *out) {
+static void case_row(const gb_results *r, const gb_case_result *c, long device, const char *note, FILE *out) {
     row w;
     gb_rdoc_row(r, c, device, &w);
     side_names sn;
@@ -49,7 +49,8 @@ static void case_row(const gb_results *r, const gb_case_result *c, long device, 
                         bad ? "✗ FAILED" : passed == ran ? "✓" : "not checked");
     char energy[GB_CELL_LEN * 2];
     gb_report_energy_line(&w, energy, sizeof energy);
-    if (*energy && off < (int)sizeof line) snprintf(line + off, sizeof line - (size_t)off, "%s", energy);
+    if (*energy && off < (int)sizeof line) off += snprintf(line + off, sizeof line - (size_t)off, "%s", energy);
+    if (note && *note && off < (int)sizeof line) snprintf(line + off, sizeof line - (size_t)off, "  (%s)", note);
     /* the runner's lines are terminal lines, written by the terminal writer */
     const gb_writer *term = gb_writer_at(GB_FMT_TABLE);
     term->lines(out, GB_LINE_TEXT, (const char *const[]){line}, 1);
@@ -80,9 +81,9 @@ static void case_row(const gb_results *r, const gb_case_result *c, long device, 
  * side's median or what happened to it, the speedups and the check; then,
  * each on a line of its own, why a side was skipped or failed (one line per
  * distinct reason). */
-void gb_report_case(const gb_results *r, const gb_case_result *c, FILE *out) {
+void gb_report_case(const gb_results *r, const gb_case_result *c, const char *note, FILE *out) {
     if (gb_rdoc_host_copy_only(r, c)) return; /* its twin's line said it */
     long devs[GB_MAX_DEVICES];
     int nd = gb_rdoc_case_devices(c, devs, GB_MAX_DEVICES);
-    for (int k = 0; k < (nd > 1 ? nd : 1); k++) case_row(r, c, nd > 1 ? devs[k] : -1, out);
+    for (int k = 0; k < (nd > 1 ? nd : 1); k++) case_row(r, c, nd > 1 ? devs[k] : -1, note, out);
 }

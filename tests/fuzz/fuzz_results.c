@@ -31,7 +31,7 @@ static void readers(const gb_results *doc, const gb_results *real) {
         gb_report_options o = {.format = (gb_format)f, .ops = NULL, .color = f == GB_FMT_TABLE};
         gb_report_render(doc, &o, out);
     }
-    for (size_t i = 0; i < doc->ncases; i++) gb_report_case(doc, &doc->cases[i], out);
+    for (size_t i = 0; i < doc->ncases; i++) gb_report_case(doc, &doc->cases[i], NULL, out);
 
     gb_crossover_entry *xs = NULL;
     size_t nx = 0;

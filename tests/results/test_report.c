@@ -448,7 +448,7 @@ static char *case_lines(const int *idx, int n) {
     FILE *out = open_memstream(&buf, &len);
     for (int i = 0; i < n; i++) {
         CHECK((size_t)idx[i] < model.ncases);
-        if ((size_t)idx[i] < model.ncases) gb_report_case(&model, &model.cases[idx[i]], out);
+        if ((size_t)idx[i] < model.ncases) gb_report_case(&model, &model.cases[idx[i]], NULL, out);
     }
     fclose(out);
     gb_results_free(&model);

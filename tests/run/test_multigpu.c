@@ -496,8 +496,8 @@ TEST(multigpu_case_line_per_device) {
     FILE *f = open_memstream(&buf, &len);
     CHECK(f != NULL);
     if (!f) return;
-    gb_report_case(&r, &r.cases[0], f); /* matmul on devices 0 and 1 */
-    gb_report_case(&r, &r.cases[1], f); /* matmul_xt: no device */
+    gb_report_case(&r, &r.cases[0], NULL, f); /* matmul on devices 0 and 1 */
+    gb_report_case(&r, &r.cases[1], NULL, f); /* matmul_xt: no device */
     fclose(f);
     int lines = 0;
     for (char *p = buf; p && *p; p++) lines += *p == '\n';
