@@ -226,17 +226,18 @@ run:
 # Each harness is built twice: a replay binary with the normal compiler, which
 # `make test` runs over the committed corpus and every past crash (seconds, no
 # clang needed), and with clang's libFuzzer for `make fuzz`.
-FUZZERS    := suite results policy
+FUZZERS    := suite results policy kept
 FUZZ_TIME  ?= 180
 FUZZ_BUILD := build-fuzz
 REPLAYS    := $(FUZZERS:%=$(BUILD)/fuzz/replay_%)
 # What the harnesses reach: the suite parser and ops, the results model and
-# its readers, merge; not the runner or the backends. The results room finds
+# its readers, merge, the kept ceilings (and the cache folder they are in);
+# not the runner or the backends. The results room finds
 # and runs plot.py through system/python.c (with child_env.c and the CPU
 # set of node_env.c that a child is given back), so those come along.
 FUZZ_SRC   := $(filter-out src/core/stopping.c,$(wildcard src/core/*.c)) src/run/suite.c src/run/suite_args.c \
               $(wildcard src/ops/*.c) $(wildcard src/results/*.c) src/system/python.c src/system/data_files.c src/system/child_env.c \
-              src/system/node_env.c
+              src/system/node_env.c src/run/peaks_kept.c cpu_backends/cpu_cache_dir.c
 FUZZ_OBJ   := $(FUZZ_SRC:%.c=$(BUILD)/%.o)
 
 $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(OBJ_CORE)
