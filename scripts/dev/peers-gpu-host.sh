@@ -44,7 +44,7 @@ for c in res.get("cases", []):
         if r["backend"] in ("cpu", "cuda"):
             libs["%s %s %d" % (r["backend"], c["op"], n)] = med
             continue
-        fw = "numpy" if r["backend"] == "scipy" else r["backend"]
+        fw = r["backend"]  # each peer against the plain script's row of the same framework
         k = "%s %s %d" % (fw, c["op"], n)
         p = sorted(plain.get(k, []))
         pm = p[len(p) // 2] if len(p) % 2 else (sum(p[len(p) // 2 - 1:len(p) // 2 + 1]) / 2 if p else None)
