@@ -60,7 +60,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot_style  # noqa: E402  (plt: set when matplotlib loads)
 from plot_style import load_matplotlib  # noqa: E402
-from plot_data import combine, first_device_only  # noqa: E402
+from plot_data import combine, first_device_only, mark_peers  # noqa: E402
 from plot_op import plot_group  # noqa: E402
 from plot_overview import plot_overview  # noqa: E402
 from plot_ladder import plot_ladders  # noqa: E402
@@ -121,6 +121,7 @@ def main(argv=None):
     args.results = " + ".join(args.results)
     cases = [c for c in doc.get("cases") or [] if isinstance(c, dict)]
     first_device_only(cases)
+    mark_peers(doc, cases)
     for opt, field in (("op", "op"), ("dtype", "dtype")):
         want = parse_list(getattr(args, opt))
         if not want:

@@ -101,9 +101,32 @@ def first_device_only(cases):
                     r["_not_drawn"] = True
 
 
+def mark_peers(doc, cases):
+    """Mark each framework peer's result (a backend that is neither its run's
+    host library nor its accelerator: `run --peers`), so that it is drawn as
+    its own series, never as the CPU's or the GPU's."""
+    runs = runs_of(doc)
+    libs = []
+    for run in runs:
+        backends = ((run.get("context") or {}).get("backends") or {}) if isinstance(run, dict) else {}
+        roles = [(name, (b or {}).get("role")) for name, b in backends.items() if isinstance(b, dict)]
+        host = next((n for n, role in roles if role == "host"), "cpu")
+        acc = next((n for n, role in roles if role == "accelerator"), "cuda")
+        libs.append((host, acc))
+    for c in cases:
+        run = c.get("run") or 0
+        host, acc = libs[run] if isinstance(run, int) and 0 <= run < len(libs) else ("cpu", "cuda")
+        for r in c.get("results") or []:
+            if isinstance(r, dict) and r.get("backend") not in (host, acc):
+                r["_peer"] = True
+
+
 def side_of(result):
     if result.get("_not_drawn"):
         return None
+    if result.get("_peer"):
+        key = "peer:%s" % result.get("backend")
+        return key if key in SIDES else None
     if result.get("backend") == "cpu":
         return "cpu"
     t = result.get("timing")

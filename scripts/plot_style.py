@@ -20,13 +20,24 @@ ticker = None
 BLUE, GREEN, VERMILLION, PURPLE = "#0072B2", "#009E73", "#D55E00", "#CC79A7"
 ORANGE, SKY, BLACK = "#E69F00", "#56B4E9", "#000000"
 # side: (legend label, colour when a panel has one variant, marker, line style)
-SIDES = {
+LIBRARY_SIDES = {
     "cpu": ("CPU", BLUE, "o", "-"),
     "device": ("GPU device-resident", GREEN, "s", "-"),
     "end_to_end": ("GPU end-to-end", VERMILLION, "^", (0, (5, 2.5))),
     # only the ops whose work splits into chunks have it (elementwise, reduction, slicing)
     "end_to_end_overlapped": ("GPU end-to-end overlapped", PURPLE, "v", (0, (1.5, 1.5))),
 }
+# the framework peers (run --peers), each a series of its own: dotted, with
+# markers of their own, so that they read apart from the libraries' solid
+# lines whatever colour they share with one; colours apart among themselves
+PEER_SIDES = {
+    "peer:numpy": ("NumPy", SKY, "D", ":"),
+    "peer:scipy": ("SciPy", ORANGE, "P", ":"),
+    "peer:cupy": ("CuPy", BLACK, "X", ":"),
+    "peer:torch": ("PyTorch", VERMILLION, "*", ":"),
+    "peer:jax": ("JAX", PURPLE, "h", ":"),
+}
+SIDES = {**LIBRARY_SIDES, **PEER_SIDES}
 # Where a panel holds several variants (dtypes, params, runs), colour names the
 # variant and marker and line the side. A dtype has the same colour in every
 # picture (float64 blue, float32 vermillion); further variants of one dtype

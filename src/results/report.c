@@ -511,6 +511,7 @@ int gb_report_render(const gb_results *results, const gb_report_options *o, FILE
             a = b;
         }
         if (d.n == 0) wr->para(out, "No cases.", 0);
+        gb_report_peers_section(wr, out, &d, color);
         /* a run with no GPU time has no crossover to look for ("No GPU
          * results" above says why): no section that says only that */
         if (d.gpu_cols) gb_report_crossover_section(wr, out, results, xs, nx, ops, color, d.narrow);

@@ -111,6 +111,30 @@ void gb_report_concurrent_section(const gb_writer *wr, FILE *out, const gb_resul
  * error against float64; nothing when the document has no such pair. */
 void gb_report_precision_section(const gb_writer *wr, FILE *out, const gb_results *results, const char *ops);
 
+/* ---- the frameworks beside the libraries (report_peers.c) -------------- */
+
+/* A backend of run `run` that is neither its host library nor its
+ * accelerator: a framework peer (`run --peers`). */
+int gb_report_is_peer(const gb_results *r, int run, const char *backend);
+/* One peer result of a row, held against the library on its side. */
+typedef struct {
+    const gb_result *r;
+    const char *framework;
+    int on_gpu;        /* an accelerator peer: held against the GPU's device time */
+    int ok;            /* measured and not failed verification */
+    double median;     /* s; NAN when not measured */
+    double library;    /* the library's median on the same side, s; NAN when none */
+    double vs_library; /* median / library: what the framework leaves on the table; NAN when either is absent */
+} peer_view;
+/* The peer results of row w (at most cap), in the case's order; how many. */
+int gb_report_peer_views(const gb_results *r, const row *w, peer_view *out, int cap);
+/* Whether some result of r is a peer's. */
+int gb_report_doc_has_peers(const gb_results *r);
+/* The frameworks section: every peer result beside its library, and the GPU
+ * frameworks' speedups over the CPU's beside the libraries'; nothing when
+ * the document has no peer. */
+void gb_report_peers_section(const gb_writer *wr, FILE *out, const rdoc *d, int color);
+
 /* ---- energy and clocks (report_energy.c) ------------------------------- */
 
 /* An op table's energy columns (-1: not shown). */

@@ -1,7 +1,7 @@
 /* report_records.c — the report as records, for a writer that writes data
  * rather than a document (CSV, writer.h): one row per case (wide: the
- * table's columns in SI units) plus one per crossover entry, told apart by
- * the first column "record". */
+ * table's columns in SI units), one per framework peer result and one per
+ * crossover entry, told apart by the first column "record". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +61,15 @@ int gb_report_records(const rdoc *d, const gb_crossover_entry *xs, size_t nx, co
         if (gb_table_col(t, cols[i], GB_ALIGN_LEFT) < 0) return -1;
     int nenergy = gb_report_energy_csv_columns(d->r, t); /* after the crossover's: appended */
     if (nenergy < 0) return -1;
+    /* the frameworks' records ("peer"), when there are any: their time in
+     * the columns of their side (cpu_* or gpu_device_*), their name and what
+     * they leave on the table in two columns of their own, appended */
+    int c_peer = -1, c_vs = -1;
+    if (gb_report_doc_has_peers(d->r)) {
+        c_peer = gb_table_col(t, "peer", GB_ALIGN_LEFT);
+        c_vs = gb_table_col(t, "peer_vs_library", GB_ALIGN_LEFT);
+        if (c_peer < 0 || c_vs < 0) return -1;
+    }
     for (size_t i = 0; i < d->n; i++) {
         const row *w = &d->rows[i];
         long r = gb_table_row(t);
@@ -98,6 +107,41 @@ int gb_report_records(const rdoc *d, const gb_crossover_entry *xs, size_t nx, co
         put(t, r, c++, notes_buf);
         c += NTAIL - 1; /* the crossover's columns: empty on a case */
         if (nenergy > 0) gb_report_energy_csv_cells(t, r, c, w);
+    }
+    for (size_t i = 0; c_peer >= 0 && i < d->n; i++) {
+        const row *w = &d->rows[i];
+        peer_view v[16];
+        int n = w->device > 0 ? 0 : gb_report_peer_views(d->r, w, v, 16);
+        for (int k = 0; k < n; k++) {
+            long r = gb_table_row(t);
+            if (r < 0) return -1;
+            int c = 0;
+            put(t, r, c++, "peer");
+            put(t, r, c++, w->op);
+            put(t, r, c++, w->label);
+            gb_case_shape_text(w->c, buf, sizeof buf);
+            put(t, r, c++, buf);
+            put_num(t, r, c++, w->size > 0 ? w->size : NAN);
+            put(t, r, c++, w->dtype);
+            put(t, r, c++, w->params);
+            put(t, r, c++, w->rate_kind);
+            put(t, r, c++, !strcmp(w->rate_kind, "bytes") ? "GB/s" : "GFLOP/s");
+            const gb_result *x = v[k].r;
+            int at = c + (v[k].on_gpu ? NSIDE : 0); /* the cpu_* block, or the gpu_device_* one */
+            if (v[k].on_gpu && d->sn.nacc == 0) at = -1; /* a file with no accelerator columns */
+            if (at >= 0) {
+                put(t, r, at, gb_result_status_name(x->status));
+                put_num(t, r, at + 1, v[k].median);
+                put_num(t, r, at + 2, x->stats.present && x->stats.n >= 2 ? x->stats.ci95_low : NAN);
+                put_num(t, r, at + 3, x->stats.present && x->stats.n >= 2 ? x->stats.ci95_high : NAN);
+                put_num(t, r, at + 4, !strcmp(w->rate_kind, "bytes") ? x->gbs : x->gflops);
+                put_num(t, r, at + 5, x->pct_of_peak);
+                put(t, r, at + 6, x->verification.present ? gb_verify_status_name(x->verification.status) : "");
+            }
+            put(t, r, ncsv - NTAIL, x->status == GB_RS_OK ? "" : x->reason);
+            put(t, r, c_peer, v[k].framework);
+            put_num(t, r, c_vs, v[k].vs_library);
+        }
     }
     for (size_t i = 0; i < nx; i++) {
         const gb_crossover_entry *x = &xs[i];

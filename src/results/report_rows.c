@@ -75,10 +75,14 @@ void gb_rdoc_row(const gb_results *r, const gb_case_result *c, long device, row 
         w->s[k].median = w->s[k].lo = w->s[k].hi = w->s[k].rate = w->s[k].pct = NAN;
         w->s[k].backend = w->s[k].status = w->s[k].reason = w->s[k].verif = "";
     }
+    /* the libraries' sides only: a framework peer (numpy, cupy) has its own
+     * rows (report_peers.c), never the CPU's or the GPU's column */
+    const gb_backend_desc *acc = gb_results_accelerator(r, c->run);
     for (size_t i = 0; i < c->nresults; i++) {
         const gb_result *res = &c->results[i];
         const gb_backend_desc *b = gb_results_backend(r, c->run, res->backend);
         int k = -1;
+        if (gb_report_is_peer(r, c->run, res->backend)) continue;
         if (b->role == GB_ROLE_HOST) k = SIDE_CPU;
         else if (*res->backend && on_device(res, device)) {
             int t = gb_backend_timing_index(b, res->timing);
@@ -87,7 +91,7 @@ void gb_rdoc_row(const gb_results *r, const gb_case_result *c, long device, row 
         if (k >= 0 && !w->s[k].r) read_side(c, res, &w->s[k]);
     }
     /* The runner's speedup when present (the model checked it is positive). */
-    const gb_backend_desc *a = gb_results_accelerator(r, c->run);
+    const gb_backend_desc *a = acc;
     w->device = device;
     snprintf(w->device_label, sizeof w->device_label, "%s", c->label);
     if (device >= 0) {

@@ -625,3 +625,46 @@ TEST(report_narrow_label_shortens_cubes_and_squares_only) {
         if (!CHECK(!strcmp(buf, cases[i][1]))) fprintf(stderr, "    %s -> %s\n", cases[i][0], buf);
     }
 }
+
+/* The framework peers (#46 part 3): each peer result a row of the
+ * frameworks section with what it leaves on the table (its time over the
+ * library's on the same side, computed here from the file), the skipped
+ * ones in a sentence, a "peer" record each in the CSV; a peer never takes
+ * the CPU's column, even where the CPU result is missing. */
+#define FIX_PEERS "tests/data/results_peers_cpu.json"
+TEST(report_peers_are_rows_of_their_own_beside_the_library) {
+    gb_err e = {{0}};
+    gb_results doc;
+    if (!CHECK(gb_results_load(FIX_PEERS, &doc, &e) == GB_OK)) return;
+    const gb_case_result *mm = &doc.cases[0];
+    double cpu = NAN, numpy = NAN;
+    for (size_t i = 0; i < mm->nresults; i++) {
+        if (!strcmp(mm->results[i].backend, "cpu")) cpu = mm->results[i].stats.median;
+        if (!strcmp(mm->results[i].backend, "numpy")) numpy = mm->results[i].stats.median;
+    }
+    gb_results_free(&doc);
+    if (!CHECK(cpu > 0 && numpy > 0)) return;
+    char want[64], ratio[32];
+    gb_fmt_speedup(ratio, sizeof ratio, numpy / cpu);
+    snprintf(want, sizeof want, "numpy cpu");
+    char *s = render(FIX_PEERS, GB_FMT_TABLE, NULL, 0);
+    const char *sec = s ? strstr(s, "Frameworks beside the libraries") : NULL;
+    CHECK(sec && strstr(sec, want) && strstr(sec, ratio) && strstr(sec, "Not timed: scipy matmul (scipy: "));
+    free(s);
+    s = render(FIX_PEERS, GB_FMT_MD, NULL, 0);
+    CHECK(s && strstr(s, "| op | size | dtype | framework | ms | ÷ library | check |"));
+    free(s);
+    s = render(FIX_PEERS, GB_FMT_CSV, NULL, 0);
+    CHECK(s && strstr(s, ",peer,peer_vs_library") && strstr(s, "\npeer,matmul,64x64x64,"));
+    free(s);
+    /* without the CPU's result, NumPy's time stays out of the CPU column */
+    const char *nocpu = gb_test_tmp("peers_nocpu.json");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 -c \"import json; d=json.load(open('%s'));"
+                              "[c.__setitem__('results', [r for r in c['results'] if r['backend'] != 'cpu']) for c in d['cases']];"
+                              "json.dump(d, open('%s', 'w'))\"", FIX_PEERS, nocpu);
+    if (!CHECK(gb_test_sh(cmd, NULL, 0) == 0)) return;
+    s = render(nocpu, GB_FMT_CSV, NULL, 0);
+    CHECK(s && strstr(s, "\ncase,matmul,64x64x64,\"[64,64,64]\",64,float32,math=default,flops,GFLOP/s,,,"));
+    free(s);
+}

@@ -100,7 +100,8 @@ def lab(hexc, vision=None):
 def colours():
     tables = {"dtype colours": list(plot_style.DTYPE_COLOURS.values()),
               "variant colours": list(plot_style.VARIANT_COLOURS),
-              "side colours": [s[1] for s in plot_style.SIDES.values()]}
+              "side colours": [s[1] for s in plot_style.LIBRARY_SIDES.values()],
+              "peer colours": [s[1] for s in plot_style.PEER_SIDES.values()]}
     for name, cols in tables.items():
         check(len(set(cols)) == len(cols), "%s are distinct: %s" % (name, cols))
         for vision in (None,) + tuple(CVD):
