@@ -2,6 +2,11 @@
  * GB_REPORT_COLUMNS, tables padded to their widest cell, bold headings and
  * coloured cells when asked (gb_report_want_color), a blank line between
  * blocks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "report.h"
 #include "format.h"
 #include "writer.h"
@@ -36,9 +41,22 @@ static void lines(FILE *out, gb_line_role role, const char *const *items, int n)
     static const char *const prefix[GB_LINE_WARNING + 1] = {
         [GB_LINE_ITEM] = "  ", [GB_LINE_WARNING] = "!! WARNING: ",
     };
+    /* a message a line: wrapped to GB_REPORT_COLUMNS on a terminal (its
+     * continuations indented), whole when piped (a log, grep) */
+    int wrap = isatty(fileno(out));
     for (int i = 0; i < n; i++) {
-        fputs(prefix[role] ? prefix[role] : "", out);
-        gb_marked_term(items[i], out);
+        const char *pre = prefix[role] ? prefix[role] : "";
+        fputs(pre, out);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = wrap ? open_memstream(&text, &len) : NULL;
+        if (m) {
+            gb_marked_term(items[i], m);
+            fclose(m);
+        }
+        if (m && text) gb_wrap_text(out, text, GB_REPORT_COLUMNS, strlen(pre), strlen(pre) + 4);
+        else gb_marked_term(items[i], out);
+        free(text);
         fputs(role == GB_LINE_LABEL ? ":\n" : "\n", out);
     }
 }

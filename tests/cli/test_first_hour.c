@@ -217,3 +217,54 @@ TEST(run_case_line_names_the_round_it_shows) {
     CHECK(gb_test_sh(cmd, said, sizeof said) == 0);
     CHECK(strstr(said, "reduction   16x16") && !strstr(said, "round 1 of"));
 }
+
+/* Columns of a line: its UTF-8 characters (the box and arrow glyphs are one
+ * column each), escape sequences and the carriage returns of a pty left out. */
+static size_t widest_line(const char *s, size_t *lines_out) {
+    size_t widest = 0, col = 0, lines = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\033') { /* CSI ... letter */
+            while (p[1] && !((p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' && p[1] <= 'z'))) p++;
+            if (p[1]) p++;
+            continue;
+        }
+        if (*p == '\n') {
+            lines++;
+            col = 0;
+            continue;
+        }
+        if (*p == '\r' || (*p & 0xC0) == 0x80) continue;
+        if (++col > widest) widest = col;
+    }
+    if (lines_out) *lines_out = lines;
+    return widest;
+}
+
+/* Every message within 100 columns on a terminal, one line a message when
+ * piped (#47, #44): compare's header and warnings, run's warnings, info,
+ * list, each through a pseudo-terminal (`script`) and through a pipe. */
+TEST(first_hour_messages_keep_to_100_columns_on_a_terminal_and_one_line_piped) {
+    if (gb_test_sh("command -v script", NULL, 0) != 0) {
+        SKIP("no script(1) to give the commands a terminal");
+        return;
+    }
+    static char said[1 << 16];
+    static const char *const cmds[] = {
+        "compare results/reference/quick-h100-run1.json results/reference/quick-h100-run2.json",
+        "info", "list", "report tests/data/results_peer_small.json",
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "NO_COLOR=1 script -qec 'stty cols 100 2>/dev/null; %s %s' /dev/null",
+                 gb_test_binary(), cmds[i]);
+        gb_test_sh(cmd, said, sizeof said);
+        size_t lines = 0, w = widest_line(said, &lines);
+        if (!CHECK(lines > 3 && w <= 100)) fprintf(stderr, "    %s on a terminal: %zu columns\n", cmds[i], w);
+    }
+    /* piped: each of compare's warnings one line, whole */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s compare results/reference/quick-h100-run1.json results/reference/quick-h100-run2.json "
+                              "| grep '^!! WARNING: ' | grep -c 'differ.*the machine itself'", gb_test_binary());
+    gb_test_sh(cmd, said, sizeof said);
+    CHECK(atoi(said) >= 1);
+}
