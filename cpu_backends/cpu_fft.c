@@ -85,7 +85,7 @@ static const char *wisdom_path(gb_dtype d, char *buf, size_t len) {
 static void save_wisdom(const char *path, int f32) {
     char *text = f32 ? fftwf_export_wisdom_to_string() : fftw_export_wisdom_to_string();
     if (!text) return;
-    gb_cache_write(path, text, strlen(text));
+    gb_cache_write(path, "FFTW wisdom", "(fftw-", text, strlen(text));
     free(text);
 }
 

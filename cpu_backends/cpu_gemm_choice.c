@@ -423,7 +423,7 @@ static void decide(gb_dtype d, int cls) {
     x->lib = lib;
     if (keep && keepable && ku + strlen(line) + 1 < cap) {
         snprintf(keep + ku, cap - ku, "%s", line);
-        gb_cache_write(p, keep, strlen(keep)); /* a regular file only: never a FIFO named by the variable */
+        gb_cache_write(p, "a kept CPU GEMM choice", "key cpu=", keep, strlen(keep)); /* a regular file only: never a FIFO named by the variable */
     }
     free(keep);
     line[strcspn(line, "\n")] = '\0';

@@ -196,7 +196,7 @@ static void save_kept(const char *key, int team, const char *why) {
     used += (size_t)snprintf(out + used, cap + 1 - used, "%s %s\n", GB_TEAM_FILE_MAGIC, kept_key);
     for (size_t i = 0; i < nkept; i++)
         used += (size_t)snprintf(out + used, cap + 1 - used, "%d\t%s\t%s\n", kept[i].team, kept[i].key, kept[i].why);
-    gb_cache_write(kept_path, out, used);
+    gb_cache_write(kept_path, "a file of kept CPU teams", GB_TEAM_FILE_MAGIC " ", out, used);
     if (stat(kept_path, &st) == 0) written = st;
     free(out);
 }

@@ -361,10 +361,21 @@ int gb_file_write(const char *path, const char *data, size_t n, gb_err *e) {
     return GB_OK;
 }
 
-void gb_cache_write(const char *path, const char *data, size_t n) {
+void gb_cache_write(const char *path, const char *kind, const char *own, const char *data, size_t n) {
     gb_out_target t;
     gb_err e = {{0}};
     if (gb_output_resolve(path, &t, &e) != GB_OK || t.kind != GB_OUT_FILE) return;
+    int fd = open(t.path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) { /* one there: replaced only when it is this cache's own */
+        char head[64];
+        size_t want = strlen(own) < sizeof head ? strlen(own) : sizeof head;
+        ssize_t got = read(fd, head, want);
+        close(fd);
+        if (got > 0 && ((size_t)got < want || memcmp(head, own, want) != 0)) {
+            fprintf(stderr, "warning: %s is not %s: left as it is (the cache is not kept)\n", path, kind);
+            return;
+        }
+    }
     (void)gb_file_write(path, data, n, &e);
 }
 

@@ -75,12 +75,16 @@ void gb_output_side_name(const gb_out_target *t, const char *lead, const char *s
  * a message naming the path and the failing step ("cannot write: File too
  * large: over the file size limit of this shell (ulimit -f)"). */
 int gb_file_write(const char *path, const char *data, size_t n, gb_err *e);
-/* A cache (FFTW wisdom, the kept GEMM choice): written through
- * gb_file_write only where path is a regular file or none yet. A FIFO or a
- * device there is left alone (opening a FIFO to write it waits for a reader
- * forever); a failure costs the next run a measurement, nothing more, so it
- * is not reported. */
-void gb_cache_write(const char *path, const char *data, size_t n);
+/* A cache (FFTW wisdom, the kept GEMM choice, the kept CPU teams): written
+ * through gb_file_write only where path is none yet, or a regular file that
+ * is empty or begins with own (the cache's own first bytes: "(fftw-", "key
+ * cpu="). A FIFO or a device there is left alone (opening a FIFO to write it
+ * waits for a reader forever); a file of another kind (the suite being run,
+ * a results file, anything the variable naming the cache was pointed at) is
+ * never replaced: a warning names it and what it is not (kind: "FFTW
+ * wisdom"). A failure to write costs the next run a measurement, nothing
+ * more, so it is not reported. */
+void gb_cache_write(const char *path, const char *kind, const char *own, const char *data, size_t n);
 /* doc, pretty-printed and newline-terminated, through gb_file_write. */
 int gb_json_write_atomic(const cJSON *doc, const char *path, gb_err *e);
 

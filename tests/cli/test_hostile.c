@@ -173,3 +173,41 @@ TEST(hostile_plainly_not_json_is_refused_from_its_first_bytes) {
     CHECK(access(db, F_OK) != 0); /* no empty history left behind */
     unlink(big);
 }
+
+/* A cache named by its variable at a file of another kind: the suite being
+ * run, a results file (GPUBENCH_FFTW_WISDOM, GPUBENCH_CPU_GEMM_CHOICE). Each
+ * is left byte for byte as it was, with a warning naming it where the
+ * cache would have been written; the run goes on and its results are
+ * written; a path with nothing there gets the cache. */
+TEST(hostile_a_cache_named_at_another_kind_of_file_never_replaces_it) {
+    char dir[] = "/tmp/gb_cachekind_XXXXXX", cmd[2048];
+    if (!CHECK(mkdtemp(dir) != NULL)) return;
+    /* FFTW wisdom is saved by every run that plans; a GEMM choice only from a
+     * whole measurement (one a busy machine cut short is not kept), so its
+     * warning and its fresh file are not asked for: only that nothing else
+     * is replaced */
+    static const struct { const char *var, *kind; int always; } caches[] = {
+        {"GPUBENCH_FFTW_WISDOM", "is not FFTW wisdom: left as it is", 1},
+        {"GPUBENCH_CPU_GEMM_CHOICE", "is not a kept CPU GEMM choice: left as it is", 0},
+    };
+    for (size_t i = 0; i < sizeof caches / sizeof *caches; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "B=$(realpath %3$s) && cd %1$s && printf '{\"name\":\"s\",\"benchmarks\":[{\"op\":\"fft\",\"sizes\":[16]},"
+                 "{\"op\":\"matmul\",\"sizes\":[16]}]}' > s.json && cp s.json s.orig && "
+                 "%2$s=s.json timeout 120 $B run s.json --backend cpu --no-peak --quiet --out r.json 2>&1; rc=$?; "
+                 "cmp -s s.json s.orig || echo SUITE-CHANGED; cp r.json r.orig; "
+                 "%2$s=r.json timeout 120 $B run s.json --backend cpu --no-peak --quiet --out r2.json 2>&1; "
+                 "cmp -s r.json r.orig || echo RESULTS-CHANGED; rm -f fresh; "
+                 "%2$s=fresh timeout 120 $B run s.json --backend cpu --no-peak --quiet --out r3.json >/dev/null 2>&1; "
+                 "test -s fresh || echo NO-CACHE; exit $rc",
+                 dir, caches[i].var, gb_test_binary());
+        int rc = gb_test_sh(cmd, out, sizeof out);
+        char want[160];
+        snprintf(want, sizeof want, "s.json %s", caches[i].kind);
+        int said = !caches[i].always || (strstr(out, want) && !strstr(out, "NO-CACHE"));
+        if (!CHECK(rc == 0 && said && !strstr(out, "CHANGED")))
+            fprintf(stderr, "    %s -> %d: %.1500s\n", caches[i].var, rc, out);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    gb_test_sh(cmd, NULL, 0);
+}
