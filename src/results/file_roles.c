@@ -91,6 +91,15 @@ int gb_roles_check(gb_file_roles *r, gb_err *e) {
                              b->what, b->path, a->role == ROLE_DIR || b->role == ROLE_DIR ? "path" : "file");
         }
     }
+    /* then a directory to write into that is there as something else (a results
+     * file): said before anything is measured, not after the run */
+    for (size_t i = 0; i < r->n && rc == GB_OK; i++) {
+        struct stat st;
+        const gb_file_role *d = &r->item[i];
+        if (d->role == ROLE_DIR && stat(d->path, &st) == 0 && !S_ISDIR(st.st_mode))
+            rc = gb_errf(e, GB_FAIL, "%s %s: there is a file of that name, not a directory to write into", d->what,
+                         d->path);
+    }
     free(r->item);
     memset(r, 0, sizeof *r);
     return rc;

@@ -94,6 +94,10 @@ TEST(files_no_command_writes_over_its_own_input) {
     refused(dir, "$B report R.json --plot R.json", "--plot R.json", "the results file R.json");
     refused(dir, "$B report --fleet d/fleet.json --plot d", "d/fleet.json", never);
     refused(dir, "$B slurm d/suite.json --dir d", "d/suite.json", never);
+    /* a --plot directory that is there as a file: said before anything is measured, not after the run */
+    refused(dir, "cp R.json other.json; $B run s.json --plot other.json --no-peak --out o.json", "--plot other.json",
+            "there is a file of that name, not a directory to write into");
+    CHECK(run_in(dir, "test -e o.json") != 0);
     CHECK(run_in(dir, "ls d | wc -l") == 0 && atoi(said) == 2); /* slurm wrote nothing there */
     cleanup(dir);
 }
