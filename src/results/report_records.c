@@ -53,6 +53,23 @@ static void put_num(gb_table *t, long r, int c, double v) {
     put(t, r, c, buf);
 }
 
+/* The record's kind and its case's columns (csv_head) in row r; the next column. */
+static int case_fields(gb_table *t, long r, const char *record, const row *w) {
+    char buf[512];
+    int c = 0;
+    put(t, r, c++, record);
+    put(t, r, c++, w->op);
+    put(t, r, c++, w->label);
+    gb_case_shape_text(w->c, buf, sizeof buf);
+    put(t, r, c++, buf);
+    put_num(t, r, c++, w->size > 0 ? w->size : NAN);
+    put(t, r, c++, w->dtype);
+    put(t, r, c++, w->params);
+    put(t, r, c++, w->rate_kind);
+    put(t, r, c++, !strcmp(w->rate_kind, "bytes") ? "GB/s" : "GFLOP/s");
+    return c;
+}
+
 int gb_report_records(const rdoc *d, const gb_crossover_entry *xs, size_t nx, const char *ops, gb_table *t) {
     char cols[NCSV][64], buf[512];
     int ncsv = csv_columns(&d->sn, cols);
@@ -74,17 +91,7 @@ int gb_report_records(const rdoc *d, const gb_crossover_entry *xs, size_t nx, co
         const row *w = &d->rows[i];
         long r = gb_table_row(t);
         if (r < 0) return -1;
-        int c = 0;
-        put(t, r, c++, "case");
-        put(t, r, c++, w->op);
-        put(t, r, c++, w->label);
-        gb_case_shape_text(w->c, buf, sizeof buf);
-        put(t, r, c++, buf);
-        put_num(t, r, c++, w->size > 0 ? w->size : NAN);
-        put(t, r, c++, w->dtype);
-        put(t, r, c++, w->params);
-        put(t, r, c++, w->rate_kind);
-        put(t, r, c++, !strcmp(w->rate_kind, "bytes") ? "GB/s" : "GFLOP/s");
+        int c = case_fields(t, r, "case", w);
         char notes_buf[512] = "";
         for (int k = 0; k < 1 + d->sn.nacc; k++) {
             const side *s = &w->s[k];
@@ -115,17 +122,7 @@ int gb_report_records(const rdoc *d, const gb_crossover_entry *xs, size_t nx, co
         for (int k = 0; k < n; k++) {
             long r = gb_table_row(t);
             if (r < 0) return -1;
-            int c = 0;
-            put(t, r, c++, "peer");
-            put(t, r, c++, w->op);
-            put(t, r, c++, w->label);
-            gb_case_shape_text(w->c, buf, sizeof buf);
-            put(t, r, c++, buf);
-            put_num(t, r, c++, w->size > 0 ? w->size : NAN);
-            put(t, r, c++, w->dtype);
-            put(t, r, c++, w->params);
-            put(t, r, c++, w->rate_kind);
-            put(t, r, c++, !strcmp(w->rate_kind, "bytes") ? "GB/s" : "GFLOP/s");
+            int c = case_fields(t, r, "peer", w);
             const gb_result *x = v[k].r;
             int at = c + (v[k].on_gpu ? NSIDE : 0); /* the cpu_* block, or the gpu_device_* one */
             if (v[k].on_gpu && d->sn.nacc == 0) at = -1; /* a file with no accelerator columns */
