@@ -63,6 +63,10 @@ typedef struct {
     side_names sn;     /* run 0's */
 } rdoc;
 
+/* A backend of run `run` that is neither its host library nor its
+ * accelerator: a framework peer (`run --peers`), which has rows of its own
+ * (report_peers.c) and never a library's side. */
+int gb_rdoc_is_peer(const gb_results *r, int run, const char *backend);
 /* The sides' names of run `run` of r. */
 void gb_rdoc_side_names(const gb_results *r, int run, side_names *sn);
 /* One row: case c of r (r may be NULL: a case alone, the built-in table
@@ -113,9 +117,6 @@ void gb_report_precision_section(const gb_writer *wr, FILE *out, const gb_result
 
 /* ---- the frameworks beside the libraries (report_peers.c) -------------- */
 
-/* A backend of run `run` that is neither its host library nor its
- * accelerator: a framework peer (`run --peers`). */
-int gb_report_is_peer(const gb_results *r, int run, const char *backend);
 /* One peer result of a row, held against the library on its side. */
 typedef struct {
     const gb_result *r;

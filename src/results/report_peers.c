@@ -13,17 +13,12 @@
 #include "format.h"
 #include "report_internal.h"
 
-int gb_report_is_peer(const gb_results *r, int run, const char *backend) {
-    const gb_backend_desc *host = gb_results_host(r, run), *acc = gb_results_accelerator(r, run);
-    return backend && *backend && strcmp(backend, host->name) && strcmp(backend, acc->name);
-}
-
 int gb_report_peer_views(const gb_results *r, const row *w, peer_view *out, int cap) {
     int n = 0;
     const gb_case_result *c = w->c;
     for (size_t i = 0; i < c->nresults && n < cap; i++) {
         const gb_result *res = &c->results[i];
-        if (!gb_report_is_peer(r, c->run, res->backend) || res->concurrent.present) continue;
+        if (!gb_rdoc_is_peer(r, c->run, res->backend) || res->concurrent.present) continue;
         const gb_backend_desc *b = gb_results_backend(r, c->run, res->backend);
         peer_view *v = &out[n++];
         v->r = res;
@@ -41,7 +36,7 @@ int gb_report_peer_views(const gb_results *r, const row *w, peer_view *out, int 
 int gb_report_doc_has_peers(const gb_results *r) {
     for (size_t i = 0; i < r->ncases; i++)
         for (size_t j = 0; j < r->cases[i].nresults; j++)
-            if (gb_report_is_peer(r, r->cases[i].run, r->cases[i].results[j].backend)) return 1;
+            if (gb_rdoc_is_peer(r, r->cases[i].run, r->cases[i].results[j].backend)) return 1;
     return 0;
 }
 

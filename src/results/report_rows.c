@@ -58,6 +58,11 @@ static int on_device(const gb_result *res, long device) {
     return device < 0 || !res->device.present || res->device.index == device;
 }
 
+int gb_rdoc_is_peer(const gb_results *r, int run, const char *backend) {
+    const gb_backend_desc *host = gb_results_host(r, run), *acc = gb_results_accelerator(r, run);
+    return backend && *backend && strcmp(backend, host->name) && strcmp(backend, acc->name);
+}
+
 /* r may be NULL (a case alone: the built-in table describes its backends).
  * device: the row's accelerator device, -1 for a case of one device. */
 void gb_rdoc_row(const gb_results *r, const gb_case_result *c, long device, row *w) {
@@ -82,7 +87,7 @@ void gb_rdoc_row(const gb_results *r, const gb_case_result *c, long device, row 
         const gb_result *res = &c->results[i];
         const gb_backend_desc *b = gb_results_backend(r, c->run, res->backend);
         int k = -1;
-        if (gb_report_is_peer(r, c->run, res->backend)) continue;
+        if (gb_rdoc_is_peer(r, c->run, res->backend)) continue;
         if (b->role == GB_ROLE_HOST) k = SIDE_CPU;
         else if (*res->backend && on_device(res, device)) {
             int t = gb_backend_timing_index(b, res->timing);
