@@ -77,11 +77,10 @@ void gb_report_peers_section(const gb_writer *wr, FILE *out, const rdoc *d, int 
         const peer_view *best_cpu = NULL;
         for (int k = 0; k < n; k++)
             if (!v[k].on_gpu && v[k].ok && (!best_cpu || v[k].median < best_cpu->median)) best_cpu = &v[k];
-        char buf[GB_CELL_LEN], size[GB_CELL_LEN];
-        if (d->narrow) gb_fmt_label_short(size, sizeof size, w->label);
-        else snprintf(size, sizeof size, "%s", w->label);
-        if (*w->params && strlen(size) + strlen(w->params) + 2 < sizeof size)
-            snprintf(size + strlen(size), sizeof size - strlen(size), " %s", w->params);
+        char buf[GB_CELL_LEN], label[GB_CELL_LEN], size[GB_CELL_LEN + sizeof w->params + 2];
+        if (d->narrow) gb_fmt_label_short(label, sizeof label, w->label);
+        else snprintf(label, sizeof label, "%s", w->label);
+        snprintf(size, sizeof size, "%s%s%s", label, *w->params ? " " : "", w->params);
         for (int k = 0; k < n; k++) {
             if (v[k].r->status == GB_RS_SKIPPED) {
                 char one[400];
