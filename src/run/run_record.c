@@ -260,12 +260,16 @@ static const gb_result *find_result(const gb_case_result *c, const gb_backend_sl
 }
 
 /* speedup = the host backend's median / an accelerator's median, for each
- * of the accelerator's timings, when both are ok; keyed by the timing's name. */
+ * of the accelerator's timings, when both are ok; keyed by the timing's name.
+ * The libraries' alone: a framework peer on the GPU (CuPy, PyTorch, JAX)
+ * has its own timing "host" too, and a speedup of each made the key "host"
+ * twice, a file gpubench's own reader refused (the peers' speedups are the
+ * report's, report_peers.c). */
 void gb_run_add_speedups(gb_case_result *c, const gb_backend_set *set) {
     const gb_result *host = NULL;
     for (int k = 0; k < set->count && !host; k++) {
         const gb_backend *b = set->slot[k].b;
-        if (b && b->role == GB_ROLE_HOST) host = find_result(c, &set->slot[k], b->timings[0]);
+        if (b && !set->slot[k].peer && b->role == GB_ROLE_HOST) host = find_result(c, &set->slot[k], b->timings[0]);
     }
     if (!host) return;
     /* from an earlier round */
@@ -276,7 +280,8 @@ void gb_run_add_speedups(gb_case_result *c, const gb_backend_set *set) {
         const gb_backend *b = set->slot[k].b;
         /* the case's speedup is against the backend's first device; the
          * others' are their medians' ratios (report: one row per device) */
-        if (!b || b->role != GB_ROLE_ACCELERATOR || !gb_backends_first_of_backend(&set->slot[k])) continue;
+        if (!b || set->slot[k].peer || b->role != GB_ROLE_ACCELERATOR || !gb_backends_first_of_backend(&set->slot[k]))
+            continue;
         for (int t = 0; t < b->ntimings; t++) {
             double ratio = gb_result_speedup(host, find_result(c, &set->slot[k], b->timings[t]));
             if (isnan(ratio)) continue;

@@ -140,3 +140,37 @@ TEST(timings_report_shows_an_optional_timing_beside_the_others_only_where_measur
     CHECK(csv && strstr(csv, "gpu_end_to_end_overlapped_median_s") && strstr(csv, "speedup_end_to_end_overlapped"));
     free(csv);
 }
+
+/* A case's speedups are the libraries' (the CPU's host time over each of
+ * the accelerator's timings), never a framework peer's: CuPy, PyTorch and
+ * JAX on the GPU each have a timing "host" too, and a speedup of each made
+ * the key "host" twice in the results, which gpubench's own reader refused
+ * (the peers run on the GPU host, 2026-12-03). */
+#include "run_internal.h"
+TEST(timings_speedups_are_the_libraries_never_a_peers) {
+    gb_backend cpu = {.name = "cpu", .role = GB_ROLE_HOST, .ntimings = 1, .timings = {"host"}};
+    gb_backend acc = {.name = "cuda", .role = GB_ROLE_ACCELERATOR, .ntimings = 1, .timings = {"device"}};
+    gb_backend peer1 = {.name = "cupy", .role = GB_ROLE_ACCELERATOR, .ntimings = 1, .timings = {"host"}};
+    gb_backend peer2 = {.name = "torch", .role = GB_ROLE_ACCELERATOR, .ntimings = 1, .timings = {"host"}};
+    gb_backend_set set = {.count = 4};
+    const gb_backend *bs[] = {&cpu, &acc, &peer1, &peer2};
+    for (int k = 0; k < 4; k++) set.slot[k] = (gb_backend_slot){.b = bs[k], .name = bs[k]->name, .selected = 1, .peer = k >= 2};
+    gb_results r;
+    gb_err e = {{0}};
+    if (!CHECK(gb_results_init(&r, "t", 0, &e) == GB_OK)) return;
+    gb_case_result *c = gb_results_add_case(&r);
+    static const char *const who[] = {"cpu", "cuda", "cupy", "torch"}, *const when[] = {"host", "device", "host", "host"};
+    static const double med[] = {8e-3, 1e-3, 2e-3, 4e-3};
+    for (int k = 0; c && k < 4; k++) {
+        gb_result *x = gb_case_add_result(c);
+        if (!x) break;
+        x->backend = strdup(who[k]);
+        x->timing = strdup(when[k]);
+        x->status = GB_RS_OK;
+        x->stats.present = 1;
+        x->stats.median = med[k];
+    }
+    gb_run_add_speedups(c, &set);
+    CHECK(c && c->nspeedups == 1 && !strcmp(c->speedups[0].timing, "device") && c->speedups[0].value == 8.0);
+    gb_results_free(&r);
+}
