@@ -61,8 +61,7 @@ void gb_report_peers_section(const gb_writer *wr, FILE *out, const rdoc *d, int 
     gb_table_init(&sp);
     int c_op = gb_table_col(&t, "op", GB_ALIGN_LEFT), c_size = gb_table_col(&t, "size", GB_ALIGN_LEFT),
         c_dt = gb_table_col(&t, "dtype", GB_ALIGN_LEFT), c_fw = gb_table_col(&t, "framework", GB_ALIGN_LEFT),
-        c_ms = gb_table_col(&t, "ms", GB_ALIGN_RIGHT), c_x = gb_table_col(&t, "÷ library", GB_ALIGN_RIGHT),
-        c_chk = gb_table_col(&t, "check", GB_ALIGN_LEFT);
+        c_ms = gb_table_col(&t, "ms", GB_ALIGN_RIGHT), c_x = gb_table_col(&t, "÷ library", GB_ALIGN_RIGHT);
     char skips[1024] = ""; /* the skipped ones in a sentence, each reason once: the table keeps to what ran */
     size_t sl = 0;
     int s_op = gb_table_col(&sp, "op", GB_ALIGN_LEFT), s_size = gb_table_col(&sp, "size", GB_ALIGN_LEFT),
@@ -98,15 +97,16 @@ void gb_report_peers_section(const gb_writer *wr, FILE *out, const rdoc *d, int 
             if (v[k].r->status == GB_RS_OK) ms_text(buf, sizeof buf, v[k].median);
             else snprintf(buf, sizeof buf, "%s", gb_result_status_name(v[k].r->status));
             gb_table_set(&t, r, c_ms, GB_CELL_PLAIN, "%s", buf);
+            /* a time that failed its check has no ratio: it says so there (the
+             * table keeps within 100 columns without a check column) */
+            const char *vs = v[k].r->verification.present ? gb_verify_status_name(v[k].r->verification.status) : "";
             times_text(buf, sizeof buf, v[k].vs_library);
             /* at or below the library's time: nothing left on the table */
-            gb_cell_class cls = !isfinite(v[k].vs_library) ? GB_CELL_PLAIN
+            gb_cell_class cls = !strcmp(vs, "failed")      ? GB_CELL_BAD
+                                : !isfinite(v[k].vs_library) ? GB_CELL_PLAIN
                                 : v[k].vs_library <= 1.1   ? GB_CELL_GOOD
                                                            : GB_CELL_WARN;
-            gb_table_set(&t, r, c_x, cls, "%s", buf);
-            const char *vs = v[k].r->verification.present ? gb_verify_status_name(v[k].r->verification.status) : "";
-            gb_table_set(&t, r, c_chk, !strcmp(vs, "failed") ? GB_CELL_BAD : GB_CELL_PLAIN, "%s",
-                         !strcmp(vs, "passed") ? "✓" : !strcmp(vs, "failed") ? "✗ FAILED" : "–");
+            gb_table_set(&t, r, c_x, cls, "%s", !strcmp(vs, "failed") ? "✗ FAILED" : buf);
             if (!v[k].on_gpu || !v[k].ok || !best_cpu) continue;
             long q = gb_table_row(&sp);
             if (q < 0) continue;
@@ -126,7 +126,8 @@ void gb_report_peers_section(const gb_writer *wr, FILE *out, const rdoc *d, int 
              "Each framework's median time with gpubench's inputs, warm-up and stopping rule, in a Python worker "
              "of its own (docs/frameworks.md). \"÷ library\" is what the framework leaves on the table: its time "
              "over the library's on the same side (the CPU's host time for a framework on the CPU, the GPU's "
-             "device time for one on the GPU, in the op's table above); above 1× the library is faster.",
+             "device time for one on the GPU, in the op's table above); above 1× the library is faster. Every "
+             "time shown passed its check against the case's reference; one that did not says \"✗ FAILED\".",
              0);
     wr->table(out, &t, color);
     if (sl) {
