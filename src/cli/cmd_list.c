@@ -22,7 +22,9 @@ static void print_suites(void) {
     gb_err e = {{0}};
     printf("suites:\n");
     if (gb_data_folder_find(NULL, "suites", dir, sizeof dir, &e) != GB_OK) {
-        printf("  none found: %s\n", e.msg);
+        printf("  none found: ");
+        gb_wrap_text(stdout, e.msg, GB_REPORT_COLUMNS, 14, 4);
+        printf("\n");
         return;
     }
     DIR *d = opendir(dir);
@@ -92,13 +94,17 @@ int gb_cmd_list(int argc, char **argv) {
     printf("backends:\n");
     for (int i = 0; i < set.count; i++) {
         const gb_backend_slot *s = &set.slot[i];
-        printf("  %-12s %s", s->name, s->available ? "available" : "unavailable");
-        if (!s->available) printf(": %s", s->reason);
-        if (s->available) {
-            printf(" (timings:");
-            for (int t = 0; t < s->b->ntimings; t++) printf(" %s", s->b->timings[t]);
-            printf(")");
+        char line[GB_MSG_LEN + 64];
+        size_t len = (size_t)snprintf(line, sizeof line, "%s", s->available ? "available" : "unavailable");
+        if (!s->available) snprintf(line + len, sizeof line - len, ": %s", s->reason);
+        else {
+            len += (size_t)snprintf(line + len, sizeof line - len, " (timings:");
+            for (int t = 0; t < s->b->ntimings && len < sizeof line; t++)
+                len += (size_t)snprintf(line + len, sizeof line - len, " %s", s->b->timings[t]);
+            if (len < sizeof line) snprintf(line + len, sizeof line - len, ")");
         }
+        printf("  %-12s ", s->name); /* a long reason (a plugin's path) wraps under its line */
+        gb_wrap_text(stdout, line, GB_REPORT_COLUMNS, 15, 15);
         printf("\n");
     }
     gb_backends_shutdown(&set);
