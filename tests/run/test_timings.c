@@ -164,8 +164,7 @@ TEST(timings_speedups_are_the_libraries_never_a_peers) {
     for (int k = 0; c && k < 4; k++) {
         gb_result *x = gb_case_add_result(c);
         if (!x) break;
-        x->backend = strdup(who[k]);
-        x->timing = strdup(when[k]);
+        CHECK(gb_set_string(&x->backend, who[k]) == GB_OK && gb_set_string(&x->timing, when[k]) == GB_OK);
         x->status = GB_RS_OK;
         x->stats.present = 1;
         x->stats.median = med[k];
