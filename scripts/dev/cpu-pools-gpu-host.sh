@@ -43,7 +43,9 @@ VARIANTS=${VARIANTS:-}
 run() { # build index
     case $1 in
     new) dir=$NEW env= ;;
-    V*) dir=$NEW env=$(for v in $VARIANTS; do [ "V${v%%:*}" = "$1" ] && echo "${v#*:}"; done) ;;
+    V*) # an if, not [ ] && echo: under set -e a last variant that does not
+        # match made the substitution fail and the script end without a word
+        dir=$NEW env=$(for v in $VARIANTS; do if [ "V${v%%:*}" = "$1" ]; then echo "${v#*:}"; fi; done) ;;
     A) dir=$T/A env= ;;
     B) dir=$T/B env= ;;
     C) dir=$T/C env=OMP_WAIT_POLICY=ACTIVE ;;
