@@ -13,7 +13,14 @@
  *   large   m, k, n all >= 512 (not huge)    measured at 1024 x 1024 x 1024
  *   skinny  m or n <= 64, k and the other >= 512 (inference: a few rows
  *           against a weight matrix)         measured at 32 x 4096 x 4096
- *   small   the rest                         measured at 128 x 128 x 128
+ *   small   the rest                         measured at the case's own shape
+ * The small class is decided per shape because no one size speaks for it:
+ * on the GPU host (16 threads) BLIS ran float32 200x300x100 3.5x faster
+ * than OpenBLAS, and OpenBLAS ran 64³ 2x and 256³ 1.8x faster than BLIS,
+ * where one choice made at 128³ had sent all of them to BLIS (issue #42).
+ * Its products take microseconds to milliseconds, so measuring each costs
+ * little (GB_SMALL_BUDGET_S at most); past GB_SMALL_SHAPES shapes in one
+ * process the rest share the choice made at 128 x 128 x 128.
  * Candidates: float32 OpenBLAS, oneDNN, BLIS; float64 OpenBLAS, BLIS (oneDNN
  * has no float64 matmul); the small class leaves oneDNN out — its time of a
  * 64³ product varied 3x between fresh processes on the development machine.
@@ -38,8 +45,9 @@
  * and core, oneDNN's version, BLIS's), and the build's commit — not the host
  * name (every VM of the GPU host is called "vm"). The file's first line is
  * that key ("key ..."); a file whose key differs is measured again. Then one
- * line per dtype and class:
+ * line per dtype and class, a small product's class with its shape:
  *   "float32 huge openblas rounds=9 openblas=1130.2 onednn=1010.0 blis=800.1"
+ *   "float32 small@64x64x64 openblas rounds=5 openblas=134.3 blis=82.2"
  * (median GFLOP/s of each candidate). A line is read strictly: a known dtype,
  * class and library, a library that has the dtype and is here, rounds a
  * positive integer, each rate a positive number, the chosen library among
@@ -71,19 +79,29 @@ static const char *const lib_names[] = {"auto", "openblas", "onednn", "blis", "c
 #define MARGIN 0.03   /* a gain below 3% leaves the default */
 #define MIN_ROUNDS 5
 #define MAX_ROUNDS 15
+#define GB_SMALL_SHAPES 256    /* small shapes decided one by one per process */
+#define GB_SMALL_BUDGET_S 1.0  /* the most one small shape's measurement takes */
+#define GB_ROUND_MIN_S 200e-6  /* a round's calls of one candidate last at least this */
 
 static int gemm_choice = GB_CPU_GEMM_AUTO;
 typedef struct {
     int lib; /* GB_CPU_GEMM_AUTO (0): not decided yet */
     char why[320];
 } decision;
-static decision decided[2][NCLASS]; /* [float64?][class] */
+static decision decided[2][NCLASS]; /* [float64?][class]; the small class: its 128³ fallback */
+typedef struct {
+    int f64, shape[3];
+    decision d;
+} small_decision;
+static small_decision small_decided[GB_SMALL_SHAPES];
+static int n_small_decided;
 static char forced_why[400];
 
 void gb_cpu_set_gemm(int lib) {
     gemm_choice = lib;
     for (int d = 0; d < 2; d++)
         for (int k = 0; k < NCLASS; k++) decided[d][k].lib = GB_CPU_GEMM_AUTO;
+    n_small_decided = 0;
 }
 
 const char *gb_cpu_gemm_lib_name(int lib) { return lib >= 0 && lib < NLIBS ? lib_names[lib] : "?"; }
@@ -150,9 +168,33 @@ static const char *choice_path(char *buf, size_t len) {
     return buf;
 }
 
+/* A class token: a class name, the small class with its shape
+ * ("small@200x300x100"); the class, or -1 with the reason in why. */
+static int parse_class(const char *token, int shape[3], char *why, size_t wl) {
+    shape[0] = shape[1] = shape[2] = 0;
+    if (!strncmp(token, "small@", 6)) {
+        const char *p = token + 6;
+        for (int i = 0; i < 3; i++) {
+            char *end = NULL;
+            long v = strtol(p, &end, 10);
+            if (end == p || v <= 0 || v > (1L << 30) || (i < 2 ? *end != 'x' : *end != '\0'))
+                return snprintf(why, wl, "shape of '%.30s' is not MxKxN of positive counts", token), -1;
+            shape[i] = (int)v;
+            p = end + 1;
+        }
+        return CLASS_SMALL;
+    }
+    for (int k = 0; k < NCLASS; k++)
+        if (k != CLASS_SMALL && !strcmp(token, class_names[k])) return k;
+    if (!strcmp(token, "small")) return snprintf(why, wl, "the small class is kept per shape (small@MxKxN)"), -1;
+    return snprintf(why, wl, "unknown shape class '%.20s'", token), -1;
+}
+
 /* Parse one kept line strictly: "float32 huge onednn rounds=9 openblas=67.1
- * onednn=107.0"; 1 when good, else 0 with the reason in why (may be NULL). */
-static int parse_line(const char *line, gb_dtype *d, int *cls, int *lib, char *why, size_t wl) {
+ * onednn=107.0" or "float64 small@64x64x64 openblas rounds=5 openblas=80.2
+ * blis=41.0"; 1 when good (shape: the small class's, else zeros), else 0
+ * with the reason in why (may be NULL). */
+static int parse_line(const char *line, gb_dtype *d, int *cls, int shape[3], int *lib, char *why, size_t wl) {
     char buf[512], *save = NULL, dummy[8];
     if (!why) why = dummy, wl = sizeof dummy;
     if (!line || strlen(line) >= sizeof buf) return snprintf(why, wl, "empty or longer than %zu", sizeof buf), 0;
@@ -163,10 +205,7 @@ static int parse_line(const char *line, gb_dtype *d, int *cls, int *lib, char *w
     if (!strcmp(dt, "float32")) *d = GB_FLOAT32;
     else if (!strcmp(dt, "float64")) *d = GB_FLOAT64;
     else return snprintf(why, wl, "dtype '%.20s' is not float32 or float64", dt), 0;
-    *cls = -1;
-    for (int k = 0; k < NCLASS; k++)
-        if (!strcmp(cl, class_names[k])) *cls = k;
-    if (*cls < 0) return snprintf(why, wl, "unknown shape class '%.20s'", cl), 0;
+    if ((*cls = parse_class(cl, shape, why, wl)) < 0) return 0;
     *lib = gb_cpu_gemm_lib_parse(which);
     if (*lib <= GB_CPU_GEMM_AUTO) return snprintf(why, wl, "unknown library '%.20s'", which), 0;
     if (*lib == GB_CPU_GEMM_ONEDNN && *d != GB_FLOAT32) return snprintf(why, wl, "onednn has no %s GEMM", dt), 0;
@@ -194,22 +233,36 @@ static int parse_line(const char *line, gb_dtype *d, int *cls, int *lib, char *w
 }
 
 int gb_cpu_gemm_parse_choice(const char *line, gb_dtype *d, int *cls, int *lib) {
-    return parse_line(line, d, cls, lib, NULL, 0);
+    int shape[3];
+    return parse_line(line, d, cls, shape, lib, NULL, 0);
 }
 
-/* One product by lib on m×k·k×n buffers; its time, or < 0 on failure. */
-static double time_once(int lib, gb_dtype d, const int s[3], const void *A, const void *B, void *C, gb_onednn_mm *dnnl) {
-    double t = -1;
+/* reps products in a row by lib on m×k·k×n buffers; the time of one (the
+ * mean), or < 0 on failure. A small product takes microseconds: one call
+ * alone is mostly the clock's and the wake's noise. */
+static double time_calls(int lib, gb_dtype d, const int s[3], const void *A, const void *B, void *C, gb_onednn_mm *dnnl,
+                         int reps) {
+    double total = 0, t = -1;
     gb_err e = {{0}};
-    if (lib == GB_CPU_GEMM_ONEDNN) return gb_onednn_matmul_run(dnnl, &t, &e) == GB_OK ? t : -1;
+    if (lib == GB_CPU_GEMM_ONEDNN) {
+        for (int r = 0; r < reps; r++) {
+            if (gb_onednn_matmul_run(dnnl, &t, &e) != GB_OK) return -1;
+            total += t;
+        }
+        return total / reps;
+    }
     double t0 = gb_now();
-    if (lib == GB_CPU_GEMM_OPENBLAS && d == GB_FLOAT32)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s[0], s[2], s[1], 1.0f, A, s[1], B, s[2], 0.0f, C, s[2]);
-    else if (lib == GB_CPU_GEMM_OPENBLAS)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s[0], s[2], s[1], 1.0, A, s[1], B, s[2], 0.0, C, s[2]);
-    else
-        gb_cpu_dl_gemm(lib, d, s[0], s[2], s[1], A, B, C);
-    return gb_now() - t0;
+    for (int r = 0; r < reps; r++) {
+        if (lib == GB_CPU_GEMM_OPENBLAS && d == GB_FLOAT32)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s[0], s[2], s[1], 1.0f, A, s[1], B, s[2], 0.0f, C,
+                        s[2]);
+        else if (lib == GB_CPU_GEMM_OPENBLAS)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s[0], s[2], s[1], 1.0, A, s[1], B, s[2], 0.0, C,
+                        s[2]);
+        else
+            gb_cpu_dl_gemm(lib, d, s[0], s[2], s[1], A, B, C);
+    }
+    return (gb_now() - t0) / reps;
 }
 
 /* Student's t at 97.5% (two-sided 95%) for df = 1..30; 1.96 beyond. */
@@ -234,11 +287,11 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Measure the candidates of (d, cls); the chosen one, its line into line,
- * the verdict into verdict; *keepable: whether the measurement was whole
- * enough to keep. */
-static int measure(gb_dtype d, int cls, char *line, size_t len, char *verdict, size_t vlen, int *keepable) {
-    const int *s = class_shape[cls];
+/* Measure the candidates of (d, cls) at shape s; the chosen one, its line
+ * into line, the verdict into verdict; *keepable: whether the measurement
+ * was whole enough to keep. */
+static int measure(gb_dtype d, int cls, const int s[3], char *line, size_t len, char *verdict, size_t vlen,
+                   int *keepable) {
     size_t es = d == GB_FLOAT32 ? 4 : 8, na = (size_t)s[0] * s[1], nb = (size_t)s[1] * s[2], nc = (size_t)s[0] * s[2];
     void *A = gb_alloc(na * es), *B = gb_alloc(nb * es), *C = gb_alloc(nc * es);
     int libs[3], nlib = 0;
@@ -254,6 +307,8 @@ static int measure(gb_dtype d, int cls, char *line, size_t len, char *verdict, s
     int rounds = 0, out[3] = {0, 0, 0}, failed[3] = {0, 0, 0};
     const char *bs = getenv("GPUBENCH_CPU_GEMM_BUDGET_S");
     double budget = bs && atof(bs) > 0 ? atof(bs) : 30, start = gb_now();
+    if (cls == CLASS_SMALL && budget > GB_SMALL_BUDGET_S) budget = GB_SMALL_BUDGET_S;
+    int reps = 1;
     if (A && B && C) {
         if (d == GB_FLOAT32) {
             gb_rng_fill_f32(A, na, 1, 1, -1, 1);
@@ -269,16 +324,19 @@ static int measure(gb_dtype d, int cls, char *line, size_t len, char *verdict, s
          * seconds where OpenBLAS took milliseconds) */
         double warm[3] = {0, 0, 0}, fastest = 1e30;
         for (int i = 0; i < nlib; i++) {
-            warm[i] = time_once(libs[i], d, s, A, B, C, dnnl);
+            warm[i] = time_calls(libs[i], d, s, A, B, C, dnnl, 1);
+            if (warm[i] > 0 && cls == CLASS_SMALL) /* the first call starts threads, packs buffers */
+                warm[i] = time_calls(libs[i], d, s, A, B, C, dnnl, 1);
             if (warm[i] <= 0) out[i] = failed[i] = 1;
             else if (warm[i] < fastest) fastest = warm[i];
         }
         for (int i = 0; i < nlib; i++) out[i] |= warm[i] > 20 * fastest;
+        if (fastest < GB_ROUND_MIN_S) reps = (int)fmin(10000, ceil(GB_ROUND_MIN_S / fastest));
         while (!out[0] && rounds < MAX_ROUNDS) {
             for (int j = 0; j < nlib; j++) { /* rotated order: round r starts at candidate r mod n */
                 int i = (j + rounds) % nlib;
                 if (out[i]) continue;
-                t[i][rounds] = time_once(libs[i], d, s, A, B, C, dnnl);
+                t[i][rounds] = time_calls(libs[i], d, s, A, B, C, dnnl, reps);
                 if (t[i][rounds] <= 0) out[i] = failed[i] = 1;
             }
             rounds++;
@@ -308,7 +366,9 @@ static int measure(gb_dtype d, int cls, char *line, size_t len, char *verdict, s
     double flop = 2.0 * s[0] * s[1] * (double)s[2];
     int win = 0;
     double best_gain = 0;
-    size_t used = (size_t)snprintf(line, len, "%s %s", gb_dtype_name(d), class_names[cls]);
+    size_t used = cls == CLASS_SMALL
+                      ? (size_t)snprintf(line, len, "%s small@%dx%dx%d", gb_dtype_name(d), s[0], s[1], s[2])
+                      : (size_t)snprintf(line, len, "%s %s", gb_dtype_name(d), class_names[cls]);
     char rates[200] = "", gains[200] = "";
     size_t ru = 0, gu = 0;
     for (int i = 0; i < nlib; i++) {
@@ -357,14 +417,14 @@ static const char *rates_of(const char *line) {
     return p ? p + 1 : "";
 }
 
-/* (d, cls)'s library: the kept line when the file's key is this machine's
- * and the line is good, else measured and the file rewritten (the key, the
- * other classes' good lines, the new one). */
-static void decide(gb_dtype d, int cls) {
-    decision *x = &decided[d == GB_FLOAT64][cls];
+/* (d, cls)'s library at shape s (the class's own, or a small product's):
+ * the kept line when the file's key is this machine's and the line is good,
+ * else measured and the file rewritten (the key, the other lines that are
+ * good, the new one). */
+static void decide(decision *x, gb_dtype d, int cls, const int s[3]) {
     char path[2400];
     const char *p = choice_path(path, sizeof path);
-    const int *s = class_shape[cls];
+    const char *what = cls == CLASS_SMALL ? "this small shape's" : class_names[cls];
     x->lib = GB_CPU_GEMM_OPENBLAS;
     if (!p) {
         snprintf(x->why, sizeof x->why, "default (GPUBENCH_CPU_GEMM_CHOICE is empty: not measured)");
@@ -388,19 +448,19 @@ static void decide(gb_dtype d, int cls) {
             continue;
         }
         gb_dtype kd;
-        int kc, kl;
+        int kc, kl, ks[3];
         char why[160];
-        if (!parse_line(line, &kd, &kc, &kl, why, sizeof why)) {
+        if (!parse_line(line, &kd, &kc, ks, &kl, why, sizeof why)) {
             if (warned++ < 8)
                 fprintf(stderr, "warning: %s: line %d ignored (%s): its class is measured again\n", p, lineno, why);
-        } else if (kd == d && kc == cls) {
+        } else if (kd == d && kc == cls && (cls != CLASS_SMALL || !memcmp(ks, s, sizeof ks))) {
             if (!lib_has(kl, d)) { /* BLIS gone since: measured again */
                 line = nl ? nl + 1 : NULL;
                 continue;
             }
             x->lib = kl;
             snprintf(x->why, sizeof x->why, "kept: %s for %s products (%.160s GFLOP/s at %dx%dx%d)", lib_names[kl],
-                     class_names[cls], rates_of(line), s[0], s[1], s[2]);
+                     what, rates_of(line), s[0], s[1], s[2]);
             free(copy), free(text), free(keep);
             return;
         } else if (keep && ku + strlen(line) + 2 < cap) {
@@ -414,21 +474,44 @@ static void decide(gb_dtype d, int cls) {
     free(text);
     char line[400], verdict[320];
     int keepable = 0;
-    int lib = measure(d, cls, line, sizeof line, verdict, sizeof verdict, &keepable);
+    int lib = measure(d, cls, s, line, sizeof line, verdict, sizeof verdict, &keepable);
     if (lib < 0) {
         free(keep);
         snprintf(x->why, sizeof x->why, "default (the candidates could not be measured)");
         return;
     }
     x->lib = lib;
-    if (keep && keepable && ku + strlen(line) + 1 < cap) {
+    /* past the reader's limit the file would be refused whole: then this
+     * line is used for the run and measured again by the next */
+    if (keep && keepable && ku + strlen(line) + 1 < cap && ku + strlen(line) < GB_LIMIT_KEPT_CHOICE) {
         snprintf(keep + ku, cap - ku, "%s", line);
         gb_cache_write(p, "a kept CPU GEMM choice", "key cpu=", keep, strlen(keep)); /* a regular file only: never a FIFO named by the variable */
     }
     free(keep);
     line[strcspn(line, "\n")] = '\0';
     snprintf(x->why, sizeof x->why, "measured: %s for %s products (%.100s GFLOP/s at %dx%dx%d; %.150s)",
-             lib_names[lib], class_names[cls], rates_of(line), s[0], s[1], s[2], verdict);
+             lib_names[lib], what, rates_of(line), s[0], s[1], s[2], verdict);
+}
+
+/* The decision of case c (float32/float64 under auto): its class's, or for
+ * a small product its shape's, decided on first use. */
+static const decision *decision_of(const gb_case *c) {
+    int f64 = c->dtype == GB_FLOAT64, cls = class_of(c);
+    if (cls == CLASS_SMALL) {
+        int s[3] = {(int)c->shape[0], (int)c->shape[1], (int)c->shape[2]};
+        for (int i = 0; i < n_small_decided; i++)
+            if (small_decided[i].f64 == f64 && !memcmp(small_decided[i].shape, s, sizeof s)) return &small_decided[i].d;
+        if (n_small_decided < GB_SMALL_SHAPES) {
+            small_decision *x = &small_decided[n_small_decided++];
+            x->f64 = f64;
+            memcpy(x->shape, s, sizeof s);
+            decide(&x->d, c->dtype, cls, s);
+            return &x->d;
+        }
+    }
+    decision *x = &decided[f64][cls];
+    if (x->lib == GB_CPU_GEMM_AUTO) decide(x, c->dtype, cls, class_shape[cls]);
+    return x;
 }
 
 int gb_cpu_gemm_library_for(const gb_case *c) {
@@ -439,9 +522,7 @@ int gb_cpu_gemm_library_for(const gb_case *c) {
     /* batched products run one single-threaded GEMM per OpenMP thread
      * (cpu_matmul.c): OpenBLAS's path, not what the classes measured */
     if (c->op_id == GB_OP_BATCHED_MATMUL) return GB_CPU_GEMM_OPENBLAS;
-    int cls = class_of(c);
-    if (decided[f64][cls].lib == GB_CPU_GEMM_AUTO) decide(c->dtype, cls);
-    return decided[f64][cls].lib;
+    return decision_of(c)->lib;
 }
 
 const char *gb_cpu_gemm_choice_reason_for(const gb_case *c) {
@@ -456,7 +537,5 @@ const char *gb_cpu_gemm_choice_reason_for(const gb_case *c) {
     }
     if (!f32 && !f64) return "the only library of this build with the dtype";
     if (c->op_id == GB_OP_BATCHED_MATMUL) return "OpenBLAS: one single-threaded GEMM per product, OpenMP over the batch";
-    int lib = gb_cpu_gemm_library_for(c);
-    (void)lib;
-    return decided[f64][class_of(c)].why;
+    return decision_of(c)->why;
 }

@@ -381,7 +381,8 @@ TEST(precision_cpu_gemm_choice_kept_per_class_off_and_forced) {
     if (!CHECK(f != NULL)) return;
     fprintf(f, "%s\n", gb_cpu_gemm_choice_key());
     fputs("float32 large onednn rounds=5 openblas=10 onednn=20\nfloat32 skinny blis rounds=5 openblas=1 blis=2\n"
-          "float32 small openblas rounds=5 openblas=5 blis=4\nfloat64 large openblas rounds=5 openblas=9 blis=8\n"
+          "float32 small@64x128x64 openblas rounds=5 openblas=5 blis=4\nfloat64 large openblas rounds=5 openblas=9 blis=8\n"
+          "float32 small@200x300x100 blis rounds=5 openblas=1 blis=4\n"
           "float32 huge openblas rounds=5 openblas=30 onednn=20\nfloat32 giant onednn rounds=5 openblas=30 onednn=40\n", f);
     fclose(f);
     const char *old = getenv("GPUBENCH_CPU_GEMM_CHOICE");
@@ -411,6 +412,22 @@ TEST(precision_cpu_gemm_choice_kept_per_class_off_and_forced) {
     CHECK(blis ? gb_cpu_gemm_library_for(&skinny) == GB_CPU_GEMM_BLIS
                : gb_cpu_gemm_library_for(&skinny) != GB_CPU_GEMM_BLIS);
     CHECK(gb_cpu_gemm_library_for(&small) == GB_CPU_GEMM_OPENBLAS);
+    CHECK(strstr(gb_cpu_gemm_choice_reason_for(&small), "kept: openblas") != NULL);
+    /* the small class is kept per shape: another small shape has its own
+     * line (on the GPU host BLIS ran 200x300x100 3.5x faster and 64³ 2x
+     * slower than OpenBLAS) */
+    gb_case oblong = make_case(&gb_op_matmul, "[200,300,100]", GB_FLOAT32, 1);
+    CHECK(!strcmp(gb_cpu_gemm_shape_class(&oblong), "small"));
+    CHECK(blis ? gb_cpu_gemm_library_for(&oblong) == GB_CPU_GEMM_BLIS
+               : gb_cpu_gemm_library_for(&oblong) != GB_CPU_GEMM_BLIS);
+    CHECK(!blis || strstr(gb_cpu_gemm_choice_reason_for(&oblong), "kept: blis") != NULL);
+    CHECK(gb_cpu_gemm_parse_choice("float64 small@8x16x32 blis rounds=5 openblas=1 blis=2", &d, &cls, &lib) &&
+          cls == 2 && lib == GB_CPU_GEMM_BLIS);
+    CHECK(!gb_cpu_gemm_parse_choice("float32 small openblas rounds=5 openblas=5", &d, &cls, &lib)); /* no shape */
+    CHECK(!gb_cpu_gemm_parse_choice("float32 small@8x16 openblas rounds=5 openblas=5", &d, &cls, &lib));
+    CHECK(!gb_cpu_gemm_parse_choice("float32 small@8x0x16 openblas rounds=5 openblas=5", &d, &cls, &lib));
+    CHECK(!gb_cpu_gemm_parse_choice("float32 small@8x16x32x4 openblas rounds=5 openblas=5", &d, &cls, &lib));
+    CHECK(!gb_cpu_gemm_parse_choice("float32 large@8x16x32 openblas rounds=5 openblas=5", &d, &cls, &lib));
     large.dtype = GB_FLOAT64;
     CHECK(gb_cpu_gemm_library_for(&large) == GB_CPU_GEMM_OPENBLAS);
     small.dtype = GB_BFLOAT16;
@@ -450,7 +467,8 @@ TEST(precision_cpu_gemm_choice_bad_lines_and_other_key_measured_again) {
     setenv("GPUBENCH_CPU_GEMM_CHOICE", path, 1);
     FILE *f = fopen(path, "w");
     if (!CHECK(f != NULL)) return;
-    fprintf(f, "%s\nfloat64 small onednn rounds=5 openblas=1 onednn=2\nfloat32 small blis rounds=x openblas=1 blis=2\n"
+    fprintf(f, "%s\nfloat64 small@64x128x64 onednn rounds=5 openblas=1 onednn=2\n"
+               "float32 small@64x128x64 blis rounds=x openblas=1 blis=2\n"
                "float64 large openblas rounds=5 openblas=9 blis=8\n", gb_cpu_gemm_choice_key());
     fclose(f);
     gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
@@ -467,7 +485,10 @@ TEST(precision_cpu_gemm_choice_bad_lines_and_other_key_measured_again) {
     /* the bad lines are gone (matched whole: float32 small, measured again,
      * may well be "float32 small onednn ..." now — oneDNN can win it, and
      * under load a match on "small onednn" failed this test) */
-    CHECK(text && !strstr(text, "rounds=x") && !strstr(text, "float64 small onednn"));
+    CHECK(text && !strstr(text, "rounds=x") && !strstr(text, "float64 small@64x128x64 onednn"));
+    /* what was measured again is kept under its shape, never as the old
+     * class-wide "small" line */
+    CHECK(text && !strstr(text, " small ") && !strstr(text, "float64 small@64x128x64 onednn"));
     /* the other class's good line stays, whether or not a measurement was
      * kept (one a busy machine cut short is not) */
     CHECK(text && strstr(text, "float64 large openblas rounds=5 openblas=9 blis=8"));
@@ -475,7 +496,7 @@ TEST(precision_cpu_gemm_choice_bad_lines_and_other_key_measured_again) {
     /* another machine's key: its good line is not used */
     f = fopen(path, "w");
     if (!CHECK(f != NULL)) return;
-    fputs("key cpu=another; cpus=1\nfloat32 small blis rounds=5 openblas=1 blis=2\n", f);
+    fputs("key cpu=another; cpus=1\nfloat32 small@64x128x64 blis rounds=5 openblas=1 blis=2\n", f);
     fclose(f);
     gb_cpu_set_gemm(GB_CPU_GEMM_AUTO);
     CHECK(measured_again(gb_cpu_gemm_choice_reason_for(&small)));
